@@ -1,0 +1,12 @@
+/** Jest configuration: TypeScript through ts-jest (transpile only; `npm run typecheck` checks types). */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
+  },
+  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/.pulumi-state/", "<rootDir>/.emulator/"],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

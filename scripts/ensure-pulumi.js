@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// Makes sure a Pulumi CLI v3.248.x and its Node.js language host are available, building them
+// from Go modules into the user's cache when they are not. Run by `pretest` and `predemo`.
+//
+// Order: a compatible `pulumi` + `pulumi-language-nodejs` on PATH; else the cache
+// (~/.cache/pulumi-service/pulumi-v3.248.0/bin); else, when `go` is installed, a build of
+// scripts/pulumi-build (the CLI from github.com/pulumi/pulumi/pkg/v3 v3.248.0 and the language
+// host in scripts/pulumi-build/pulumi-language-nodejs) into that cache; else a clear error.
+//
+// Prints the folder it settled on as its last line of stdout.
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const { spawn } = require("child_process");
+const { PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath, findPulumi, versionOf } = require("./pulumi-env");
+
+const BUILD_MODULE = path.join(__dirname, "pulumi-build");
+const VERSION_LDFLAG = `github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v${PULUMI_VERSION}`;
+
+function log(msg) {
+  process.stderr.write(`ensure-pulumi: ${msg}\n`);
+}
+
+function fail(msg) {
+  process.stderr.write(`ensure-pulumi: ${msg}\n`);
+  process.exit(1);
+}
+
+/** Runs `go build ...` and reports progress every 100 packages compiled (from `-v`). */
+function goBuild(args, label) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("go", ["build", "-v", ...args], {
+      cwd: BUILD_MODULE,
+      env: { ...process.env, GOFLAGS: "-mod=readonly" },
+      stdio: ["ignore", "inherit", "pipe"],
+    });
+    let packages = 0;
+    let tail = "";
+    let partial = "";
+    child.stderr.on("data", (chunk) => {
+      const text = partial + chunk.toString();
+      const lines = text.split("\n");
+      partial = lines.pop();
+      for (const line of lines) {
+        tail = (tail + line + "\n").slice(-8000);
+        if (/^[\w.-]+\.[\w]+\/|^[a-z]+(\/|$)/.test(line) && !line.startsWith("go: ")) {
+          packages++;
+          if (packages % 100 === 0) log(`${label}: ${packages} packages compiled…`);
+        }
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) {
+        log(`${label}: done (${packages} packages compiled)`);
+        resolve();
+      } else reject(new Error(`go build of ${label} failed (exit ${code}):\n${tail}${partial}`));
+    });
+  });
+}
+
+async function build(target) {
+  const started = Date.now();
+  const parent = path.dirname(target);
+  fs.mkdirSync(parent, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(parent, ".build-"));
+  try {
+    log(`building Pulumi v${PULUMI_VERSION} from Go modules into ${target}`);
+    log("(first time only: downloads about 1.5 GB of modules and compiles for several minutes)");
+    await goBuild(
+      [
+        "-trimpath",
+        "-ldflags",
+        `-s -w -X ${VERSION_LDFLAG}`,
+        "-o",
+        path.join(tmp, "pulumi"),
+        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+      ],
+      "pulumi CLI",
+    );
+    await goBuild(
+      [
+        "-trimpath",
+        "-ldflags",
+        `-s -w -X main.version=v${PULUMI_VERSION}`,
+        "-o",
+        path.join(tmp, "pulumi-language-nodejs"),
+        "./pulumi-language-nodejs",
+      ],
+      "pulumi-language-nodejs",
+    );
+    const shim = require.resolve("@pulumi/pulumi/pulumi-resource-pulumi-nodejs", { paths: [REPO_ROOT] });
+    fs.copyFileSync(shim, path.join(tmp, "pulumi-resource-pulumi-nodejs"));
+    for (const f of fs.readdirSync(tmp)) fs.chmodSync(path.join(tmp, f), 0o755);
+    const version = versionOf(path.join(tmp, "pulumi"));
+    if (version !== `v${PULUMI_VERSION}`)
+      throw new Error(`built CLI reports ${version}, expected v${PULUMI_VERSION}`);
+    fs.rmSync(target, { recursive: true, force: true });
+    fs.chmodSync(tmp, 0o755);
+    fs.renameSync(tmp, target);
+    log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function main() {
+  let found = findPulumi();
+  if (!found) {
+    const target = cacheBinDir();
+    if (!findOnPath("go")) {
+      fail(
+        [
+          `no Pulumi CLI v3.${PULUMI_VERSION.split(".")[1]}+ with pulumi-language-nodejs on PATH, none cached in ${target}, and no Go toolchain to build one.`,
+          "Either install the Pulumi CLI (https://www.pulumi.com/docs/install/) and put it on PATH,",
+          "or install Go 1.25+ (https://go.dev/doc/install) and run `npm test` or `npm run demo` again to build it.",
+        ].join("\n  "),
+      );
+    }
+    try {
+      await build(target);
+    } catch (err) {
+      fail(err.message);
+    }
+    found = findPulumi();
+    if (!found) fail(`the build finished but ${target} is not usable`);
+  }
+  log(`using Pulumi ${found.version} from ${found.source === "PATH" ? "PATH" : found.dirs[0]}`);
+  process.stdout.write(found.dirs[0] + "\n");
+}
+
+if (require.main === module) {
+  main();
+}
+
+module.exports = { build, main };

@@ -1,0 +1,32 @@
+/** Types of scripts/pulumi-env.js: where the project's Pulumi CLI lives and how to run it. */
+
+/** The pinned Pulumi release, `"3.248.0"`. */
+export const PULUMI_VERSION: string;
+/** Absolute path of the repository root. */
+export const REPO_ROOT: string;
+/** Files a usable CLI folder must hold. */
+export const REQUIRED_BINARIES: string[];
+/** A usable CLI: folders to put first on PATH, where it came from, and `pulumi version`. */
+export interface FoundPulumi {
+  dirs: string[];
+  source: "PATH" | "cache";
+  version: string;
+}
+/** `~/.cache/pulumi-service/pulumi-v3.248.0/bin` (honours XDG_CACHE_HOME, PULUMI_SERVICE_CACHE_DIR). */
+export function cacheBinDir(): string;
+/** Output of `<pulumiPath> version`, or null when it cannot run. */
+export function versionOf(pulumiPath: string): string | null;
+/** True for a v3 CLI at or above the pinned minor release. */
+export function isCompatible(version: string | null): boolean;
+/** True when `p` is an executable file. */
+export function isExecutable(p: string): boolean;
+/** First PATH folder holding executable `name`, or null. */
+export function findOnPath(name: string, pathValue?: string): string | null;
+/** A usable CLI on PATH or in the cache, without building; null when there is none. */
+export function findPulumi(): FoundPulumi | null;
+/**
+ * Environment for running Pulumi: CLI folders first on PATH, `PULUMI_SKIP_UPDATE_CHECK=1`, a
+ * local file backend (`.pulumi-state/` at the repo root) and a passphrase unless already set.
+ * @throws Error when no CLI is found.
+ */
+export function pulumiEnv(found?: FoundPulumi | null, base?: NodeJS.ProcessEnv): Record<string, string>;

@@ -1,0 +1,121 @@
+// Where the Pulumi CLI of this project lives, and the environment every script that runs
+// Pulumi uses. Plain CommonJS so that it runs before `npm run build` (see ensure-pulumi.js).
+"use strict";
+
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { spawnSync } = require("child_process");
+
+/** The Pulumi release this project is pinned to (the newest that supports Node 20). */
+const PULUMI_VERSION = "3.248.0";
+
+/** Folder at the repository root that holds the local file backend of tests and the demo. */
+const REPO_ROOT = path.resolve(__dirname, "..");
+
+/**
+ * The cache folder of the built CLI: `$XDG_CACHE_HOME` (or `~/.cache`)
+ * `/pulumi-service/pulumi-v3.248.0/bin`. `PULUMI_SERVICE_CACHE_DIR` replaces the part before
+ * `/pulumi-v3.248.0`.
+ */
+function cacheBinDir() {
+  const base =
+    process.env.PULUMI_SERVICE_CACHE_DIR ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-service");
+  return path.join(base, `pulumi-v${PULUMI_VERSION}`, "bin");
+}
+
+/** Runs `<pulumi> version` and returns what it prints (e.g. `v3.248.0`), or null. */
+function versionOf(pulumiPath) {
+  const r = spawnSync(pulumiPath, ["version"], {
+    encoding: "utf8",
+    env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" },
+    timeout: 30000,
+  });
+  if (r.status !== 0 || !r.stdout) return null;
+  return r.stdout.trim();
+}
+
+/** True for a v3 CLI at or above the pinned release (older ones lack what the SDK expects). */
+function isCompatible(version) {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version || "");
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  const [, pinMinor] = PULUMI_VERSION.split(".").map(Number);
+  return major === 3 && minor >= pinMinor;
+}
+
+function isExecutable(p) {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** First directory on PATH that holds an executable `name`, or null. */
+function findOnPath(name, pathValue = process.env.PATH || "") {
+  for (const dir of pathValue.split(path.delimiter)) {
+    if (dir && isExecutable(path.join(dir, name))) return dir;
+  }
+  return null;
+}
+
+/** The files a usable CLI folder must hold. */
+const REQUIRED_BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"];
+
+/**
+ * Finds a usable Pulumi CLI without building anything: a compatible `pulumi` with
+ * `pulumi-language-nodejs` on PATH, else a complete cache. Returns `{ dirs, source, version }`
+ * (`dirs`: folders to put first on PATH) or null.
+ */
+function findPulumi() {
+  const cache = cacheBinDir();
+  const onPath = findOnPath("pulumi");
+  if (onPath && findOnPath("pulumi-language-nodejs")) {
+    const version = versionOf(path.join(onPath, "pulumi"));
+    if (isCompatible(version)) {
+      // The cache (if any) still supplies the dynamic-provider shim when PATH lacks it.
+      return { dirs: [onPath, cache], source: "PATH", version };
+    }
+  }
+  if (REQUIRED_BINARIES.every((b) => isExecutable(path.join(cache, b)))) {
+    const version = versionOf(path.join(cache, "pulumi"));
+    if (version === `v${PULUMI_VERSION}`) return { dirs: [cache], source: "cache", version };
+  }
+  return null;
+}
+
+/**
+ * The environment for running Pulumi: the CLI folders first on PATH, no update check, and
+ * (unless already set) a local file backend inside the repository and a passphrase secrets
+ * provider, never the Pulumi Cloud.
+ */
+function pulumiEnv(found, base = process.env) {
+  const f = found || findPulumi();
+  if (!f) throw new Error("No Pulumi CLI found: run `node scripts/ensure-pulumi.js` first.");
+  return {
+    ...base,
+    PATH: [...f.dirs, base.PATH || ""].join(path.delimiter),
+    PULUMI_SKIP_UPDATE_CHECK: "1",
+    PULUMI_BACKEND_URL: base.PULUMI_BACKEND_URL || `file://${path.join(REPO_ROOT, ".pulumi-state")}`,
+    PULUMI_CONFIG_PASSPHRASE:
+      base.PULUMI_CONFIG_PASSPHRASE !== undefined || base.PULUMI_CONFIG_PASSPHRASE_FILE
+        ? base.PULUMI_CONFIG_PASSPHRASE
+        : "local-dev-passphrase",
+  };
+}
+
+module.exports = {
+  PULUMI_VERSION,
+  REPO_ROOT,
+  REQUIRED_BINARIES,
+  cacheBinDir,
+  versionOf,
+  isCompatible,
+  isExecutable,
+  findOnPath,
+  findPulumi,
+  pulumiEnv,
+};

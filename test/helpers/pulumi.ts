@@ -1,0 +1,57 @@
+/**
+ * Test helpers for running the real Pulumi engine through the Automation API against a local
+ * file backend inside the repository (`.pulumi-state/<name>`), never the Pulumi Cloud.
+ */
+import * as fs from "fs";
+import * as path from "path";
+import { LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import { findPulumi, pulumiEnv, REPO_ROOT, type FoundPulumi } from "../../scripts/pulumi-env";
+
+/** The project's Pulumi CLI (built by scripts/ensure-pulumi.js, which `pretest` runs). */
+export function requirePulumi(): FoundPulumi {
+  const found = findPulumi();
+  if (!found)
+    throw new Error("No Pulumi CLI: run `node scripts/ensure-pulumi.js` (npm test does it in pretest).");
+  return found;
+}
+
+/** A fresh, empty local backend folder for one test file: `.pulumi-state/<name>-<pid>`. */
+export function freshBackend(name: string): string {
+  const dir = path.join(REPO_ROOT, ".pulumi-state", `${name}-${process.pid}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Environment for the engine with the given backend folder and extra variables. */
+export function engineEnv(backendDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...pulumiEnv(requirePulumi(), { ...process.env, PULUMI_BACKEND_URL: `file://${backendDir}` }),
+    PULUMI_CONFIG_PASSPHRASE: "test-passphrase",
+    ...extra,
+  };
+}
+
+/** The Automation API's handle on the project's CLI (`<root>/bin/pulumi`). */
+export async function pulumiCommand(): Promise<PulumiCommand> {
+  const found = requirePulumi();
+  return PulumiCommand.get({ root: path.dirname(found.dirs[0]) });
+}
+
+/**
+ * Creates (or selects) stack `stackName` of the local program in `workDir`, with a backend
+ * folder of its own. Returns the stack and the environment it runs with.
+ */
+export async function localStack(
+  workDir: string,
+  stackName: string,
+  backendDir: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ stack: Stack; env: Record<string, string> }> {
+  const env = engineEnv(backendDir, extraEnv);
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName, workDir },
+    { envVars: env, pulumiCommand: await pulumiCommand() },
+  );
+  return { stack, env };
+}
