@@ -1,0 +1,69 @@
+import * as pulumi from "@pulumi/pulumi";
+
+/**
+ * The dynamic provider of {@link AbuseReport}: calls that load the implementation by package
+ * name in the provider process (provider/impl/abuseReport.ts). Reports have no update.
+ */
+const provider: pulumi.dynamic.ResourceProvider = {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  configure: (req) => require("pulumi-service/provider/impl/runtime").configure(req),
+  check: (olds, news) => require("pulumi-service/provider/impl/abuseReport").check(olds, news),
+  diff: (id, olds, news) => require("pulumi-service/provider/impl/abuseReport").diff(id, olds, news),
+  create: (news) => require("pulumi-service/provider/impl/abuseReport").create(news),
+  read: (id) => require("pulumi-service/provider/impl/abuseReport").read(id),
+  delete: (id) => require("pulumi-service/provider/impl/abuseReport").remove(id),
+  /* eslint-enable @typescript-eslint/no-require-imports */
+};
+
+/** Inputs of an {@link AbuseReport}. Spec: service-interface.md § Create abuse report. */
+export interface AbuseReportArgs {
+  /** 1 to 100 absolute `http`/`https` URLs with a host that contain suspected abusive content. */
+  urls: pulumi.Input<pulumi.Input<string>[]>;
+  /** Arbitrary data, at most 4096 **bytes** of UTF-8. */
+  metadata?: pulumi.Input<string>;
+}
+
+/**
+ * An abuse report. Needs an account authorized for abuse reports (else `up` fails with a
+ * permission error).
+ *
+ * - create: `POST /abuse_reports`; the report and each hostname start `PENDING`;
+ * - update: none exists: changing `urls` (other than their order) or `metadata` files a new
+ *   report and drops the old one from the stack (replace);
+ * - refresh: `GET`, which shows the review: `status` becomes `PARTIALLY_PROCESSED` or
+ *   `PROCESSED` and each hostname `BANNED`, `UNBANNED` or `IGNORE`;
+ * - delete: no API call (reports cannot be deleted); a warning in Pulumi's log says the
+ *   report stays on the service.
+ *
+ * Type token: `pulumi-nodejs:dynamic/service:AbuseReport`.
+ */
+export class AbuseReport extends pulumi.dynamic.Resource {
+  /** The reported URLs. */
+  declare public readonly urls: pulumi.Output<string[]>;
+  /** Metadata (`""` when not set). */
+  declare public readonly metadata: pulumi.Output<string>;
+  /** `PENDING`, `PROCESSED` or `PARTIALLY_PROCESSED` (as of the last create or refresh). */
+  declare public readonly status: pulumi.Output<"PENDING" | "PROCESSED" | "PARTIALLY_PROCESSED">;
+  /** One entry per distinct hostname: `[{ hostname, status }]`, status `PENDING`, `BANNED`, `UNBANNED` or `IGNORE`. */
+  declare public readonly hostnames: pulumi.Output<{ hostname: string; status: string }[]>;
+  /** Absolute URI: `{base_url}/abuse_reports/<id>`. */
+  declare public readonly uri: pulumi.Output<string>;
+  /** Creation time, RFC 3339 UTC with whole seconds. */
+  declare public readonly createdAt: pulumi.Output<string>;
+
+  /**
+   * @param name Pulumi resource name (unique in the stack).
+   * @param args Inputs, checked before anything is sent (failures name the property).
+   * @param opts Resource options.
+   */
+  constructor(name: string, args: AbuseReportArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      provider,
+      name,
+      { ...args, status: undefined, hostnames: undefined, uri: undefined, createdAt: undefined },
+      opts,
+      "service",
+      "AbuseReport",
+    );
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Implementation of the `AbuseReport` dynamic provider, loaded by package name inside the
+ * provider methods (see provider/abuseReport.ts). Spec: service-interface.md § Abuse reports;
+ * decisions.md § Abuse reports. Reports can be created and read only: any change of an input
+ * replaces the resource (a new report is filed), and delete makes no API call.
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { AbuseReport } from "../../sdk";
+import { checkAbuseReportInputs } from "../validation";
+import { sameSet } from "./compare";
+import { getClient, isNotFound, warn } from "./runtime";
+
+/** Inputs as the provider receives them (after `check`). */
+export interface ReportInputs {
+  urls: string[];
+  metadata?: string;
+}
+
+/** Outputs (the state) of an `AbuseReport`. */
+export interface ReportOutputs {
+  urls: string[];
+  metadata: string;
+  status: AbuseReport["status"];
+  hostnames: { hostname: string; status: string }[];
+  uri: string;
+  createdAt: string;
+}
+
+/** Maps the API's report to outputs. */
+export function toOutputs(report: AbuseReport): ReportOutputs {
+  return {
+    urls: [...report.urls],
+    metadata: report.metadata,
+    status: report.status,
+    hostnames: report.hostnames.map((h) => ({ hostname: h.hostname, status: h.status })),
+    uri: report.uri,
+    createdAt: report.createdAt,
+  };
+}
+
+/** `check`: validates with the client's rules; unknown values are not failures. */
+export async function check(_olds: unknown, news: ReportInputs): Promise<pulumi.dynamic.CheckResult> {
+  return { inputs: news, failures: checkAbuseReportInputs(news as unknown as Record<string, unknown>) };
+}
+
+/**
+ * `diff`: a change of `urls` (ignoring their order) or `metadata` replaces the report; the
+ * review's `status` and `hostnames` are outputs and never cause a change.
+ */
+export async function diff(
+  _id: string,
+  olds: ReportOutputs,
+  news: ReportInputs,
+): Promise<pulumi.dynamic.DiffResult> {
+  const replaces: string[] = [];
+  if (!sameSet(olds.urls ?? [], news.urls ?? [])) replaces.push("urls");
+  if ((olds.metadata ?? "") !== (news.metadata ?? "")) replaces.push("metadata");
+  return {
+    changes: replaces.length > 0,
+    replaces,
+    stables: ["uri", "createdAt"],
+    deleteBeforeReplace: false,
+  };
+}
+
+/** `create`: files the report (it starts `PENDING`). */
+export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateResult> {
+  const report = await getClient().abuseReports.create({
+    urls: news.urls,
+    ...(news.metadata ? { metadata: news.metadata } : {}),
+  });
+  return { id: report.id, outs: toOutputs(report) };
+}
+
+/** `read` (refresh): the report as reviewed so far; a 404 removes it from the state. */
+export async function read(id: string): Promise<pulumi.dynamic.ReadResult> {
+  try {
+    const outs = toOutputs(await getClient().abuseReports.get(id));
+    const inputs: ReportInputs = { urls: outs.urls, ...(outs.metadata ? { metadata: outs.metadata } : {}) };
+    return { id, props: outs, inputs };
+  } catch (err) {
+    if (isNotFound(err)) return {};
+    throw err;
+  }
+}
+
+/** `delete`: reports cannot be deleted; this only says so through Pulumi's log. */
+export async function remove(id: string): Promise<void> {
+  await warn(
+    `Abuse report ${id} was removed from the stack but stays on the service: reports cannot be deleted.`,
+  );
+}

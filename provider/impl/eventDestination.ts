@@ -1,0 +1,203 @@
+/**
+ * Implementation of the `EventDestination` dynamic provider, loaded by package name inside the
+ * provider methods (see provider/eventDestination.ts). Spec: decisions.md § Event destinations.
+ *
+ * Write-only secrets (`awsSecretAccessKey`, Datadog `apiKey`, Azure `clientSecret`) come back
+ * from the API as `""`; the provider keeps the values the program gave, so a refresh shows no
+ * perpetual diff. They stay secret: the resource marks `target` as a secret input and output.
+ * A secret changed outside Pulumi cannot be seen (the API never returns it).
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { DestinationTarget, EventDestination } from "../../sdk";
+import { checkEventDestinationInputs } from "../validation";
+import { sameJson } from "./compare";
+import { getClient, isNotFound } from "./runtime";
+
+/** Inputs as the provider receives them (after `check`). */
+export interface DestinationInputs {
+  format?: "json";
+  target: DestinationTarget;
+  description?: string;
+  metadata?: string;
+  adoptId?: string;
+}
+
+/** Outputs (the state) of an `EventDestination`. */
+export interface DestinationOutputs {
+  format: "json";
+  target: DestinationTarget;
+  description: string;
+  metadata: string;
+  uri: string;
+  createdAt: string;
+}
+
+type Json = Record<string, unknown>;
+
+/** Paths of the write-only secrets inside a target, per kind. */
+const SECRET_PATHS: Record<string, string[][]> = {
+  firehose: [["auth", "creds", "awsSecretAccessKey"]],
+  kinesis: [["auth", "creds", "awsSecretAccessKey"]],
+  cloudwatchLogs: [["auth", "creds", "awsSecretAccessKey"]],
+  datadog: [["apiKey"]],
+  azureLogsIngestion: [["clientSecret"]],
+};
+
+/** Optional string fields the API returns as `""` when not set, per kind. */
+const OPTIONAL_STRINGS: Record<string, string[]> = { datadog: ["ddtags", "service", "ddsite"] };
+
+function kindOf(target: unknown): string | undefined {
+  return target && typeof target === "object" ? Object.keys(target as Json)[0] : undefined;
+}
+
+function getPath(obj: unknown, path: string[]): unknown {
+  return path.reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Json)[k] : undefined), obj);
+}
+
+function setPath(obj: Json, path: string[], value: unknown): void {
+  let o: Json = obj;
+  for (const k of path.slice(0, -1)) {
+    if (!o[k] || typeof o[k] !== "object") return;
+    o = o[k] as Json;
+  }
+  o[path[path.length - 1]] = value;
+}
+
+/** `target` with unset optional strings as `""`, the form the API returns. */
+export function normalizeTarget(target: DestinationTarget): DestinationTarget {
+  const kind = kindOf(target);
+  if (!kind) return target;
+  const copy = JSON.parse(JSON.stringify(target)) as Json;
+  for (const field of OPTIONAL_STRINGS[kind] ?? []) {
+    const inner = copy[kind] as Json;
+    if (inner[field] === undefined || inner[field] === null) inner[field] = "";
+  }
+  return copy as DestinationTarget;
+}
+
+/**
+ * The live target with each write-only secret the API blanked (`""`) taken from `known` (the
+ * program's or the last deployment's target), when both are of the same kind.
+ */
+export function withKnownSecrets(
+  live: DestinationTarget,
+  known: DestinationTarget | undefined,
+): DestinationTarget {
+  const kind = kindOf(live);
+  if (!kind || !known || kindOf(known) !== kind) return live;
+  const copy = JSON.parse(JSON.stringify(live)) as Json;
+  for (const path of SECRET_PATHS[kind] ?? []) {
+    const full = [kind, ...path];
+    if (getPath(copy, full) === "" && typeof getPath(known, full) === "string") {
+      setPath(copy, full, getPath(known, full));
+    }
+  }
+  return copy as DestinationTarget;
+}
+
+/** Maps the API's destination to outputs, keeping the known write-only secrets. */
+export function toOutputs(dest: EventDestination, known: DestinationTarget | undefined): DestinationOutputs {
+  return {
+    format: dest.format,
+    target: withKnownSecrets(normalizeTarget(dest.target), known),
+    description: dest.description,
+    metadata: dest.metadata,
+    uri: dest.uri,
+    createdAt: dest.createdAt,
+  };
+}
+
+/** The inputs that describe `out` exactly (returned by `read`). */
+export function toInputs(out: DestinationOutputs): DestinationInputs {
+  const inputs: DestinationInputs = { format: out.format, target: out.target };
+  if (out.description) inputs.description = out.description;
+  if (out.metadata) inputs.metadata = out.metadata;
+  return inputs;
+}
+
+function body(news: DestinationInputs) {
+  return {
+    format: news.format ?? "json",
+    target: news.target,
+    description: news.description ?? "",
+    metadata: news.metadata ?? "",
+  };
+}
+
+/** `check`: validates with the client's rules; unknown values are not failures. */
+export async function check(_olds: unknown, news: DestinationInputs): Promise<pulumi.dynamic.CheckResult> {
+  return { inputs: news, failures: checkEventDestinationInputs(news as unknown as Json) };
+}
+
+/** `diff`: every change (the target's kind included) is an update in place. */
+export async function diff(
+  _id: string,
+  olds: DestinationOutputs,
+  news: DestinationInputs,
+): Promise<pulumi.dynamic.DiffResult> {
+  const changes =
+    (olds.format ?? "json") !== (news.format ?? "json") ||
+    (olds.description ?? "") !== (news.description ?? "") ||
+    (olds.metadata ?? "") !== (news.metadata ?? "") ||
+    !sameJson(normalizeTarget(olds.target), normalizeTarget(news.target));
+  return { changes, replaces: [], stables: ["uri", "createdAt"], deleteBeforeReplace: false };
+}
+
+/** `create`: creates the destination, or adopts the one named by `adoptId` and updates it. */
+export async function create(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
+  const client = getClient();
+  if (news.adoptId) {
+    try {
+      await client.eventDestinations.get(news.adoptId);
+    } catch (err) {
+      if (isNotFound(err)) {
+        throw new Error(
+          `adoptId: event destination ${news.adoptId} does not exist in this account, so it cannot be adopted`,
+        );
+      }
+      throw err;
+    }
+    const dest = await client.eventDestinations.update(news.adoptId, body(news));
+    return { id: dest.id, outs: toOutputs(dest, news.target) };
+  }
+  const dest = await client.eventDestinations.create({
+    format: news.format ?? "json",
+    target: news.target,
+    ...(news.description ? { description: news.description } : {}),
+    ...(news.metadata ? { metadata: news.metadata } : {}),
+  });
+  return { id: dest.id, outs: toOutputs(dest, news.target) };
+}
+
+/** `read` (refresh): the live destination, secrets kept from the state; a 404 removes it. */
+export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
+  try {
+    const dest = await getClient().eventDestinations.get(id);
+    const outs = toOutputs(dest, props?.target);
+    return { id, props: outs, inputs: toInputs(outs) };
+  } catch (err) {
+    if (isNotFound(err)) return {};
+    throw err;
+  }
+}
+
+/** `update`: sends every managed field, the whole target included. */
+export async function update(
+  id: string,
+  _olds: DestinationOutputs,
+  news: DestinationInputs,
+): Promise<pulumi.dynamic.UpdateResult> {
+  const dest = await getClient().eventDestinations.update(id, body(news));
+  return { outs: toOutputs(dest, news.target) };
+}
+
+/** `delete`: deletes the destination; one already gone (404) counts as deleted. */
+export async function remove(id: string): Promise<void> {
+  try {
+    await getClient().eventDestinations.delete(id);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}

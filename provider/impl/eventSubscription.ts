@@ -1,0 +1,162 @@
+/**
+ * Implementation of the `EventSubscription` dynamic provider, loaded by package name inside the
+ * provider methods (see provider/eventSubscription.ts). Spec: service-interface.md § Event
+ * subscriptions; decisions.md § Event subscriptions.
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { EventSubscription } from "../../sdk";
+import { checkEventSubscriptionInputs, UNKNOWN } from "../validation";
+import { getClient, isNotFound } from "./runtime";
+import { sameSet } from "./compare";
+
+/** Inputs as the provider receives them (after `check`). */
+export interface SubscriptionInputs {
+  sources: { type: string }[];
+  destinationIds: string[];
+  description?: string;
+  metadata?: string;
+  adoptId?: string;
+}
+
+/** Outputs (the state) of an `EventSubscription`. */
+export interface SubscriptionOutputs {
+  sources: { type: string; uri: string }[];
+  destinationIds: string[];
+  destinations: { id: string; uri: string }[];
+  description: string;
+  metadata: string;
+  uri: string;
+  createdAt: string;
+}
+
+/** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
+const MANAGED: Record<string, (olds: SubscriptionOutputs, news: SubscriptionInputs) => boolean> = {
+  sources: (o, n) =>
+    sameSet(
+      (o.sources ?? []).map((s) => s.type),
+      (n.sources ?? []).map((s) => (s === (UNKNOWN as unknown) ? UNKNOWN : s.type)),
+    ),
+  destinationIds: (o, n) => sameSet(o.destinationIds ?? [], n.destinationIds ?? []),
+  description: (o, n) => (o.description ?? "") === (n.description ?? ""),
+  metadata: (o, n) => (o.metadata ?? "") === (n.metadata ?? ""),
+};
+
+/** Maps the API's subscription to the resource's outputs. */
+export function toOutputs(sub: EventSubscription): SubscriptionOutputs {
+  return {
+    sources: sub.sources.map((s) => ({ type: s.type, uri: s.uri })),
+    destinationIds: sub.destinations.map((d) => d.id),
+    destinations: sub.destinations.map((d) => ({ id: d.id, uri: d.uri })),
+    description: sub.description,
+    metadata: sub.metadata,
+    uri: sub.uri,
+    createdAt: sub.createdAt,
+  };
+}
+
+/** The inputs that describe `out` exactly (returned by `read`, so refresh shows no diff). */
+export function toInputs(out: SubscriptionOutputs): SubscriptionInputs {
+  const inputs: SubscriptionInputs = {
+    sources: out.sources.map((s) => ({ type: s.type })),
+    destinationIds: [...out.destinationIds],
+  };
+  if (out.description) inputs.description = out.description;
+  if (out.metadata) inputs.metadata = out.metadata;
+  return inputs;
+}
+
+function body(news: SubscriptionInputs) {
+  return {
+    sources: news.sources.map((s) => ({ type: s.type })),
+    destinationIds: [...news.destinationIds],
+    description: news.description ?? "",
+    metadata: news.metadata ?? "",
+  };
+}
+
+/** `check`: validates with the client's rules; unknown values are not failures. */
+export async function check(_olds: unknown, news: SubscriptionInputs): Promise<pulumi.dynamic.CheckResult> {
+  const failures = checkEventSubscriptionInputs(news as unknown as Record<string, unknown>);
+  return { inputs: news, failures };
+}
+
+/**
+ * `diff`: order of `sources` and `destinationIds` does not matter; every change is an update in
+ * place; `adoptId` is only read on create, so changing it later changes nothing.
+ */
+export async function diff(
+  _id: string,
+  olds: SubscriptionOutputs,
+  news: SubscriptionInputs,
+): Promise<pulumi.dynamic.DiffResult> {
+  const changed = Object.keys(MANAGED).filter((k) => !MANAGED[k](olds, news));
+  return {
+    changes: changed.length > 0,
+    replaces: [],
+    stables: ["uri", "createdAt"],
+    deleteBeforeReplace: false,
+  };
+}
+
+/**
+ * `create`: creates the subscription, or, with `adoptId`, takes an existing one under
+ * management: reads it (a clear error if it does not exist in this account) and updates it to
+ * the program's values.
+ */
+export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
+  const client = getClient();
+  if (news.adoptId) {
+    try {
+      await client.eventSubscriptions.get(news.adoptId);
+    } catch (err) {
+      if (isNotFound(err)) {
+        throw new Error(
+          `adoptId: event subscription ${news.adoptId} does not exist in this account, so it cannot be adopted`,
+        );
+      }
+      throw err;
+    }
+    const sub = await client.eventSubscriptions.update(news.adoptId, body(news));
+    return { id: sub.id, outs: toOutputs(sub) };
+  }
+  const sub = await client.eventSubscriptions.create({
+    sources: news.sources.map((s) => ({ type: s.type })),
+    destinationIds: news.destinationIds,
+    ...(news.description ? { description: news.description } : {}),
+    ...(news.metadata ? { metadata: news.metadata } : {}),
+  });
+  return { id: sub.id, outs: toOutputs(sub) };
+}
+
+/** `read` (refresh): the live subscription; a 404 removes it from the state. */
+export async function read(id: string, _props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
+  try {
+    const sub = await getClient().eventSubscriptions.get(id);
+    const outs = toOutputs(sub);
+    return { id, props: outs, inputs: toInputs(outs) };
+  } catch (err) {
+    if (isNotFound(err)) return {};
+    throw err;
+  }
+}
+
+/** `update`: sends every managed field, so the result is exactly what the program says. */
+export async function update(
+  id: string,
+  _olds: SubscriptionOutputs,
+  news: SubscriptionInputs,
+): Promise<pulumi.dynamic.UpdateResult> {
+  const sub = await getClient().eventSubscriptions.update(id, body(news));
+  return { outs: toOutputs(sub) };
+}
+
+/** `delete`: deletes the subscription; one already gone (404) counts as deleted. */
+export async function remove(id: string): Promise<void> {
+  try {
+    await getClient().eventSubscriptions.delete(id);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}

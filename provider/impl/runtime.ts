@@ -1,0 +1,79 @@
+/**
+ * State of the dynamic-provider process: the configuration read in `configure()` and the one
+ * client built from it. This module is loaded by package name inside the provider methods
+ * (`require("pulumi-service/provider/impl/runtime")`), so nothing here is serialized into the
+ * Pulumi state, and the API key lives only in this process's memory.
+ *
+ * Configuration (stack config first, then the provider process's environment):
+ * - `service:apiKey` (set it with `pulumi config set --secret service:apiKey …`) or `SERVICE_API_KEY`;
+ * - `service:baseUrl` or `SERVICE_BASE_URL`.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { NotFoundError, ServiceClient } from "../../sdk";
+
+/** The bag `configure()` receives: the whole stack configuration, namespaces kept. */
+export interface ConfigBag {
+  get(key: string): string | undefined;
+}
+
+let settings: { apiKey?: string; baseUrl?: string } = {};
+let client: ServiceClient | undefined;
+
+/**
+ * Reads `service:apiKey` and `service:baseUrl` from the stack configuration, falling back to
+ * `SERVICE_API_KEY` / `SERVICE_BASE_URL`. Called once per provider process by the engine.
+ */
+export async function configure(req: { config: ConfigBag }): Promise<void> {
+  settings = {
+    apiKey: req.config.get("service:apiKey") || process.env.SERVICE_API_KEY || undefined,
+    baseUrl: req.config.get("service:baseUrl") || process.env.SERVICE_BASE_URL || undefined,
+  };
+  client = undefined;
+  connectLogToEngine();
+}
+
+/**
+ * The client of this process, built on first use.
+ * @throws Error naming the config key and variable to set when the key or URL is missing.
+ */
+export function getClient(): ServiceClient {
+  if (client) return client;
+  const apiKey = settings.apiKey ?? process.env.SERVICE_API_KEY;
+  const baseUrl = settings.baseUrl ?? process.env.SERVICE_BASE_URL;
+  if (!apiKey) {
+    throw new Error(
+      "No API key for the service: run `pulumi config set --secret service:apiKey <key>` or set SERVICE_API_KEY.",
+    );
+  }
+  if (!baseUrl) {
+    throw new Error(
+      "No base URL for the service: run `pulumi config set service:baseUrl <url>` or set SERVICE_BASE_URL.",
+    );
+  }
+  client = new ServiceClient({ apiKey, baseUrl, userAgent: "pulumi-service-provider" });
+  return client;
+}
+
+/** True when `err` is the service's "not found" (HTTP 404), whatever its body. */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof NotFoundError;
+}
+
+/**
+ * The dynamic-provider process gets the engine's address as its first argument but does not
+ * hand it to `@pulumi/pulumi`'s log; doing so makes `pulumi.log` messages appear in the
+ * engine's output (`pulumi up`) instead of only on the process's stderr.
+ */
+function connectLogToEngine(): void {
+  const addr = process.argv[2];
+  if (!process.env.PULUMI_NODEJS_ENGINE && addr && /^[\w.[\]:-]+:\d+$/.test(addr)) {
+    process.env.PULUMI_NODEJS_ENGINE = addr;
+  }
+}
+
+/** Logs a warning through Pulumi's log (shown by `pulumi up`). */
+export async function warn(message: string): Promise<void> {
+  await pulumi.log.warn(message);
+}
