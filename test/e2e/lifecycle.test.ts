@@ -7,7 +7,7 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { clearRequestLog, getRequestLog, review, startEmulator } from "../helpers/emulator";
-import { freshBackend, localStack } from "../helpers/pulumi";
+import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
 
 const program = path.join(__dirname, "..", "fixtures", "lifecycle");
 const DD_KEY = "dd-e2e-secret-key-5f1c2a9b";
@@ -29,13 +29,13 @@ function baseSpec(): Spec {
           description: "audit stream",
           target: {
             kinesis: {
-              auth: { creds: { awsAccessKeyId: "AKIAE2EEXAMPLE", awsSecretAccessKey: AWS_SECRET } },
+              auth: { creds: { awsAccessKeyId: "AKIAE2EEXAMPLE", awsSecretAccessKey: "secret:awsSecret" } },
               streamArn: "arn:aws:kinesis:us-east-1:123456789012:stream/audit",
             },
           },
         },
       },
-      { name: "dd", args: { target: { datadog: { apiKey: DD_KEY, ddsite: "datadoghq.eu" } } } },
+      { name: "dd", args: { target: { datadog: { apiKey: "secret:ddApiKey", ddsite: "datadoghq.eu" } } } },
     ],
     subscriptions: [
       {
@@ -64,6 +64,7 @@ describe("provider end to end (real engine, real emulator)", () => {
   let client: ServiceClient;
   let spec: Spec;
   let apiKey: string;
+  let backend: string;
 
   const outputs = async () => {
     const o = await stack.outputs();
@@ -90,10 +91,13 @@ describe("provider end to end (real engine, real emulator)", () => {
     emulator = await startEmulator({});
     apiKey = emulator.apiKeys[0];
     client = new ServiceClient({ apiKey, baseUrl: emulator.url });
-    const backend = freshBackend("e2e-lifecycle");
+    backend = freshBackend("e2e-lifecycle");
     ({ stack } = await localStack(program, "e2e", backend));
     await stack.setConfig("service:baseUrl", { value: emulator.url });
     await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
+    // Destination secrets come from secret stack config, as a user's would.
+    await stack.setConfig("ddApiKey", { value: DD_KEY, secret: true });
+    await stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });
     spec = baseSpec();
     await setSpec(spec);
   }, ENGINE_TIMEOUT);
@@ -138,7 +142,7 @@ describe("provider end to end (real engine, real emulator)", () => {
     "2. a preview right after expects no changes",
     async () => {
       const preview = await stack.preview({ expectNoChanges: true });
-      expect(preview.changeSummary.same).toBe(7);
+      expect(preview.changeSummary.same).toBe(6);
     },
     ENGINE_TIMEOUT,
   );
@@ -158,7 +162,7 @@ describe("provider end to end (real engine, real emulator)", () => {
       spec.subscriptions[0].args.description = "second description";
       await setSpec(spec);
       const up = await stack.up();
-      expect(up.summary.resourceChanges).toEqual({ update: 1, same: 6 });
+      expect(up.summary.resourceChanges).toEqual({ update: 1, same: 5 });
       expect((await outputs()).subscriptionIds.multi).toBe(before);
       expect((await client.eventSubscriptions.get(before)).description).toBe("second description");
     },
@@ -176,7 +180,7 @@ describe("provider end to end (real engine, real emulator)", () => {
       spec.reports[0].args.urls = ["https://other.example.org/phish"];
       await setSpec(spec);
       const up = await stack.up();
-      expect(up.summary.resourceChanges).toEqual({ update: 1, replace: 1, same: 5 });
+      expect(up.summary.resourceChanges).toEqual({ update: 1, replace: 1, same: 4 });
       const after = await outputs();
       expect(after.subscriptionIds.single).toBe(o.subscriptionIds.single);
       expect(
@@ -263,24 +267,31 @@ describe("provider end to end (real engine, real emulator)", () => {
     ENGINE_TIMEOUT,
   );
 
-  it(
-    "8. bad input fails the preview with messages that name the property, and sends no write",
-    async () => {
+  it.each([
+    [
+      "a 256-character description",
+      (s: Spec) => (s.subscriptions[0].args.description = "x".repeat(256)),
+      /description: at most 255 characters, got 256/,
+    ],
+    [
+      "an unknown event type",
+      (s: Spec) => (s.subscriptions[1].args.sources = [{ type: "no_such_event.v0" }]),
+      /sources\[0\]\.type: unknown event type "no_such_event\.v0"/,
+    ],
+    ["empty urls", (s: Spec) => (s.reports[0].args.urls = []), /urls: at least 1 item, got 0/],
+  ])(
+    "8. %s fails the preview with a message that names the property, and sends no write",
+    async (_what, breakIt, message) => {
       await clearRequestLog(emulator.url, emulator.adminKey);
       const bad: Spec = JSON.parse(JSON.stringify(spec));
-      bad.subscriptions[0].args.description = "x".repeat(256);
-      bad.subscriptions[1].args.sources = [{ type: "no_such_event.v0" }];
-      bad.reports[0].args.urls = [];
+      breakIt(bad);
       await setSpec(bad);
       const err = await stack.preview().then(
         () => undefined,
         (e: Error) => e,
       );
       expect(err).toBeDefined();
-      const text = String(err?.message);
-      expect(text).toContain("description: at most 255 characters, got 256");
-      expect(text).toMatch(/sources\[0\]\.type: unknown event type "no_such_event\.v0"/);
-      expect(text).toMatch(/urls: at least 1/);
+      expect(String(err?.message)).toMatch(message);
       expect(await writes()).toEqual([]);
       await setSpec(spec);
     },
@@ -315,13 +326,14 @@ describe("provider end to end (real engine, real emulator)", () => {
   it(
     "10. the exported state holds no API key or destination secret in plain text, and small providers",
     async () => {
-      const state = JSON.stringify(await stack.exportStack());
+      // The checkpoint file at rest in the local backend, not `exportStack()` (which decrypts).
+      const state = readCheckpoint(backend);
       expect(state).not.toContain(apiKey);
       expect(state).not.toContain(DD_KEY);
       expect(state).not.toContain(AWS_SECRET);
       const resources = await stateResources();
       const dynamic = resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/service:"));
-      expect(dynamic.length).toBe(7);
+      expect(dynamic.length).toBe(spec.destinations.length + spec.subscriptions.length + spec.reports.length);
       for (const r of dynamic) {
         const serialized = String(r.outputs?.__provider ?? "");
         expect(serialized.length).toBeGreaterThan(0);

@@ -55,3 +55,22 @@ export async function localStack(
   );
   return { stack, env };
 }
+
+/**
+ * The checkpoint file(s) of a local backend folder, as stored at rest (secrets encrypted),
+ * concatenated: `<backend>/.pulumi/stacks/<project>/<stack>.json`.
+ */
+export function readCheckpoint(backendDir: string): string {
+  const root = path.join(backendDir, ".pulumi", "stacks");
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".json")) files.push(p);
+    }
+  };
+  walk(root);
+  if (files.length === 0) throw new Error(`no checkpoint under ${root}`);
+  return files.map((f) => fs.readFileSync(f, "utf8")).join("\n");
+}
