@@ -120,3 +120,18 @@ export function isWellFormedId(id: string, prefix: string): boolean {
   const body = id.slice(prefix.length);
   return body.length === ID_BODY_LENGTH && BASE62.test(body);
 }
+
+/**
+ * True when `s` is an absolute `http` or `https` URL with a host, written out in full
+ * (`http://` or `https://`, any case, with nothing before it), e.g. `https://example.com/x`.
+ * This is the rule for an abuse report's `urls` (decisions.md § Abuse reports).
+ */
+export function isAbsoluteHttpUrl(s: string): boolean {
+  if (!/^https?:\/\//i.test(s)) return false;
+  try {
+    const url = new URL(s);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,729 @@
+/**
+ * The emulator's HTTP application (issue 3; contract: service-interface.md, gaps filled by
+ * decisions.md).
+ *
+ * {@link createApp} builds an unstarted Fastify instance serving the public API (abuse reports,
+ * event subscriptions, event destinations) and the operator endpoints under `/_operator`.
+ *
+ * Checks run in the order a real server applies them; each stage answers with the first problem
+ * it finds:
+ *
+ * | stage | where | codes |
+ * |---|---|---|
+ * | injected faults (public API only) | `onRequest` hook, first | 503 (code 500), 429 (226), connection reset |
+ * | authentication | `onRequest` | 201, 202, 203 |
+ * | rate limit (when configured) | `onRequest` | 429 / 226 |
+ * | `Service-Version` | `onRequest` | 218 missing, 217 wrong |
+ * | routing | `onRequest` | 404 unknown path, 405 wrong method |
+ * | authorization for abuse reports | `onRequest` | 403 / 221 |
+ * | body headers | `onRequest` | 211 body on GET/DELETE, 216 body without Content-Type, 210 not JSON |
+ * | body size | body parser | 413 |
+ * | JSON | handler | 213 |
+ * | unknown fields | handler | 214 |
+ * | types, required, limits | handler | 215 |
+ * | event types | handler | 238 |
+ * | path ID prefix, `limit` | handler | 227, 233 |
+ * | existence, references | store transaction | 404, 223, 409 |
+ *
+ * Error bodies and HTTP statuses are produced in one place: {@link ServiceError} plus the one
+ * error handler and the one not-found function below.
+ *
+ * @packageDocumentation
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import {
+  EVENT_TYPES,
+  ID_PREFIX,
+  isEventType,
+  isWellFormedId,
+  MAX_BODY_BYTES,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
+  SERVICE_VERSION,
+} from "../sdk/limits";
+import { errorBody, ServiceError, toServiceError } from "./errors";
+import { checkFaults, drawFault, seededRandom, type FaultConfig } from "./faults";
+import { KsuidGenerator } from "./ids";
+import {
+  normalizeTarget,
+  renderAbuseReport,
+  renderDestination,
+  renderSubscription,
+  type Account,
+} from "./resources";
+import type { Store } from "./store";
+import {
+  createAbuseReportSchema,
+  createDestinationSchema,
+  createSubscriptionSchema,
+  faultsSchema,
+  parseJsonObject,
+  reviewSchema,
+  updateDestinationSchema,
+  updateSubscriptionSchema,
+  validate,
+  type CreateAbuseReportInput,
+  type CreateDestinationInput,
+  type CreateSubscriptionInput,
+  type ReviewInput,
+  type UpdateDestinationInput,
+  type UpdateSubscriptionInput,
+} from "./validate";
+
+/** Options of {@link createApp}. */
+export interface CreateAppOptions {
+  /** Where resources and the request log live; the caller opens and closes it. */
+  store: Store;
+  /** API keys of accounts authorized for abuse reports; each key is its own account. */
+  apiKeys?: string[];
+  /** API keys of accounts **not** authorized for abuse reports (they get 403 / 221 there). */
+  restrictedApiKeys?: string[];
+  /**
+   * Key of the operator endpoints (`Authorization: Bearer <adminKey>`). Without it every
+   * `/_operator` path answers 404.
+   */
+  adminKey?: string;
+  /**
+   * Absolute base of `uri` fields, e.g. `http://127.0.0.1:8080` (a trailing `/` is dropped).
+   * Without it the base is `http://<Host header>` of each request.
+   */
+  publicUrl?: string;
+  /** Per-account limit: at most `max` requests in any rolling `windowMs` **milliseconds**. Off when absent. */
+  rateLimit?: { max: number; windowMs: number };
+  /**
+   * Automatic review: a hostname `PENDING` for at least this many **milliseconds** is reviewed
+   * (by `autoReviewStatus`: BANNED, or IGNORE for reserved names) when its report is next read.
+   * Off when absent.
+   */
+  reviewDelayMs?: number;
+  /** Fault injection at start; changeable at run time through `PUT /_operator/faults`. */
+  faults?: FaultConfig;
+  /**
+   * Fastify's request logging, to **stderr**: `true` for level `info`, or a level name. Off when
+   * absent or `false`.
+   */
+  logger?: boolean | "debug" | "info" | "warn" | "error";
+  /** Clock in **milliseconds** since the Unix epoch for review delays and rate limits (tests). */
+  clock?: () => number;
+}
+
+/** Run-time controls of an emulator app (`app.emulator`). */
+export interface EmulatorControl {
+  /** The store given to {@link createApp}. */
+  readonly store: Store;
+  /** Base of `uri` fields; settable after `listen` (see `startEmulator`). */
+  publicUrl: string | undefined;
+  /** Current fault configuration (a copy). */
+  getFaults(): FaultConfig;
+  /**
+   * Replaces the fault configuration (`{}` switches injection off) and reseeds the generator.
+   *
+   * @throws Error when a share is outside 0..1, the shares add up to more than 1, or the latency
+   * is negative.
+   */
+  setFaults(cfg: FaultConfig): FaultConfig;
+}
+
+/** The Fastify instance returned by {@link createApp}, with its {@link EmulatorControl}. */
+export type EmulatorApp = FastifyInstance & { readonly emulator: EmulatorControl };
+
+/**
+ * Well-formed API keys and admin keys: 1 to 512 characters of `A-Z a-z 0-9 . _ ~ + / = -`.
+ * A token outside this set answers 202 (malformed).
+ */
+export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
+
+const OPERATOR_PREFIX = "/_operator";
+
+function sha256(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
+/** Per-route data in Fastify's route `config`. */
+interface RouteInfo {
+  /** `public` API route, `operator` route, or a `405` catch-all for wrong methods. */
+  kind: "public" | "operator" | "405";
+  /** Route needs an account authorized for abuse reports (221). */
+  abuse?: boolean;
+  /** `Allow` header of a 405 route. */
+  allow?: string;
+}
+
+function isOperatorPath(url: string): boolean {
+  return (
+    url === OPERATOR_PREFIX || url.startsWith(OPERATOR_PREFIX + "/") || url.startsWith(OPERATOR_PREFIX + "?")
+  );
+}
+
+/** The one "no such route" error, used for unknown paths everywhere. */
+function routeNotFound(request: FastifyRequest): ServiceError {
+  return new ServiceError(404, `no route for ${request.method} ${request.url.split("?")[0]}`);
+}
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/**
+ * Builds the emulator application: public API, operator endpoints, hooks, one error handler and
+ * one not-found handler. Registers (or finds, by the SHA-256 of the key) one account per API key
+ * in the store. The instance is not listening; call `listen` (or use `startEmulator`).
+ *
+ * @throws Error when a key is malformed (see {@link TOKEN_PATTERN}), a key is both authorized and
+ * restricted, or the fault configuration is invalid.
+ */
+export function createApp(opts: CreateAppOptions): EmulatorApp {
+  const { store } = opts;
+  const clock = opts.clock ?? Date.now;
+  const opIds = new KsuidGenerator();
+
+  // --- accounts ------------------------------------------------------------------------------
+  const keyEntries: { hash: Buffer; account: Account }[] = [];
+  const restricted = new Set(opts.restrictedApiKeys ?? []);
+  for (const key of [...(opts.apiKeys ?? []), ...restricted]) {
+    if (!TOKEN_PATTERN.test(key))
+      throw new Error("an API key is malformed: keys are 1-512 characters of A-Z a-z 0-9 . _ ~ + / = -");
+  }
+  for (const key of opts.apiKeys ?? []) {
+    if (restricted.has(key)) throw new Error("an API key cannot be both authorized and restricted");
+  }
+  const seen = new Set<string>();
+  for (const [key, authorized] of [
+    ...(opts.apiKeys ?? []).map((k) => [k, true] as const),
+    ...[...restricted].map((k) => [k, false] as const),
+  ]) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const hash = sha256(key);
+    keyEntries.push({ hash, account: store.registerAccount(hash.toString("hex"), authorized) });
+  }
+  if (opts.adminKey !== undefined && !TOKEN_PATTERN.test(opts.adminKey))
+    throw new Error("the admin key is malformed");
+  const adminHash = opts.adminKey === undefined ? undefined : sha256(opts.adminKey);
+
+  /** Constant-time lookup: hashes the token and compares it with every key's hash. */
+  function accountOfToken(token: string): Account | undefined {
+    const h = sha256(token);
+    let found: Account | undefined;
+    for (const e of keyEntries) if (timingSafeEqual(e.hash, h)) found = e.account;
+    return found;
+  }
+
+  function bearerToken(request: FastifyRequest): string {
+    const header = request.headers.authorization;
+    const m = header === undefined ? null : /^Bearer +(.*)$/i.exec(header);
+    if (!m || m[1] === "") {
+      throw new ServiceError(
+        201,
+        "the Authorization header must be present and of the form 'Bearer <API key>'",
+      );
+    }
+    if (!TOKEN_PATTERN.test(m[1]))
+      throw new ServiceError(202, "the API key in the Authorization header is malformed");
+    return m[1];
+  }
+
+  // --- faults, rate limit, request state -------------------------------------------------------
+  let faults: FaultConfig = checkFaults(opts.faults ?? {});
+  let random: () => number = faults.seed === undefined ? Math.random : seededRandom(faults.seed);
+  const windows = new Map<string, number[]>();
+  const accounts = new WeakMap<FastifyRequest, Account>();
+
+  function rateLimit(account: Account): void {
+    const rl = opts.rateLimit;
+    if (!rl) return;
+    const now = clock();
+    let q = windows.get(account.id);
+    if (!q) windows.set(account.id, (q = []));
+    while (q.length > 0 && q[0] <= now - rl.windowMs) q.shift();
+    if (q.length >= rl.max) {
+      const retryAfterSeconds = Math.max(1, Math.ceil((q[0] + rl.windowMs - now) / 1000));
+      throw new ServiceError(
+        226,
+        `rate limited: at most ${rl.max} requests per ${rl.windowMs / 1000} seconds; retry after ${retryAfterSeconds} seconds`,
+        { retryAfterSeconds },
+      );
+    }
+    q.push(now);
+  }
+
+  const control: EmulatorControl = {
+    store,
+    publicUrl: opts.publicUrl?.replace(/\/+$/, ""),
+    getFaults: () => ({ ...faults }),
+    setFaults(cfg) {
+      faults = checkFaults(cfg);
+      random = faults.seed === undefined ? Math.random : seededRandom(faults.seed);
+      return { ...faults };
+    },
+  };
+
+  function base(request: FastifyRequest): string {
+    if (control.publicUrl !== undefined) return control.publicUrl.replace(/\/+$/, "");
+    return `http://${request.headers.host ?? "localhost"}`;
+  }
+
+  function accountOf(request: FastifyRequest): Account {
+    const a = accounts.get(request);
+    if (!a) throw new ServiceError(500, "request has no account");
+    return a;
+  }
+
+  // --- Fastify --------------------------------------------------------------------------------
+  const level = opts.logger === true ? "info" : opts.logger || undefined;
+  const app = Fastify({
+    logger: level ? { level, stream: process.stderr } : false,
+    bodyLimit: MAX_BODY_BYTES,
+    genReqId: () => opIds.next(ID_PREFIX.operation).id,
+    requestIdHeader: false,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: 2048 },
+    // Paths the router cannot even decode (bad percent-encoding, over-long parameters) name no
+    // route: the same 404 as any unknown path, through the same error rendering.
+    frameworkErrors: (_error, request, reply) => {
+      sendError(routeNotFound(request), request, reply);
+      if (!isOperatorPath(request.url)) logRequest(request, 404);
+    },
+  });
+
+  app.removeAllContentTypeParsers();
+  // Every body is read as a string here; the handlers decide what it means (213 etc.), so that the
+  // checks happen in the documented order.
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+  // --- the one error handler and the one not-found handler --------------------------------------
+  /** Renders any error as the decisions.md error body, with its status and headers. */
+  function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const e = toServiceError(error);
+    if (e.status === 500 && e.options.status === undefined)
+      request.log.error({ err: error }, "unexpected error");
+    if (e.options.retryAfterSeconds !== undefined)
+      reply.header("retry-after", String(e.options.retryAfterSeconds));
+    if (e.options.allow !== undefined) reply.header("allow", e.options.allow);
+    reply.header("operation-id", request.id);
+    return reply.code(e.status).type("application/json; charset=utf-8").send(errorBody(e, request.id));
+  }
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setNotFoundHandler((request) => {
+    throw routeNotFound(request);
+  });
+
+  app.addHook("onSend", (request, reply, payload, done) => {
+    reply.header("operation-id", request.id);
+    done(null, payload);
+  });
+
+  app.addHook("onResponse", (request, reply, done) => {
+    if (!isOperatorPath(request.url)) logRequest(request, reply.statusCode);
+    done();
+  });
+
+  function logRequest(request: FastifyRequest, status: number): void {
+    store.logRequest({
+      time: new Date().toISOString(),
+      method: request.method,
+      path: request.url,
+      status,
+      operation_id: request.id,
+      account_id: accounts.get(request)?.id ?? null,
+    });
+  }
+
+  // --- request checks (onRequest) ---------------------------------------------------------------
+  function checkBodyHeaders(request: FastifyRequest): void {
+    const h = request.headers;
+    const cl = h["content-length"];
+    const hasBody = (cl !== undefined && cl.trim() !== "0") || h["transfer-encoding"] !== undefined;
+    const method = request.method;
+    if (method === "GET" || method === "HEAD" || method === "DELETE") {
+      if (hasBody) throw new ServiceError(211, `a ${method} request must not have a body`);
+      return;
+    }
+    const ct = h["content-type"];
+    if (ct === undefined) {
+      if (hasBody)
+        throw new ServiceError(
+          216,
+          "the request has a body but no Content-Type header; use application/json",
+        );
+      return;
+    }
+    if (ct.split(";")[0].trim().toLowerCase() !== "application/json") {
+      throw new ServiceError(210, `Content-Type must be application/json, got ${JSON.stringify(ct)}`);
+    }
+  }
+
+  function checkRoute(request: FastifyRequest): RouteInfo | undefined {
+    if (request.is404) throw routeNotFound(request);
+    const info = request.routeOptions.config as unknown as RouteInfo;
+    if (info.kind === "405") {
+      throw new ServiceError(
+        405,
+        `method ${request.method} is not allowed on this path; allowed: ${info.allow}`,
+        {
+          allow: info.allow,
+        },
+      );
+    }
+    return info;
+  }
+
+  function checkOperator(request: FastifyRequest): void {
+    if (adminHash === undefined) throw routeNotFound(request);
+    const token = bearerToken(request);
+    if (!timingSafeEqual(sha256(token), adminHash)) throw new ServiceError(203, "the admin key is not valid");
+    checkRoute(request);
+    checkBodyHeaders(request);
+  }
+
+  function checkPublic(request: FastifyRequest): void {
+    const token = bearerToken(request);
+    const account = accountOfToken(token);
+    if (!account) throw new ServiceError(203, "the API key is not valid");
+    accounts.set(request, account);
+    rateLimit(account);
+    const version = request.headers["service-version"];
+    if (version === undefined) {
+      throw new ServiceError(
+        218,
+        `the Service-Version header is required; use Service-Version: ${SERVICE_VERSION}`,
+      );
+    }
+    if (typeof version !== "string" || version.trim() !== SERVICE_VERSION) {
+      throw new ServiceError(
+        217,
+        `unsupported Service-Version ${JSON.stringify(version)}; the supported version is ${SERVICE_VERSION}`,
+      );
+    }
+    const info = checkRoute(request);
+    if (info?.abuse && !account.abuseReportsAuthorized) {
+      throw new ServiceError(221, "this account is not authorized to use abuse reports");
+    }
+    checkBodyHeaders(request);
+  }
+
+  /** The account of the request's token, for the request log only: never throws. */
+  function accountForLog(request: FastifyRequest): void {
+    const token = /^Bearer +(.*)$/i.exec(request.headers.authorization ?? "")?.[1];
+    const account = token !== undefined && TOKEN_PATTERN.test(token) ? accountOfToken(token) : undefined;
+    if (account) accounts.set(request, account);
+  }
+
+  /**
+   * Public requests: faults first (a faulted request is answered before authentication, body
+   * parsing or any handler, so it changes nothing), then the checks. A reset never answers.
+   */
+  function publicRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
+    const outcome = drawFault(faults, random);
+    if (outcome !== "none") accountForLog(request);
+    if (outcome === "reset") {
+      logRequest(request, 0);
+      reply.hijack();
+      request.raw.socket.destroy();
+      done();
+      return;
+    }
+    try {
+      if (outcome === "503") {
+        throw new ServiceError(500, "service unavailable (injected fault)", {
+          status: 503,
+          retryAfterSeconds: 1,
+        });
+      }
+      if (outcome === "429") {
+        throw new ServiceError(226, "rate limited (injected fault); retry after 1 second", {
+          retryAfterSeconds: 1,
+        });
+      }
+      checkPublic(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    done();
+  }
+
+  app.addHook("onRequest", (request, reply, done) => {
+    if (isOperatorPath(request.url)) {
+      try {
+        checkOperator(request);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      done();
+      return;
+    }
+    const latency = faults.latencyMs ?? 0;
+    if (latency > 0) setTimeout(() => publicRequest(request, reply, done), latency);
+    else publicRequest(request, reply, done);
+  });
+
+  // --- routes ----------------------------------------------------------------------------------
+  type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+  const routesByPath = new Map<string, string[]>();
+  function route(
+    kind: "public" | "operator",
+    method: string,
+    url: string,
+    handler: Handler,
+    abuse = false,
+  ): void {
+    const info: RouteInfo = { kind, abuse };
+    app.route({ method: method as "GET", url, handler, config: info as unknown as Record<string, unknown> });
+    routesByPath.set(url, [...(routesByPath.get(url) ?? []), method]);
+  }
+
+  function pathId(request: FastifyRequest, prefix: string, what: string): string {
+    const id = (request.params as { id: string }).id;
+    if (id === "") throw routeNotFound(request);
+    if (!id.startsWith(prefix)) {
+      throw new ServiceError(
+        227,
+        `the ID ${JSON.stringify(id)} in the path is not ${what} ID (they start with ${prefix})`,
+      );
+    }
+    if (!isWellFormedId(id, prefix))
+      throw new ServiceError(404, `no ${what.replace(/^an? /, "")} with ID ${JSON.stringify(id)}`);
+    return id;
+  }
+
+  function pageQuery(request: FastifyRequest, prefix: string): { limit: number; beforeId?: string } {
+    const q = request.query as Record<string, unknown>;
+    let limit = PAGE_LIMIT_MAX;
+    if (q.limit !== undefined) {
+      const n = typeof q.limit === "string" && /^\d{1,4}$/.test(q.limit) ? Number(q.limit) : NaN;
+      if (!(n >= PAGE_LIMIT_MIN && n <= PAGE_LIMIT_MAX)) {
+        throw new ServiceError(
+          233,
+          `limit must be an integer between ${PAGE_LIMIT_MIN} and ${PAGE_LIMIT_MAX}, got ${JSON.stringify(q.limit)}`,
+        );
+      }
+      limit = n;
+    }
+    let beforeId: string | undefined;
+    if (q.before_id !== undefined) {
+      if (typeof q.before_id !== "string" || !isWellFormedId(q.before_id, prefix)) {
+        throw new ServiceError(
+          215,
+          `before_id: must be an ID starting with ${prefix}, got ${JSON.stringify(q.before_id)}`,
+        );
+      }
+      beforeId = q.before_id;
+    }
+    return { limit, beforeId };
+  }
+
+  function checkEventTypes(sources: { type: string }[] | undefined): void {
+    sources?.forEach((s, i) => {
+      if (!isEventType(s.type)) {
+        throw new ServiceError(
+          238,
+          `sources[${i}].type: unknown event type ${JSON.stringify(s.type)}; known types include ${EVENT_TYPES.slice(0, 3).join(", ")}, … (${EVENT_TYPES.length} in all)`,
+        );
+      }
+    });
+  }
+
+  function checkBodyId(body: { id?: string }, id: string): void {
+    if (body.id !== undefined && body.id !== id) {
+      throw new ServiceError(
+        215,
+        `id: must equal the ID in the path (${id}), got ${JSON.stringify(body.id)}`,
+      );
+    }
+  }
+
+  // Abuse reports
+  route(
+    "public",
+    "POST",
+    "/abuse_reports",
+    (request, reply) => {
+      const body = validate<CreateAbuseReportInput>(parseJsonObject(request.body), createAbuseReportSchema);
+      const hostnames: string[] = [];
+      for (const u of body.urls) {
+        const h = new URL(u).hostname.toLowerCase();
+        if (!hostnames.includes(h)) hostnames.push(h);
+      }
+      const report = store.createAbuseReport(
+        accountOf(request).id,
+        {
+          urls: body.urls,
+          metadata: body.metadata ?? "",
+          hostnames,
+        },
+        clock(),
+      );
+      return reply.code(201).send(renderAbuseReport(report, base(request)));
+    },
+    true,
+  );
+  route(
+    "public",
+    "GET",
+    "/abuse_reports/:id",
+    (request) => {
+      const id = pathId(request, ID_PREFIX.abuseReport, "an abuse report");
+      const autoReview =
+        opts.reviewDelayMs === undefined ? undefined : { delayMs: opts.reviewDelayMs, nowMs: clock() };
+      const report = store.getAbuseReport(accountOf(request).id, id, autoReview);
+      if (!report) throw new ServiceError(404, `no abuse report with ID ${JSON.stringify(id)}`);
+      return renderAbuseReport(report, base(request));
+    },
+    true,
+  );
+
+  // Event subscriptions
+  route("public", "POST", "/event_subscriptions", (request, reply) => {
+    const body = validate<CreateSubscriptionInput>(parseJsonObject(request.body), createSubscriptionSchema);
+    checkEventTypes(body.sources);
+    const sub = store.createSubscription(accountOf(request).id, {
+      metadata: body.metadata ?? "",
+      description: body.description ?? "",
+      sources: body.sources.map((s) => s.type),
+      destinationIds: body.destination_ids,
+    });
+    return reply.code(201).send(renderSubscription(sub, base(request)));
+  });
+  route("public", "GET", "/event_subscriptions", (request) => {
+    const q = pageQuery(request, ID_PREFIX.eventSubscription);
+    const page = store.listSubscriptions(accountOf(request).id, q);
+    const b = base(request);
+    const last = page.items[page.items.length - 1];
+    return {
+      event_subscriptions: page.items.map((s) => renderSubscription(s, b)),
+      uri: `${b}/event_subscriptions`,
+      next_page_uri: page.hasMore ? `${b}/event_subscriptions?before_id=${last.id}&limit=${q.limit}` : null,
+    };
+  });
+  route("public", "GET", "/event_subscriptions/:id", (request) => {
+    const id = pathId(request, ID_PREFIX.eventSubscription, "an event subscription");
+    const sub = store.getSubscription(accountOf(request).id, id);
+    if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
+    return renderSubscription(sub, base(request));
+  });
+  route("public", "PATCH", "/event_subscriptions/:id", (request) => {
+    const body = validate<UpdateSubscriptionInput>(parseJsonObject(request.body), updateSubscriptionSchema);
+    checkEventTypes(body.sources);
+    const id = pathId(request, ID_PREFIX.eventSubscription, "an event subscription");
+    checkBodyId(body, id);
+    const sub = store.updateSubscription(accountOf(request).id, id, {
+      metadata: body.metadata,
+      description: body.description,
+      sources: body.sources?.map((s) => s.type),
+      destinationIds: body.destination_ids,
+    });
+    return renderSubscription(sub, base(request));
+  });
+  route("public", "DELETE", "/event_subscriptions/:id", (request, reply) => {
+    const id = pathId(request, ID_PREFIX.eventSubscription, "an event subscription");
+    store.deleteSubscription(accountOf(request).id, id);
+    return reply.code(204).send();
+  });
+  route("public", "GET", "/event_subscriptions/:id/sources/:type", (request) => {
+    const id = pathId(request, ID_PREFIX.eventSubscription, "an event subscription");
+    const { type } = request.params as { type: string };
+    const sub = store.getSubscription(accountOf(request).id, id);
+    if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
+    if (!sub.sources.includes(type))
+      throw new ServiceError(404, `event subscription ${id} has no source ${JSON.stringify(type)}`);
+    return { type, uri: `${base(request)}/event_subscriptions/${id}/sources/${type}` };
+  });
+
+  // Event destinations
+  route("public", "POST", "/event_destinations", (request, reply) => {
+    const body = validate<CreateDestinationInput>(parseJsonObject(request.body), createDestinationSchema);
+    const dest = store.createDestination(accountOf(request).id, {
+      metadata: body.metadata ?? "",
+      description: body.description ?? "",
+      format: body.format ?? "json",
+      target: normalizeTarget(body.target),
+    });
+    return reply.code(201).send(renderDestination(dest, base(request)));
+  });
+  route("public", "GET", "/event_destinations", (request) => {
+    const q = pageQuery(request, ID_PREFIX.eventDestination);
+    const page = store.listDestinations(accountOf(request).id, q);
+    const b = base(request);
+    const last = page.items[page.items.length - 1];
+    return {
+      event_destinations: page.items.map((d) => renderDestination(d, b)),
+      uri: `${b}/event_destinations`,
+      next_page_uri: page.hasMore ? `${b}/event_destinations?before_id=${last.id}&limit=${q.limit}` : null,
+    };
+  });
+  route("public", "GET", "/event_destinations/:id", (request) => {
+    const id = pathId(request, ID_PREFIX.eventDestination, "an event destination");
+    const dest = store.getDestination(accountOf(request).id, id);
+    if (!dest) throw new ServiceError(404, `no event destination with ID ${JSON.stringify(id)}`);
+    return renderDestination(dest, base(request));
+  });
+  route("public", "PATCH", "/event_destinations/:id", (request) => {
+    const body = validate<UpdateDestinationInput>(parseJsonObject(request.body), updateDestinationSchema);
+    const id = pathId(request, ID_PREFIX.eventDestination, "an event destination");
+    checkBodyId(body, id);
+    const dest = store.updateDestination(accountOf(request).id, id, {
+      metadata: body.metadata,
+      description: body.description,
+      format: body.format,
+      target: body.target === undefined ? undefined : normalizeTarget(body.target),
+    });
+    return renderDestination(dest, base(request));
+  });
+  route("public", "DELETE", "/event_destinations/:id", (request, reply) => {
+    const id = pathId(request, ID_PREFIX.eventDestination, "an event destination");
+    store.deleteDestination(accountOf(request).id, id);
+    return reply.code(204).send();
+  });
+
+  // Operator endpoints (outside the public API; admin key; no Service-Version)
+  route("operator", "POST", `${OPERATOR_PREFIX}/abuse_reports/:id/review`, (request) => {
+    const body = validate<ReviewInput>(parseJsonObject(request.body), reviewSchema);
+    const id = pathId(request, ID_PREFIX.abuseReport, "an abuse report");
+    const report = store.reviewAbuseReport(id, body.hostnames, clock());
+    return renderAbuseReport(report, base(request));
+  });
+  route("operator", "GET", `${OPERATOR_PREFIX}/faults`, () => control.getFaults());
+  route("operator", "PUT", `${OPERATOR_PREFIX}/faults`, (request) => {
+    const body = validate<FaultConfig>(parseJsonObject(request.body), faultsSchema);
+    try {
+      return control.setFaults(body);
+    } catch (e) {
+      throw new ServiceError(215, (e as Error).message);
+    }
+  });
+  route("operator", "GET", `${OPERATOR_PREFIX}/requests`, (request) => {
+    const since = (request.query as Record<string, unknown>).since;
+    if (since !== undefined && (typeof since !== "string" || !/^\d{1,15}$/.test(since))) {
+      throw new ServiceError(215, `since: must be a non-negative integer, got ${JSON.stringify(since)}`);
+    }
+    return { requests: store.requests(since === undefined ? 0 : Number(since)) };
+  });
+  route("operator", "DELETE", `${OPERATOR_PREFIX}/requests`, (_request, reply) => {
+    store.clearRequests();
+    return reply.code(204).send();
+  });
+
+  // 405 for every other method on a known path.
+  for (const [url, methods] of routesByPath) {
+    const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+    const others = ALL_METHODS.filter((m) => !allowed.includes(m));
+    const info: RouteInfo = { kind: "405", allow: methods.join(", ") };
+    app.route({
+      method: others as unknown as "GET"[],
+      url,
+      handler: () => {
+        throw new ServiceError(405, `method not allowed; allowed: ${info.allow}`, { allow: info.allow });
+      },
+      config: info as unknown as Record<string, unknown>,
+    });
+  }
+
+  app.addHook("onClose", (_instance, done) => {
+    windows.clear();
+    done();
+  });
+
+  app.decorate("emulator", control);
+  return app as unknown as EmulatorApp;
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env node
+/**
+ * Command line of the emulator: `service-emulator` (package bin) and `npm run emulator`.
+ *
+ * ```
+ * service-emulator --port 8080 --host 127.0.0.1 --data .emulator/data.db \
+ *   --api-key KEY --restricted-api-key KEY2 --admin-key ADMIN \
+ *   --public-url http://127.0.0.1:8080 --rate-limit 120/60s --review-delay 30s \
+ *   --faults 503:0.1,429:0.05,reset:0.02,latency:200ms
+ * ```
+ *
+ * Keys also come from the environment: `SERVICE_EMULATOR_API_KEYS` and
+ * `SERVICE_EMULATOR_RESTRICTED_API_KEYS` (comma-separated), `SERVICE_EMULATOR_ADMIN_KEY`. With no
+ * key at all it makes one authorized account with a random key; without an admin key it makes a
+ * random one.
+ *
+ * On start it prints exactly one line of JSON to stdout,
+ * `{"url":"http://127.0.0.1:PORT","apiKeys":[...],"restrictedApiKeys":[...],"adminKey":"..."}`,
+ * and nothing else; logs and warnings go to stderr. SIGINT or SIGTERM closes the server and the
+ * database and exits 0.
+ *
+ * @packageDocumentation
+ */
+import { Command, InvalidArgumentError } from "commander";
+import type { AddressInfo } from "node:net";
+import { createApp, TOKEN_PATTERN } from "./app";
+import { parseDuration, parseFaults, parseRateLimit, type FaultConfig } from "./faults";
+import { listeningUrl, randomKey } from "./start";
+import { openStore } from "./store";
+
+/** Parsed command-line options. */
+interface CliOptions {
+  port: number;
+  host: string;
+  data: string;
+  apiKey: string[];
+  restrictedApiKey: string[];
+  adminKey?: string;
+  publicUrl?: string;
+  rateLimit?: { max: number; windowMs: number };
+  reviewDelay?: number;
+  faults?: FaultConfig;
+  verbose?: boolean;
+}
+
+function argParser<T>(parse: (s: string) => T): (s: string) => T {
+  return (s) => {
+    try {
+      return parse(s);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
+  };
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function parsePort(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n > 65535) throw new Error(`invalid port ${JSON.stringify(s)}`);
+  return n;
+}
+
+function parsePublicUrl(s: string): string {
+  const u = new URL(s);
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new Error("the public URL must be http or https");
+  return s.replace(/\/+$/, "");
+}
+
+function envList(name: string): string[] {
+  return (process.env[name] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Parses `argv`, starts the emulator and installs the signal handlers. */
+async function main(argv: string[]): Promise<void> {
+  const program = new Command()
+    .name("service-emulator")
+    .description("Local emulator of the abuse reports, event subscriptions and event destinations API")
+    .option("--port <port>", "TCP port; 0 picks a free one", argParser(parsePort), 8080)
+    .option("--host <host>", "interface to bind", "127.0.0.1")
+    .option("--data <path>", 'SQLite data file (":memory:" for none)', ".emulator/data.db")
+    .option("--api-key <key>", "API key of an account authorized for abuse reports (repeatable)", collect, [])
+    .option(
+      "--restricted-api-key <key>",
+      "API key of an account not authorized for abuse reports (repeatable)",
+      collect,
+      [],
+    )
+    .option("--admin-key <key>", "key of the /_operator endpoints (default: random)")
+    .option(
+      "--public-url <url>",
+      "base of uri fields (default: http://<Host header>)",
+      argParser(parsePublicUrl),
+    )
+    .option(
+      "--rate-limit <max/window>",
+      "per-account limit, e.g. 120/60s (off by default)",
+      argParser(parseRateLimit),
+    )
+    .option(
+      "--review-delay <duration>",
+      "review pending hostnames automatically after this long, e.g. 30s (off by default)",
+      argParser((s) => parseDuration(s, "s")),
+    )
+    .option(
+      "--faults <spec>",
+      "fault injection, e.g. 503:0.1,429:0.05,reset:0.02,latency:200ms",
+      argParser(parseFaults),
+    )
+    .option("--verbose", "log every request to stderr")
+    .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) });
+  program.parse(argv);
+  const o = program.opts<CliOptions>();
+
+  const apiKeys = [...new Set([...o.apiKey, ...envList("SERVICE_EMULATOR_API_KEYS")])];
+  const restrictedApiKeys = [
+    ...new Set([...o.restrictedApiKey, ...envList("SERVICE_EMULATOR_RESTRICTED_API_KEYS")]),
+  ];
+  if (apiKeys.length === 0 && restrictedApiKeys.length === 0) apiKeys.push(randomKey());
+  const adminKey = o.adminKey ?? process.env.SERVICE_EMULATOR_ADMIN_KEY ?? randomKey("admin_");
+  for (const k of [...apiKeys, ...restrictedApiKeys, adminKey]) {
+    if (!TOKEN_PATTERN.test(k)) throw new Error("keys must be 1-512 characters of A-Z a-z 0-9 . _ ~ + / = -");
+  }
+
+  if (!LOOPBACK.has(o.host)) {
+    process.stderr.write(
+      `service-emulator: warning: listening on ${o.host}, reachable from other machines; the emulator is for local use\n`,
+    );
+  }
+
+  const store = openStore(o.data);
+  let app;
+  try {
+    app = createApp({
+      store,
+      apiKeys,
+      restrictedApiKeys,
+      adminKey,
+      publicUrl: o.publicUrl,
+      rateLimit: o.rateLimit,
+      reviewDelayMs: o.reviewDelay,
+      faults: o.faults,
+      logger: o.verbose ? "info" : "warn",
+    });
+    await app.listen({ port: o.port, host: o.host });
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const running = app;
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`service-emulator: ${signal}, stopping\n`);
+    running
+      .close()
+      .then(() => {
+        store.close();
+        process.exit(0);
+      })
+      .catch((e: unknown) => {
+        process.stderr.write(`service-emulator: error while stopping: ${String(e)}\n`);
+        try {
+          store.close();
+        } finally {
+          process.exit(1);
+        }
+      });
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+
+  const port = (running.server.address() as AddressInfo).port;
+  process.stdout.write(
+    JSON.stringify({ url: listeningUrl(o.host, port), apiKeys, restrictedApiKeys, adminKey }) + "\n",
+  );
+}
+
+main(process.argv).catch((e: unknown) => {
+  process.stderr.write(`service-emulator: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

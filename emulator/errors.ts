@@ -1,0 +1,117 @@
+/**
+ * The single place where emulator errors become HTTP responses (decisions.md § Errors).
+ *
+ * Every failure inside the emulator is a {@link ServiceError} carrying a service error code; the
+ * code table below fixes its HTTP status. {@link toServiceError} also maps the few errors Fastify
+ * raises by itself (body too large, broken content length, …) onto the same codes, and
+ * {@link errorBody} renders the one error body shape of decisions.md.
+ *
+ * @packageDocumentation
+ */
+
+/** The service error codes of decisions.md § Errors and their HTTP statuses. */
+export const ERROR_STATUS = {
+  201: 401,
+  202: 401,
+  203: 401,
+  221: 403,
+  217: 400,
+  218: 400,
+  216: 400,
+  210: 415,
+  211: 400,
+  213: 400,
+  214: 400,
+  215: 400,
+  223: 400,
+  227: 400,
+  233: 400,
+  238: 400,
+  404: 404,
+  405: 405,
+  409: 409,
+  413: 413,
+  226: 429,
+  500: 500,
+} as const;
+
+/** A service error code (a key of {@link ERROR_STATUS}), e.g. `215`. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * Body of every error response (decisions.md § Errors):
+ * `{ error_code: "ERR_SERVICE_<code>", status_code, msg, details: { operation_id } }`.
+ */
+export interface ErrorBody {
+  /** `ERR_SERVICE_` followed by the code, e.g. `ERR_SERVICE_215`. */
+  error_code: string;
+  /** The HTTP status of the response. */
+  status_code: number;
+  /** Human-readable message; for validation errors it names the field and the limit. */
+  msg: string;
+  /** Always carries the operation ID, the same value as the `Operation-Id` response header. */
+  details: { operation_id: string };
+}
+
+/** Extra parts of an error response besides its code and message. */
+export interface ServiceErrorOptions {
+  /** HTTP status to send instead of the code's usual one (used for injected 503s, code 500). */
+  status?: number;
+  /** Seconds for a `Retry-After` header (429 / 226 and injected 503s). */
+  retryAfterSeconds?: number;
+  /** Value of an `Allow` header (405). */
+  allow?: string;
+}
+
+/**
+ * An error the emulator answers with. Throw it anywhere in a request (hook, handler, store
+ * transaction); the app's one error handler renders it. A throw inside a store transaction also
+ * rolls the transaction back, so a failed request changes nothing.
+ */
+export class ServiceError extends Error {
+  /** HTTP status of the response. */
+  readonly status: number;
+
+  /**
+   * @param code - service error code; fixes the HTTP status unless `options.status` is given.
+   * @param message - the `msg` of the error body.
+   */
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: ServiceErrorOptions = {},
+  ) {
+    super(message);
+    this.name = "ServiceError";
+    this.status = options.status ?? ERROR_STATUS[code];
+  }
+}
+
+/** Renders the decisions.md error body of `err` for the request with the given operation ID. */
+export function errorBody(err: ServiceError, operationId: string): ErrorBody {
+  return {
+    error_code: `ERR_SERVICE_${err.code}`,
+    status_code: err.status,
+    msg: err.message,
+    details: { operation_id: operationId },
+  };
+}
+
+/**
+ * Turns anything thrown during a request into a {@link ServiceError}: service errors pass through,
+ * Fastify's own client errors are mapped (413 → 413, 415 → 210, other 4xx → 213), everything
+ * else becomes 500.
+ */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === "number") {
+    if (status === 413) return new ServiceError(413, "request body is larger than 1 MiB (1048576 bytes)");
+    if (status === 415) return new ServiceError(210, "Content-Type must be application/json");
+    if (status >= 400 && status < 500) {
+      const message = err instanceof Error ? err.message : "bad request";
+      return new ServiceError(213, `request could not be read: ${message}`);
+    }
+  }
+  return new ServiceError(500, "unexpected server error");
+}

@@ -1,0 +1,10 @@
+/**
+ * The service emulator: a local implementation of the whole service interface
+ * (service-interface.md, with decisions.md), for tests, the demo and offline use.
+ *
+ * @packageDocumentation
+ */
+export { createApp, type CreateAppOptions, type EmulatorApp, type EmulatorControl } from "./app";
+export { openStore, type Store, type RequestLogEntry, type StoreSnapshot } from "./store";
+export { parseFaults, type FaultConfig } from "./faults";
+export { startEmulator, type StartEmulatorOptions, type RunningEmulator } from "./start";

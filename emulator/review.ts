@@ -1,0 +1,43 @@
+/**
+ * Abuse report review rules (decisions.md § Abuse reports).
+ *
+ * @packageDocumentation
+ */
+
+/** Status of one hostname of an abuse report. */
+export type HostnameStatus = "PENDING" | "BANNED" | "UNBANNED" | "IGNORE";
+
+/** Status of an abuse report, derived from its hostnames. */
+export type ReportStatus = "PENDING" | "PROCESSED" | "PARTIALLY_PROCESSED";
+
+/**
+ * Derives a report's status from its hostnames: all `PENDING` → `PENDING`; none `PENDING` →
+ * `PROCESSED`; otherwise `PARTIALLY_PROCESSED` (decisions.md § Abuse reports).
+ */
+export function reportStatus(hostnames: readonly { status: HostnameStatus }[]): ReportStatus {
+  const pending = hostnames.filter((h) => h.status === "PENDING").length;
+  if (pending === hostnames.length) return "PENDING";
+  if (pending === 0) return "PROCESSED";
+  return "PARTIALLY_PROCESSED";
+}
+
+const RESERVED_SUFFIXES = [".localhost", ".example", ".test", ".invalid"];
+const RESERVED_NAMES = new Set(["localhost", "example", "test", "invalid"]);
+
+/**
+ * The emulator's automatic review rule, used when a review delay is configured: a hostname that
+ * has been `PENDING` for at least the delay becomes
+ *
+ * - `IGNORE` when it is a reserved, never-public name (RFC 2606 / RFC 6761): `localhost`,
+ *   `example`, `test`, `invalid`, or a name ending in `.localhost`, `.example`, `.test` or
+ *   `.invalid`;
+ * - `BANNED` otherwise.
+ *
+ * The rule is deterministic and depends on the hostname alone. (`example.com` is an ordinary name
+ * here and is BANNED.) The rule is ours: the service's abuse response team decides by hand.
+ */
+export function autoReviewStatus(hostname: string): Exclude<HostnameStatus, "PENDING"> {
+  const h = hostname.toLowerCase().replace(/\.$/, "");
+  if (RESERVED_NAMES.has(h) || RESERVED_SUFFIXES.some((s) => h.endsWith(s))) return "IGNORE";
+  return "BANNED";
+}

@@ -1,0 +1,116 @@
+/**
+ * In-process emulator for tests and the demo (issue 3).
+ *
+ * @packageDocumentation
+ */
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { createApp, type EmulatorApp } from "./app";
+import type { FaultConfig } from "./faults";
+import { openStore, type Store } from "./store";
+
+/** Options of {@link startEmulator}; everything is optional. */
+export interface StartEmulatorOptions {
+  /** TCP port; `0` (the default) picks a free one. */
+  port?: number;
+  /** Interface to bind; default `127.0.0.1`. */
+  host?: string;
+  /** Store path; default `":memory:"`. A file path keeps data across restarts. */
+  data?: string;
+  /** Authorized API keys; default one random key. Pass `[]` for none. */
+  apiKeys?: string[];
+  /** API keys not authorized for abuse reports; default one random key. Pass `[]` for none. */
+  restrictedApiKeys?: string[];
+  /** Admin key of the operator endpoints; default a random key. */
+  adminKey?: string;
+  /** Base of `uri` fields; default the listening URL. */
+  publicUrl?: string;
+  /** Injected faults at start (see {@link FaultConfig}). */
+  faults?: FaultConfig;
+  /** Per-account rate limit: `max` requests per rolling `windowMs` **milliseconds**. */
+  rateLimit?: { max: number; windowMs: number };
+  /** Automatic review delay in **milliseconds** (off when absent). */
+  reviewDelayMs?: number;
+  /** Fastify logging to stderr (off by default). */
+  logger?: boolean | "debug" | "info" | "warn" | "error";
+  /** Clock in **milliseconds** for review delays and rate limits (tests). */
+  clock?: () => number;
+}
+
+/** A running emulator returned by {@link startEmulator}. */
+export interface RunningEmulator {
+  /** Listening URL without a trailing slash, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  /** Authorized API keys (one account each). */
+  apiKeys: string[];
+  /** Restricted API keys (one account each; 403 / 221 on abuse reports). */
+  restrictedApiKeys: string[];
+  /** Admin key of the `/_operator` endpoints. */
+  adminKey: string;
+  /** The Fastify instance (with `app.emulator` controls). */
+  app: EmulatorApp;
+  /** The store behind it. */
+  store: Store;
+  /** Stops listening, then closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** A random key of 32 URL-safe characters, well formed for `TOKEN_PATTERN`. */
+export function randomKey(prefix = "key_"): string {
+  return prefix + randomBytes(24).toString("base64url");
+}
+
+/** `http://host:port`, with IPv6 hosts in brackets and wildcard hosts replaced by loopback. */
+export function listeningUrl(host: string, port: number): string {
+  const h = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+}
+
+/**
+ * Opens a store, builds the app and listens. Resolves once the server accepts connections.
+ *
+ * @throws Error when the port is taken, the data file cannot be opened, or an option is invalid
+ * (the store is closed again in that case).
+ */
+export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = opts.host ?? "127.0.0.1";
+  const apiKeys = opts.apiKeys ?? [randomKey()];
+  const restrictedApiKeys = opts.restrictedApiKeys ?? [randomKey("rkey_")];
+  const adminKey = opts.adminKey ?? randomKey("admin_");
+  const store = openStore(opts.data ?? ":memory:");
+  let app: EmulatorApp;
+  try {
+    app = createApp({
+      store,
+      apiKeys,
+      restrictedApiKeys,
+      adminKey,
+      publicUrl: opts.publicUrl,
+      faults: opts.faults,
+      rateLimit: opts.rateLimit,
+      reviewDelayMs: opts.reviewDelayMs,
+      logger: opts.logger,
+      clock: opts.clock,
+    });
+    await app.listen({ port: opts.port ?? 0, host });
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const port = (app.server.address() as AddressInfo).port;
+  const url = listeningUrl(host, port);
+  if (opts.publicUrl === undefined) app.emulator.publicUrl = url;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    apiKeys,
+    restrictedApiKeys,
+    adminKey,
+    app,
+    store,
+    close() {
+      closing ??= app.close().then(() => store.close());
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,260 @@
+/**
+ * The command line (`dist/emulator/cli.js`, built by `npm run build`): its one line of JSON,
+ * keys from flags and the environment, clean stops on SIGTERM/SIGINT, and persistence across
+ * restarts on the same data file.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
+import { destinationBody, expectError, subscriptionBody } from "./fixtures";
+
+let dir: string;
+const running: SpawnedEmulator[] = [];
+
+async function spawnTracked(args: string[], env: Record<string, string> = {}): Promise<SpawnedEmulator> {
+  const em = await spawnEmulator(args, env);
+  running.push(em);
+  return em;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "emulator-cli-"));
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((em) => em.stop("SIGKILL")));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("emulator command line", () => {
+  it("persists everything across a SIGTERM and a restart on the same file with the same key", async () => {
+    const data = path.join(dir, "nested", "deeper", "data.db");
+    const args = [
+      "--port",
+      "0",
+      "--data",
+      data,
+      "--api-key",
+      "persist-key",
+      "--restricted-api-key",
+      "persist-restricted",
+      "--admin-key",
+      "persist-admin",
+      "--public-url",
+      "http://emulator.test/",
+    ];
+    const first = await spawnTracked(args);
+    expect(first).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      apiKeys: ["persist-key"],
+      restrictedApiKeys: ["persist-restricted"],
+      adminKey: "persist-admin",
+    });
+    const call = (em: SpawnedEmulator, method: string, p: string, body?: unknown) =>
+      apiRequest(em.url, "persist-key", method, p, body);
+
+    const dest = (
+      await call(first, "POST", "/event_destinations", destinationBody({ description: "kept" }))
+    ).json();
+    const sub = (
+      await call(first, "POST", "/event_subscriptions", subscriptionBody([dest.id], { metadata: "ü" }))
+    ).json();
+    const report = (
+      await call(first, "POST", "/abuse_reports", { urls: ["https://p.example.org/x", "https://q.org"] })
+    ).json();
+    await review(first.url, first.adminKey, report.id, [{ hostname: "q.org", status: "BANNED" }]);
+    const patched = (
+      await call(first, "PATCH", `/event_subscriptions/${sub.id}`, { description: "edited" })
+    ).json();
+    expect(patched.uri).toBe(`http://emulator.test/event_subscriptions/${sub.id}`);
+    const lists = async (em: SpawnedEmulator) => ({
+      subs: (await call(em, "GET", "/event_subscriptions")).json(),
+      dests: (await call(em, "GET", "/event_destinations")).json(),
+      report: (await call(em, "GET", `/abuse_reports/${report.id}`)).json(),
+      sub: (await call(em, "GET", `/event_subscriptions/${sub.id}`)).json(),
+      dest: (await call(em, "GET", `/event_destinations/${dest.id}`)).json(),
+    });
+    const before = await lists(first);
+    expect(before.report.status).toBe("PARTIALLY_PROCESSED");
+
+    expect(await first.stop("SIGTERM")).toBe(0);
+    expect(first.stdoutRest()).toBe("");
+
+    const second = await spawnTracked(args);
+    expect(await lists(second)).toEqual(before);
+    // A new subscription sorts after the old one and comes first in the list.
+    const newer = (await call(second, "POST", "/event_subscriptions", subscriptionBody([dest.id]))).json();
+    expect(newer.id > sub.id).toBe(true);
+    expect((await call(second, "GET", "/event_subscriptions")).json().event_subscriptions[0].id).toBe(
+      newer.id,
+    );
+    // The destination is still referenced, the restricted key still restricted.
+    expectError(await call(second, "DELETE", `/event_destinations/${dest.id}`), 409, 409);
+    expectError(
+      await apiRequest(second.url, "persist-restricted", "GET", `/abuse_reports/${report.id}`),
+      403,
+      221,
+    );
+    expect(await second.stop("SIGTERM")).toBe(0);
+
+    // Another key on the same file is another account: it sees none of it.
+    const third = await spawnTracked(["--port", "0", "--data", data, "--api-key", "someone-else"]);
+    expectError(await apiRequest(third.url, "persist-key", "GET", "/event_subscriptions"), 401, 203);
+    expectError(
+      await apiRequest(third.url, "someone-else", "GET", `/event_subscriptions/${sub.id}`),
+      404,
+      404,
+    );
+    expect(
+      (await apiRequest(third.url, "someone-else", "GET", "/event_subscriptions")).json().event_subscriptions,
+    ).toEqual([]);
+  });
+
+  it("stops with exit code 0 on SIGINT and keeps what was committed", async () => {
+    const data = path.join(dir, "sigint.db");
+    const args = ["--port", "0", "--data", data, "--api-key", "sigint-key", "--public-url", "http://e.test"];
+    const first = await spawnTracked(args);
+    const dest = (
+      await apiRequest(first.url, "sigint-key", "POST", "/event_destinations", destinationBody())
+    ).json();
+    expect(await first.stop("SIGINT")).toBe(0);
+    expect(first.stderr()).toContain("SIGINT");
+    const second = await spawnTracked(args);
+    expect(
+      (await apiRequest(second.url, "sigint-key", "GET", `/event_destinations/${dest.id}`)).json(),
+    ).toEqual(dest);
+  });
+
+  it("makes one random authorized key and a random admin key when none is given", async () => {
+    const em = await spawnTracked(["--port", "0", "--data", ":memory:"]);
+    expect(Object.keys(JSON.parse(em.firstLine)).sort()).toEqual([
+      "adminKey",
+      "apiKeys",
+      "restrictedApiKeys",
+      "url",
+    ]);
+    expect(em.apiKeys).toHaveLength(1);
+    expect(em.restrictedApiKeys).toEqual([]);
+    expect(em.adminKey).toMatch(/^\S{16,}$/);
+    const res = await apiRequest(em.url, em.apiKeys[0], "POST", "/abuse_reports", {
+      urls: ["https://r.org"],
+    });
+    expect(res.status).toBe(201);
+    expect(
+      (await review(em.url, em.adminKey, res.json().id, [{ hostname: "r.org", status: "IGNORE" }])).status,
+    ).toBe("PROCESSED");
+  });
+
+  it("takes keys from the environment", async () => {
+    const em = await spawnTracked(["--port", "0", "--data", ":memory:", "--api-key", "flag-key"], {
+      SERVICE_EMULATOR_API_KEYS: "env-key-1, env-key-2",
+      SERVICE_EMULATOR_RESTRICTED_API_KEYS: "env-restricted",
+      SERVICE_EMULATOR_ADMIN_KEY: "env-admin",
+    });
+    expect(em.apiKeys).toEqual(["flag-key", "env-key-1", "env-key-2"]);
+    expect(em.restrictedApiKeys).toEqual(["env-restricted"]);
+    expect(em.adminKey).toBe("env-admin");
+    for (const key of em.apiKeys) {
+      expect((await apiRequest(em.url, key, "GET", "/event_subscriptions")).status).toBe(200);
+    }
+    expectError(
+      await apiRequest(em.url, "env-restricted", "POST", "/abuse_reports", { urls: ["https://x.org"] }),
+      403,
+      221,
+    );
+  });
+
+  it("warns on stderr when bound beyond loopback", async () => {
+    const em = await spawnTracked([
+      "--port",
+      "0",
+      "--host",
+      "0.0.0.0",
+      "--data",
+      ":memory:",
+      "--api-key",
+      "wide-key",
+    ]);
+    expect(em.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(em.stderr()).toMatch(/warning: listening on 0\.0\.0\.0/);
+    expect((await apiRequest(em.url, "wide-key", "GET", "/event_subscriptions")).status).toBe(200);
+  });
+
+  it("applies --rate-limit, --faults and --review-delay", async () => {
+    const limited = await spawnTracked([
+      "--port",
+      "0",
+      "--data",
+      ":memory:",
+      "--api-key",
+      "rl",
+      "--rate-limit",
+      "2/60s",
+    ]);
+    expect((await apiRequest(limited.url, "rl", "GET", "/event_subscriptions")).status).toBe(200);
+    expect((await apiRequest(limited.url, "rl", "GET", "/event_subscriptions")).status).toBe(200);
+    const res = await apiRequest(limited.url, "rl", "GET", "/event_subscriptions");
+    expectError(res, 429, 226);
+    expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(59);
+
+    const faulty = await spawnTracked([
+      "--port",
+      "0",
+      "--data",
+      ":memory:",
+      "--api-key",
+      "f",
+      "--faults",
+      "503:1,latency:10ms",
+    ]);
+    expectError(await apiRequest(faulty.url, "f", "GET", "/event_subscriptions"), 503, 500);
+
+    const reviewing = await spawnTracked([
+      "--port",
+      "0",
+      "--data",
+      ":memory:",
+      "--api-key",
+      "rv",
+      "--review-delay",
+      "0s",
+    ]);
+    const created = (
+      await apiRequest(reviewing.url, "rv", "POST", "/abuse_reports", {
+        urls: ["https://s.org", "http://localhost/"],
+      })
+    ).json();
+    expect(created.status).toBe("PENDING");
+    const got = (await apiRequest(reviewing.url, "rv", "GET", `/abuse_reports/${created.id}`)).json();
+    expect(got.hostnames).toEqual([
+      { hostname: "s.org", status: "BANNED" },
+      { hostname: "localhost", status: "IGNORE" },
+    ]);
+  });
+
+  it.each([
+    ["a bad fault spec", ["--faults", "503:2"], /shares|share/],
+    ["an unknown fault kind", ["--faults", "500:0.1"], /unknown fault kind/],
+    ["a bad rate limit", ["--rate-limit", "fast"], /invalid rate limit/],
+    ["a bad review delay", ["--review-delay", "soon"], /invalid duration/],
+    ["a malformed key", ["--api-key", "has space"], /keys must be/],
+    [
+      "a key both authorized and restricted",
+      ["--api-key", "dup", "--restricted-api-key", "dup"],
+      /both authorized and restricted/,
+    ],
+  ])("exits 1 with a message on stderr and nothing on stdout for %s", async (_name, args, message) => {
+    const child = spawn(process.execPath, [CLI_PATH, "--port", "0", "--data", ":memory:", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(out).toBe("");
+    expect(err).toMatch(message);
+  });
+});

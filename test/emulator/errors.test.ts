@@ -1,0 +1,852 @@
+/**
+ * Every row of the error table of decisions.md § Errors, over real HTTP, with the order in which
+ * the checks apply. After each bad request the stored data must be exactly what it was before.
+ */
+import {
+  apiRequest,
+  rawRequest,
+  startEmulator,
+  type RawResponse,
+  type RunningEmulator,
+} from "../helpers/emulator";
+import { absentId, destinationBody, expectError, subscriptionBody, TARGETS } from "./fixtures";
+
+const A = "key-account-a";
+const B = "key-account-b";
+const R = "key-restricted";
+
+interface Ctx {
+  url: string;
+  dA1: string;
+  dA2: string;
+  sA: string;
+  rA: string;
+  dB: string;
+  sB: string;
+  rB: string;
+}
+
+let em: RunningEmulator;
+const ctx = {} as Ctx;
+
+/** A request of account A (or `key`) with the usual headers. */
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, key = A) =>
+  apiRequest(ctx.url, key, method, path, body, headers);
+
+/** Usual headers without a body. */
+const auth = (key = A) => ({ authorization: `Bearer ${key}`, "service-version": "2" });
+
+beforeAll(async () => {
+  em = await startEmulator({ apiKeys: [A, B], restrictedApiKeys: [R] });
+  ctx.url = em.url;
+  const created = async (res: Promise<RawResponse>) => {
+    const r = await res;
+    expect(r.status).toBe(201);
+    return r.json().id as string;
+  };
+  ctx.dA1 = await created(call("POST", "/event_destinations", destinationBody()));
+  ctx.dA2 = await created(call("POST", "/event_destinations", destinationBody({ description: "unused" })));
+  ctx.sA = await created(call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1])));
+  ctx.rA = await created(call("POST", "/abuse_reports", { urls: ["https://a.example.com/x"] }));
+  ctx.dB = await created(call("POST", "/event_destinations", destinationBody(), {}, B));
+  ctx.sB = await created(call("POST", "/event_subscriptions", subscriptionBody([ctx.dB]), {}, B));
+  ctx.rB = await created(call("POST", "/abuse_reports", { urls: ["https://b.example.com/x"] }, {}, B));
+});
+
+afterAll(() => em.close());
+
+interface Row {
+  name: string;
+  send: () => Promise<RawResponse>;
+  status: number;
+  code: number;
+  msg?: RegExp;
+}
+
+const row = (
+  name: string,
+  status: number,
+  code: number,
+  send: () => Promise<RawResponse>,
+  msg?: RegExp,
+): Row => ({
+  name,
+  send,
+  status,
+  code,
+  msg,
+});
+
+const e = "é"; // 2 bytes of UTF-8, 1 character
+const smile = "😀"; // 4 bytes of UTF-8, 2 UTF-16 units, 1 character
+const eleven = <T>(f: (i: number) => T) => Array.from({ length: 11 }, (_, i) => f(i));
+const someTypes = [
+  "ip_policy_created.v0",
+  "ip_policy_updated.v0",
+  "ip_policy_deleted.v0",
+  "domain_created.v0",
+];
+
+const groups: [string, Row[]][] = [
+  [
+    "authentication (401)",
+    [
+      row("no Authorization header", 401, 201, () =>
+        rawRequest({
+          method: "GET",
+          url: `${ctx.url}/event_subscriptions`,
+          headers: { "service-version": "2" },
+        }),
+      ),
+      row("a Basic Authorization header", 401, 201, () =>
+        call("GET", "/event_subscriptions", undefined, { authorization: "Basic YTpi" }),
+      ),
+      row("Bearer without a token", 401, 201, () =>
+        call("GET", "/event_subscriptions", undefined, { authorization: "Bearer " }),
+      ),
+      row("a token with a space in it", 401, 202, () =>
+        call("GET", "/event_subscriptions", undefined, { authorization: "Bearer abc def" }),
+      ),
+      row("a token with non-ASCII characters", 401, 202, () =>
+        call("GET", "/event_subscriptions", undefined, { authorization: "Bearer clé" }),
+      ),
+      row("a token longer than 512 characters", 401, 202, () =>
+        call("GET", "/event_subscriptions", undefined, { authorization: `Bearer ${"k".repeat(513)}` }),
+      ),
+      row("an unknown key", 401, 203, () =>
+        call("GET", "/event_subscriptions", undefined, {}, "no-such-key"),
+      ),
+      row("an unknown key on POST", 401, 203, () =>
+        call("POST", "/event_destinations", destinationBody(), {}, "no-such-key"),
+      ),
+    ],
+  ],
+  [
+    "Service-Version (400)",
+    [
+      row(
+        "missing",
+        400,
+        218,
+        () => call("GET", "/event_subscriptions", undefined, { "service-version": "" }),
+        /Service-Version/,
+      ),
+      row("missing on POST", 400, 218, () =>
+        call("POST", "/event_destinations", destinationBody(), { "service-version": "" }),
+      ),
+      row(
+        "1",
+        400,
+        217,
+        () => call("GET", "/event_subscriptions", undefined, { "service-version": "1" }),
+        /Service-Version/,
+      ),
+      row("3", 400, 217, () =>
+        call("POST", "/event_destinations", destinationBody(), { "service-version": "3" }),
+      ),
+      row("empty", 400, 217, () =>
+        call("GET", "/event_subscriptions", undefined, { "service-version": " " }),
+      ),
+    ],
+  ],
+  [
+    "body and content type",
+    [
+      row("a body without Content-Type", 400, 216, () =>
+        rawRequest({
+          method: "POST",
+          url: `${ctx.url}/event_destinations`,
+          headers: auth(),
+          body: JSON.stringify(destinationBody()),
+        }),
+      ),
+      row("a chunked body without Content-Type", 400, 216, () =>
+        rawRequest({
+          method: "POST",
+          url: `${ctx.url}/event_destinations`,
+          headers: auth(),
+          body: "{}",
+          chunked: true,
+        }),
+      ),
+      row("Content-Type text/plain", 415, 210, () =>
+        call("POST", "/event_destinations", destinationBody(), { "content-type": "text/plain" }),
+      ),
+      row("Content-Type application/x-www-form-urlencoded on PATCH", 415, 210, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sA}`, "description=x", {
+          "content-type": "application/x-www-form-urlencoded",
+        }),
+      ),
+      row("a body on GET", 400, 211, () => call("GET", `/event_subscriptions/${ctx.sA}`, {})),
+      row("a body on GET without Content-Type", 400, 211, () =>
+        rawRequest({ method: "GET", url: `${ctx.url}/event_subscriptions`, headers: auth(), body: "x" }),
+      ),
+      row("a body on DELETE", 400, 211, () => call("DELETE", `/event_subscriptions/${ctx.sA}`, {})),
+      row("malformed JSON", 400, 213, () => call("POST", "/event_destinations", '{"target": '), /JSON/),
+      row("a JSON array", 400, 213, () => call("POST", "/event_subscriptions", "[]"), /object/),
+      row("a JSON string", 400, 213, () => call("POST", "/abuse_reports", '"urls"')),
+      row("JSON null", 400, 213, () => call("PATCH", `/event_subscriptions/${ctx.sA}`, "null")),
+      row("an empty body on POST", 400, 213, () => call("POST", "/event_subscriptions", "")),
+      row("a body over 1 MiB", 413, 413, () =>
+        call("POST", "/event_destinations", JSON.stringify({ metadata: "a".repeat(1024 * 1024) })),
+      ),
+    ],
+  ],
+  [
+    "unknown fields (214)",
+    [
+      row(
+        "abuse report",
+        400,
+        214,
+        () => call("POST", "/abuse_reports", { urls: ["https://x.com"], status: "PENDING" }),
+        /"status".*urls, metadata/,
+      ),
+      row(
+        "subscription",
+        400,
+        214,
+        () => call("POST", "/event_subscriptions", { ...subscriptionBody([ctx.dA1]), destinations: [] }),
+        /"destinations".*metadata, description, sources, destination_ids/,
+      ),
+      row(
+        "subscription source",
+        400,
+        214,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody([ctx.dA1], { sources: [{ type: "ip_policy_created.v0", uri: "x" }] }),
+          ),
+        /sources\[0\]\.uri/,
+      ),
+      row(
+        "subscription PATCH",
+        400,
+        214,
+        () => call("PATCH", `/event_subscriptions/${ctx.sA}`, { created_at: "x" }),
+        /created_at/,
+      ),
+      row(
+        "destination",
+        400,
+        214,
+        () => call("POST", "/event_destinations", destinationBody({ kind: "x" })),
+        /"kind"/,
+      ),
+      row(
+        "destination target",
+        400,
+        214,
+        () =>
+          call("POST", "/event_destinations", {
+            target: { kinesis: { ...TARGETS["kinesis with creds"].kinesis, region: "x" } },
+          }),
+        /target\.kinesis\.region.*auth, stream_arn/,
+      ),
+      row(
+        "destination auth",
+        400,
+        214,
+        () =>
+          call("POST", "/event_destinations", {
+            target: {
+              firehose: { auth: { role: { role_arn: "r", external_id: "e" } }, delivery_stream_arn: "a" },
+            },
+          }),
+        /target\.firehose\.auth\.role\.external_id/,
+      ),
+      row(
+        "destination PATCH",
+        400,
+        214,
+        () => call("PATCH", `/event_destinations/${ctx.dA1}`, { uri: "x" }),
+        /"uri"/,
+      ),
+    ],
+  ],
+  [
+    "types, required fields and limits (215)",
+    [
+      row(
+        "urls missing",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { metadata: "m" }),
+        /^urls: required/,
+      ),
+      row(
+        "urls not a list",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: "https://x.com" }),
+        /^urls: must be a list/,
+      ),
+      row(
+        "urls with a number",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: [1] }),
+        /^urls\[0\]: must be a string/,
+      ),
+      row(
+        "urls empty",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: [] }),
+        /^urls: at least 1 item, got 0/,
+      ),
+      row(
+        "urls with 101 entries",
+        400,
+        215,
+        () =>
+          call("POST", "/abuse_reports", {
+            urls: Array.from({ length: 101 }, (_, i) => `https://h${i}.com/`),
+          }),
+        /^urls: at most 100 items, got 101/,
+      ),
+      row(
+        "url without a scheme",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: ["example.com/x"] }),
+        /^urls\[0\]: must be an absolute http or https URL/,
+      ),
+      row(
+        "relative url",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: ["https://ok.com", "/x"] }),
+        /^urls\[1\]/,
+      ),
+      row(
+        "ftp url",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: ["ftp://example.com/x"] }),
+        /http or https/,
+      ),
+      row("mailto url", 400, 215, () => call("POST", "/abuse_reports", { urls: ["mailto:a@example.com"] })),
+      row("file url without a host", 400, 215, () =>
+        call("POST", "/abuse_reports", { urls: ["file:///etc/passwd"] }),
+      ),
+      row("http url without a host", 400, 215, () => call("POST", "/abuse_reports", { urls: ["http://"] })),
+      row("url without slashes after the scheme", 400, 215, () =>
+        call("POST", "/abuse_reports", { urls: ["http:example.com/x"] }),
+      ),
+      row("url with leading white space", 400, 215, () =>
+        call("POST", "/abuse_reports", { urls: [" https://example.com/x"] }),
+      ),
+      row("empty url", 400, 215, () => call("POST", "/abuse_reports", { urls: [""] })),
+      row(
+        "abuse report metadata of 4097 bytes (2048 × é + a)",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: ["https://x.com"], metadata: e.repeat(2048) + "a" }),
+        /^metadata: at most 4096 bytes, got 4097/,
+      ),
+      row(
+        "abuse report metadata of 4100 bytes (1025 × 😀)",
+        400,
+        215,
+        () => call("POST", "/abuse_reports", { urls: ["https://x.com"], metadata: smile.repeat(1025) }),
+        /^metadata: at most 4096 bytes, got 4100/,
+      ),
+      row("abuse report metadata not a string", 400, 215, () =>
+        call("POST", "/abuse_reports", { urls: ["https://x.com"], metadata: {} }),
+      ),
+      row(
+        "sources missing",
+        400,
+        215,
+        () => call("POST", "/event_subscriptions", { destination_ids: [ctx.dA1] }),
+        /^sources: required/,
+      ),
+      row(
+        "destination_ids missing",
+        400,
+        215,
+        () => call("POST", "/event_subscriptions", { sources: [{ type: "ip_policy_created.v0" }] }),
+        /^destination_ids: required/,
+      ),
+      row(
+        "sources empty",
+        400,
+        215,
+        () => call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { sources: [] })),
+        /^sources: at least 1 item, got 0/,
+      ),
+      row(
+        "sources with 11 entries",
+        400,
+        215,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody([ctx.dA1], { sources: eleven((i) => ({ type: `t${i}` })) }),
+          ),
+        /^sources: at most 10 items, got 11/,
+      ),
+      row(
+        "a source without type",
+        400,
+        215,
+        () => call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { sources: [{}] })),
+        /^sources\[0\]\.type: required/,
+      ),
+      row(
+        "a source that is a string",
+        400,
+        215,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody([ctx.dA1], { sources: ["ip_policy_created.v0"] }),
+          ),
+        /^sources\[0\]: must be an object/,
+      ),
+      row(
+        "duplicate source types",
+        400,
+        215,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody([ctx.dA1], {
+              sources: [{ type: someTypes[0] }, { type: someTypes[1] }, { type: someTypes[0] }],
+            }),
+          ),
+        /^sources\[2\]\.type: duplicate event type/,
+      ),
+      row(
+        "destination_ids empty",
+        400,
+        215,
+        () => call("POST", "/event_subscriptions", subscriptionBody([])),
+        /^destination_ids: at least 1 item, got 0/,
+      ),
+      row(
+        "destination_ids with 11 entries",
+        400,
+        215,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody(eleven((i) => absentId("ed_").slice(0, -1) + i.toString(36))),
+          ),
+        /^destination_ids: at most 10 items, got 11/,
+      ),
+      row("destination_ids with a number", 400, 215, () =>
+        call("POST", "/event_subscriptions", subscriptionBody([7 as unknown as string])),
+      ),
+      row(
+        "duplicate destination_ids",
+        400,
+        215,
+        () => call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1, ctx.dA1])),
+        /duplicate destination ID/,
+      ),
+      row(
+        "subscription metadata of 4097 characters (😀)",
+        400,
+        215,
+        () =>
+          call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { metadata: smile.repeat(4097) })),
+        /^metadata: at most 4096 characters, got 4097/,
+      ),
+      row(
+        "subscription description of 256 characters (é)",
+        400,
+        215,
+        () =>
+          call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { description: e.repeat(256) })),
+        /^description: at most 255 characters, got 256/,
+      ),
+      row(
+        "subscription description of 256 ASCII characters on PATCH",
+        400,
+        215,
+        () => call("PATCH", `/event_subscriptions/${ctx.sA}`, { description: "d".repeat(256) }),
+        /^description: at most 255 characters, got 256/,
+      ),
+      row("subscription description null on PATCH", 400, 215, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sA}`, { description: null }),
+      ),
+      row("sources empty on PATCH", 400, 215, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sA}`, { sources: [] }),
+      ),
+      row("destination_ids empty on PATCH", 400, 215, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sA}`, { destination_ids: [] }),
+      ),
+      row(
+        "an id in a PATCH body that differs from the path",
+        400,
+        215,
+        () => call("PATCH", `/event_subscriptions/${ctx.sA}`, { id: absentId("esb_") }),
+        /^id:/,
+      ),
+      row(
+        "destination target missing",
+        400,
+        215,
+        () => call("POST", "/event_destinations", { description: "x" }),
+        /^target: required/,
+      ),
+      row(
+        "destination target with no kind",
+        400,
+        215,
+        () => call("POST", "/event_destinations", { target: {} }),
+        /^target: exactly one of .* got none/,
+      ),
+      row(
+        "destination target with two kinds",
+        400,
+        215,
+        () =>
+          call("POST", "/event_destinations", {
+            target: { ...TARGETS.datadog, ...TARGETS["kinesis with creds"] },
+          }),
+        /^target: exactly one of .* got kinesis, datadog/,
+      ),
+      row(
+        "destination auth with role and creds",
+        400,
+        215,
+        () =>
+          call("POST", "/event_destinations", {
+            target: {
+              kinesis: {
+                stream_arn: "s",
+                auth: {
+                  role: { role_arn: "r" },
+                  creds: { aws_access_key_id: "a", aws_secret_access_key: "b" },
+                },
+              },
+            },
+          }),
+        /^target\.kinesis\.auth: exactly one of role, creds/,
+      ),
+      row("destination auth empty", 400, 215, () =>
+        call("POST", "/event_destinations", { target: { kinesis: { stream_arn: "s", auth: {} } } }),
+      ),
+      row(
+        "destination kinesis without stream_arn",
+        400,
+        215,
+        () =>
+          call("POST", "/event_destinations", { target: { kinesis: { auth: { role: { role_arn: "r" } } } } }),
+        /^target\.kinesis\.stream_arn: required/,
+      ),
+      row(
+        "destination datadog without api_key",
+        400,
+        215,
+        () => call("POST", "/event_destinations", { target: { datadog: { ddsite: "x" } } }),
+        /api_key: required/,
+      ),
+      row(
+        "destination azure with an empty client_secret",
+        400,
+        215,
+        () =>
+          call("POST", "/event_destinations", {
+            target: {
+              azure_logs_ingestion: {
+                ...TARGETS.azure_logs_ingestion.azure_logs_ingestion,
+                client_secret: "",
+              },
+            },
+          }),
+        /client_secret: must not be empty/,
+      ),
+      row(
+        "destination format xml",
+        400,
+        215,
+        () => call("POST", "/event_destinations", destinationBody({ format: "xml" })),
+        /^format: must be one of "json"/,
+      ),
+      row(
+        "destination metadata of 4097 bytes (2048 × é + a)",
+        400,
+        215,
+        () => call("POST", "/event_destinations", destinationBody({ metadata: e.repeat(2048) + "a" })),
+        /^metadata: at most 4096 bytes, got 4097/,
+      ),
+      row(
+        "destination description of 256 characters (😀)",
+        400,
+        215,
+        () => call("POST", "/event_destinations", destinationBody({ description: smile.repeat(256) })),
+        /^description: at most 255 characters, got 256/,
+      ),
+      row("destination target with two kinds on PATCH", 400, 215, () =>
+        call("PATCH", `/event_destinations/${ctx.dA1}`, {
+          target: { ...TARGETS.datadog, ...TARGETS["firehose with role"] },
+        }),
+      ),
+      row(
+        "destination target not an object",
+        400,
+        215,
+        () => call("POST", "/event_destinations", { target: "kinesis" }),
+        /^target: must be an object/,
+      ),
+      row(
+        "before_id of the wrong kind",
+        400,
+        215,
+        () => call("GET", `/event_subscriptions?before_id=${ctx.dA1}`),
+        /^before_id/,
+      ),
+    ],
+  ],
+  [
+    "event types (238)",
+    [
+      row(
+        "unknown type",
+        400,
+        238,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody([ctx.dA1], { sources: [{ type: "ip_policy_created.v1" }] }),
+          ),
+        /^sources\[0\]\.type: unknown event type "ip_policy_created\.v1"/,
+      ),
+      row("empty type", 400, 238, () =>
+        call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { sources: [{ type: "" }] })),
+      ),
+      row(
+        "unknown type after known ones",
+        400,
+        238,
+        () =>
+          call(
+            "POST",
+            "/event_subscriptions",
+            subscriptionBody([ctx.dA1], { sources: [{ type: someTypes[0] }, { type: "nope" }] }),
+          ),
+        /^sources\[1\]\.type/,
+      ),
+      row("unknown type on PATCH", 400, 238, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sA}`, { sources: [{ type: "IP_POLICY_CREATED.V0" }] }),
+      ),
+    ],
+  ],
+  [
+    "IDs in the path (227) and limit (233)",
+    [
+      row(
+        "subscription GET with a destination ID",
+        400,
+        227,
+        () => call("GET", `/event_subscriptions/${ctx.dA1}`),
+        /esb_/,
+      ),
+      row("subscription PATCH with a destination ID", 400, 227, () =>
+        call("PATCH", `/event_subscriptions/${ctx.dA1}`, { description: "x" }),
+      ),
+      row("subscription DELETE with an abuse report ID", 400, 227, () =>
+        call("DELETE", `/event_subscriptions/${ctx.rA}`),
+      ),
+      row("destination GET with a subscription ID", 400, 227, () =>
+        call("GET", `/event_destinations/${ctx.sA}`),
+      ),
+      row("destination DELETE with a subscription ID", 400, 227, () =>
+        call("DELETE", `/event_destinations/${ctx.sA}`),
+      ),
+      row("abuse report GET with a subscription ID", 400, 227, () => call("GET", `/abuse_reports/${ctx.sA}`)),
+      row("subscription GET with no prefix", 400, 227, () => call("GET", "/event_subscriptions/12345")),
+      row("limit 0", 400, 233, () => call("GET", "/event_subscriptions?limit=0"), /between 1 and 100/),
+      row("limit 101", 400, 233, () => call("GET", "/event_subscriptions?limit=101")),
+      row("limit -1", 400, 233, () => call("GET", "/event_destinations?limit=-1")),
+      row("limit 1.5", 400, 233, () => call("GET", "/event_destinations?limit=1.5")),
+      row("limit abc", 400, 233, () => call("GET", "/event_subscriptions?limit=abc")),
+      row("limit empty", 400, 233, () => call("GET", "/event_subscriptions?limit=")),
+      row("limit given twice", 400, 233, () => call("GET", "/event_subscriptions?limit=1&limit=2")),
+    ],
+  ],
+  [
+    "existence and references (404, 223, 409)",
+    [
+      row("GET of another account's subscription", 404, 404, () =>
+        call("GET", `/event_subscriptions/${ctx.sB}`),
+      ),
+      row("PATCH of another account's subscription", 404, 404, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sB}`, { description: "x" }),
+      ),
+      row("DELETE of another account's subscription", 404, 404, () =>
+        call("DELETE", `/event_subscriptions/${ctx.sB}`),
+      ),
+      row("GET of another account's destination", 404, 404, () =>
+        call("GET", `/event_destinations/${ctx.dB}`),
+      ),
+      row("PATCH of another account's destination", 404, 404, () =>
+        call("PATCH", `/event_destinations/${ctx.dB}`, { description: "x" }),
+      ),
+      row("DELETE of another account's destination", 404, 404, () =>
+        call("DELETE", `/event_destinations/${ctx.dB}`),
+      ),
+      row("GET of another account's abuse report", 404, 404, () => call("GET", `/abuse_reports/${ctx.rB}`)),
+      row("GET of a subscription that never existed", 404, 404, () =>
+        call("GET", `/event_subscriptions/${absentId("esb_")}`),
+      ),
+      row("GET of a malformed subscription ID", 404, 404, () =>
+        call("GET", "/event_subscriptions/esb_short"),
+      ),
+      row("DELETE of a destination that never existed", 404, 404, () =>
+        call("DELETE", `/event_destinations/${absentId("ed_")}`),
+      ),
+      row("GET of an abuse report that never existed", 404, 404, () =>
+        call("GET", `/abuse_reports/${absentId("abrp_")}`),
+      ),
+      row(
+        "a subscription with an unknown destination ID",
+        400,
+        223,
+        () => call("POST", "/event_subscriptions", subscriptionBody([absentId("ed_")])),
+        /destination_ids/,
+      ),
+      row("a subscription with another account's destination", 400, 223, () =>
+        call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1, ctx.dB])),
+      ),
+      row("a subscription with a subscription ID as destination", 400, 223, () =>
+        call("POST", "/event_subscriptions", subscriptionBody([ctx.sA])),
+      ),
+      row("a subscription with a malformed destination ID", 400, 223, () =>
+        call("POST", "/event_subscriptions", subscriptionBody(["ed_nope"])),
+      ),
+      row("a PATCH with another account's destination", 400, 223, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sA}`, { destination_ids: [ctx.dB] }),
+      ),
+      row(
+        "deleting a destination still in use",
+        409,
+        409,
+        () => call("DELETE", `/event_destinations/${ctx.dA1}`),
+        /still used by event subscription\(s\) esb_/,
+      ),
+    ],
+  ],
+  [
+    "authorization, methods and paths",
+    [
+      row("restricted account creating an abuse report", 403, 221, () =>
+        call("POST", "/abuse_reports", { urls: ["https://x.com"] }, {}, R),
+      ),
+      row("restricted account reading an abuse report", 403, 221, () =>
+        call("GET", `/abuse_reports/${ctx.rA}`, undefined, {}, R),
+      ),
+      row("PUT on the subscriptions collection", 405, 405, () => call("PUT", "/event_subscriptions", {})),
+      row("POST on a subscription", 405, 405, () => call("POST", `/event_subscriptions/${ctx.sA}`, {})),
+      row("DELETE on an abuse report", 405, 405, () => call("DELETE", `/abuse_reports/${ctx.rA}`)),
+      row("PATCH on an abuse report", 405, 405, () =>
+        call("PATCH", `/abuse_reports/${ctx.rA}`, { metadata: "x" }),
+      ),
+      row("listing abuse reports", 405, 405, () => call("GET", "/abuse_reports")),
+      row("an unknown path", 404, 404, () => call("GET", "/event_things")),
+      row("an unknown nested path", 404, 404, () =>
+        call("GET", `/event_subscriptions/${ctx.sA}/destinations`),
+      ),
+      row("a path that cannot be decoded", 404, 404, () => call("GET", "/event_subscriptions/%E0%A4%A")),
+      row("an over-long ID in the path", 404, 404, () =>
+        call("GET", `/event_subscriptions/esb_${"a".repeat(3000)}`),
+      ),
+      row("a trailing slash", 404, 404, () => call("GET", "/event_subscriptions/")),
+    ],
+  ],
+  [
+    "order of the checks",
+    [
+      row("unknown key before missing version", 401, 203, () =>
+        call("GET", "/nowhere", "[", { "service-version": "", "content-type": "text/plain" }, "nobody"),
+      ),
+      row("missing version before content type", 400, 218, () =>
+        call("POST", "/event_subscriptions", "x", { "service-version": "", "content-type": "text/plain" }),
+      ),
+      row("wrong version before a body on GET", 400, 217, () =>
+        call("GET", "/event_subscriptions", "x", { "service-version": "9" }),
+      ),
+      row("missing version before an unknown path", 400, 218, () =>
+        call("GET", "/nowhere", undefined, { "service-version": "" }),
+      ),
+      row("405 before content type", 405, 405, () =>
+        call("PUT", "/event_subscriptions", "x", { "content-type": "text/plain" }),
+      ),
+      row("authorization for abuse reports before malformed JSON", 403, 221, () =>
+        call("POST", "/abuse_reports", "{", {}, R),
+      ),
+      row("content type before malformed JSON", 415, 210, () =>
+        call("POST", "/event_subscriptions", "{", { "content-type": "text/plain" }),
+      ),
+      row("malformed JSON before the path prefix", 400, 213, () =>
+        call("PATCH", `/event_subscriptions/${"ed_x"}`, "{"),
+      ),
+      row("unknown field before a wrong type", 400, 214, () =>
+        call("POST", "/event_subscriptions", { sources: "x", extra: 1 }),
+      ),
+      row("nested unknown field before a top-level wrong type", 400, 214, () =>
+        call("POST", "/event_subscriptions", {
+          metadata: 5,
+          sources: [{ type: "x", extra: 1 }],
+          destination_ids: [],
+        }),
+      ),
+      row("a wrong type before an unknown event type", 400, 215, () =>
+        call("POST", "/event_subscriptions", { sources: [{ type: "nope" }], destination_ids: "x" }),
+      ),
+      row("unknown event type before the path prefix", 400, 238, () =>
+        call("PATCH", `/event_subscriptions/${ctx.dA1}`, { sources: [{ type: "nope" }] }),
+      ),
+      row("path prefix before a foreign destination", 400, 227, () =>
+        call("PATCH", `/event_subscriptions/${ctx.dA1}`, { destination_ids: [ctx.dB] }),
+      ),
+      row("404 of the path before a foreign destination", 404, 404, () =>
+        call("PATCH", `/event_subscriptions/${ctx.sB}`, { destination_ids: [ctx.dB] }),
+      ),
+      row("limit before before_id", 400, 233, () => call("GET", `/event_subscriptions?limit=0&before_id=x`)),
+    ],
+  ],
+];
+
+describe("emulator error responses", () => {
+  describe.each(groups)("%s", (_group, rows) => {
+    it.each(rows)(
+      "$name answers $status / $code and changes nothing",
+      async ({ send, status, code, msg }) => {
+        const before = em.store.snapshot();
+        const res = await send();
+        expectError(res, status, code, msg);
+        expect(em.store.snapshot()).toEqual(before);
+      },
+    );
+  });
+
+  it("sends Allow with 405", async () => {
+    const res = await call("PUT", "/event_subscriptions", {});
+    expect(res.headers.allow).toBe("POST, GET");
+  });
+
+  it("keeps the data unchanged as seen through the API after a run of bad writes", async () => {
+    const list = async () => (await call("GET", "/event_subscriptions")).json();
+    const before = await list();
+    await call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1, ctx.dB]));
+    await call("PATCH", `/event_subscriptions/${ctx.sA}`, {
+      description: "x",
+      destination_ids: [absentId("ed_")],
+    });
+    await call("DELETE", `/event_destinations/${ctx.dA1}`);
+    expect(await list()).toEqual(before);
+    expect((await call("GET", `/event_destinations/${ctx.dA1}`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Shared inputs and assertions of the emulator tests.
+ */
+import type { RawResponse } from "../helpers/emulator";
+
+/** `prefix` + 27 base62 characters. */
+export const idPattern = (prefix: string) => new RegExp(`^${prefix}[0-9A-Za-z]{27}$`);
+
+/** RFC 3339 UTC with whole seconds. */
+export const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** A well-formed ID of the given prefix that names nothing. */
+export const absentId = (prefix: string) => prefix + "0".repeat(26) + "1";
+
+/** Destination targets, one per kind and auth variant, as a client sends them. */
+export const TARGETS = {
+  "firehose with role": {
+    firehose: {
+      auth: { role: { role_arn: "arn:aws:iam::123:role/r" } },
+      delivery_stream_arn: "arn:aws:firehose:s",
+    },
+  },
+  "kinesis with creds": {
+    kinesis: {
+      auth: { creds: { aws_access_key_id: "AKIA1", aws_secret_access_key: "secret-1" } },
+      stream_arn: "arn:aws:kinesis:s",
+    },
+  },
+  "cloudwatch_logs with creds": {
+    cloudwatch_logs: {
+      auth: { creds: { aws_access_key_id: "AKIA2", aws_secret_access_key: "secret-2" } },
+      log_group_arn: "arn:aws:logs:g",
+    },
+  },
+  datadog: { datadog: { api_key: "dd-secret", ddtags: "env:test", service: "svc", ddsite: "datadoghq.eu" } },
+  azure_logs_ingestion: {
+    azure_logs_ingestion: {
+      tenant_id: "t",
+      client_id: "c",
+      client_secret: "az-secret",
+      logs_ingestion_uri: "https://x.ingest.monitor.azure.com",
+      data_collection_rule_id: "dcr-1",
+      data_collection_stream_name: "Custom-Stream",
+    },
+  },
+} as const;
+
+/** What the API returns for each of {@link TARGETS}: secrets blanked, optional fields filled in. */
+export const TARGETS_AS_RETURNED: Record<keyof typeof TARGETS, unknown> = {
+  "firehose with role": TARGETS["firehose with role"],
+  "kinesis with creds": {
+    kinesis: {
+      auth: { creds: { aws_access_key_id: "AKIA1", aws_secret_access_key: "" } },
+      stream_arn: "arn:aws:kinesis:s",
+    },
+  },
+  "cloudwatch_logs with creds": {
+    cloudwatch_logs: {
+      auth: { creds: { aws_access_key_id: "AKIA2", aws_secret_access_key: "" } },
+      log_group_arn: "arn:aws:logs:g",
+    },
+  },
+  datadog: { datadog: { api_key: "", ddtags: "env:test", service: "svc", ddsite: "datadoghq.eu" } },
+  azure_logs_ingestion: {
+    azure_logs_ingestion: { ...TARGETS.azure_logs_ingestion.azure_logs_ingestion, client_secret: "" },
+  },
+};
+
+/** A minimal valid destination body. */
+export const destinationBody = (extra: Record<string, unknown> = {}) => ({
+  target: TARGETS["kinesis with creds"],
+  ...extra,
+});
+
+/** A minimal valid subscription body. */
+export const subscriptionBody = (destinationIds: string[], extra: Record<string, unknown> = {}) => ({
+  sources: [{ type: "ip_policy_created.v0" }],
+  destination_ids: destinationIds,
+  ...extra,
+});
+
+/**
+ * Asserts that `res` is a decisions.md error response with this status and code, that its body
+ * has exactly the four members, and that its operation ID matches the `Operation-Id` header.
+ */
+export function expectError(res: RawResponse, status: number, code: number, msg?: string | RegExp): void {
+  const body = res.json();
+  expect({ status: res.status, code: body?.error_code }).toEqual({ status, code: `ERR_SERVICE_${code}` });
+  expect(Object.keys(body).sort()).toEqual(["details", "error_code", "msg", "status_code"]);
+  expect(body.status_code).toBe(status);
+  expect(typeof body.msg).toBe("string");
+  expect(body.msg.length).toBeGreaterThan(0);
+  expect(body.details).toEqual({ operation_id: res.headers["operation-id"] });
+  expect(res.headers["operation-id"]).toMatch(idPattern("op_"));
+  expect(res.headers["content-type"]).toMatch(/^application\/json/);
+  if (msg !== undefined) expect(body.msg).toMatch(msg);
+}

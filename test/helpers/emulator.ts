@@ -1,0 +1,261 @@
+/**
+ * Test helpers around the emulator, shared by every test suite (emulator, HTTP client, provider).
+ *
+ * - {@link startEmulator}: in-process emulator on a free port (`:memory:` store by default).
+ * - {@link spawnEmulator}: the compiled command line (`dist/emulator/cli.js`, built by
+ *   `npm run build`) as a child process.
+ * - {@link rawRequest} / {@link apiRequest}: plain `node:http` requests with full control over
+ *   headers and bodies (bodies on GET, no Content-Type, malformed JSON, …), one connection each.
+ * - Operator helpers: {@link getRequestLog}, {@link clearRequestLog}, {@link setFaults},
+ *   {@link review}.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { FaultConfig, RequestLogEntry } from "../../emulator";
+
+export { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "../../emulator";
+export type { FaultConfig, RequestLogEntry } from "../../emulator";
+
+/** Absolute path of the compiled command line. */
+export const CLI_PATH = path.resolve(__dirname, "../../dist/emulator/cli.js");
+
+/** A response read in full. */
+export interface RawResponse {
+  status: number;
+  /** Lower-cased header names. */
+  headers: http.IncomingHttpHeaders;
+  /** Body as text (`""` when none). */
+  text: string;
+  /** Body parsed as JSON (`undefined` when empty). @throws SyntaxError when it is not JSON. */
+  json<T = any>(): T; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** A request for {@link rawRequest}. */
+export interface RawRequest {
+  method: string;
+  /** Absolute URL. */
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as is; `Content-Length` is set from it unless `chunked` is true. */
+  body?: string | Buffer;
+  /** Send the body with `Transfer-Encoding: chunked` instead of a length. */
+  chunked?: boolean;
+  /** Milliseconds before the request is abandoned; default 30 000. */
+  timeoutMs?: number;
+}
+
+/**
+ * Sends one HTTP request on a fresh connection (no keep-alive pool) and reads the whole response.
+ *
+ * @throws Error when the connection fails or is reset (e.g. an injected `reset` fault), or on
+ * timeout.
+ */
+export function rawRequest(req: RawRequest): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(req.url);
+    const headers: Record<string, string> = { ...(req.headers ?? {}) };
+    if (req.body !== undefined && !req.chunked)
+      headers["content-length"] = String(Buffer.byteLength(req.body));
+    const r = http.request(
+      {
+        method: req.method,
+        hostname: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        headers,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: () => (text === "" ? undefined : JSON.parse(text)),
+          });
+        });
+      },
+    );
+    r.setTimeout(req.timeoutMs ?? 30_000, () => r.destroy(new Error(`timeout: ${req.method} ${req.url}`)));
+    r.on("error", reject);
+    if (req.body !== undefined) r.write(req.body);
+    r.end();
+  });
+}
+
+/**
+ * Calls the public API the way a client does: `Authorization: Bearer <apiKey>`,
+ * `Service-Version: 2`, and for a body `Content-Type: application/json` (objects are
+ * JSON-encoded; strings are sent as is). `headers` are added last; a header set to `""` is
+ * left out.
+ */
+export function apiRequest(
+  baseUrl: string,
+  apiKey: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  const h: Record<string, string> = { authorization: `Bearer ${apiKey}`, "service-version": "2" };
+  let payload: string | undefined;
+  if (body !== undefined) {
+    h["content-type"] = "application/json";
+    payload = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === "") delete h[k.toLowerCase()];
+    else h[k.toLowerCase()] = v;
+  }
+  return rawRequest({ method, url: baseUrl + urlPath, headers: h, body: payload });
+}
+
+async function operator(
+  url: string,
+  adminKey: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<RawResponse> {
+  const headers: Record<string, string> = { authorization: `Bearer ${adminKey}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await rawRequest({
+    method,
+    url: url + urlPath,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${urlPath} answered ${res.status}: ${res.text}`);
+  return res;
+}
+
+/**
+ * Reads the emulator's request log: the body of `GET /_operator/requests`, `{ requests }`, with the
+ * entries whose `seq` is greater than `since`, oldest first.
+ */
+export async function getRequestLog(
+  url: string,
+  adminKey: string,
+  since?: number,
+): Promise<{ requests: RequestLogEntry[] }> {
+  const q = since === undefined ? "" : `?since=${since}`;
+  return (await operator(url, adminKey, "GET", `/_operator/requests${q}`)).json<{
+    requests: RequestLogEntry[];
+  }>();
+}
+
+/** Empties the emulator's request log. */
+export async function clearRequestLog(url: string, adminKey: string): Promise<void> {
+  await operator(url, adminKey, "DELETE", "/_operator/requests");
+}
+
+/** Replaces the fault configuration (`{}` switches injection off); returns the one now in force. */
+export async function setFaults(url: string, adminKey: string, cfg: FaultConfig): Promise<FaultConfig> {
+  return (await operator(url, adminKey, "PUT", "/_operator/faults", cfg)).json<FaultConfig>();
+}
+
+/** Operator review: sets hostname statuses of an abuse report; returns the report (wire form). */
+export async function review(
+  url: string,
+  adminKey: string,
+  id: string,
+  hostnames: { hostname: string; status: "PENDING" | "BANNED" | "UNBANNED" | "IGNORE" }[],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<any> {
+  return (
+    await operator(url, adminKey, "POST", `/_operator/abuse_reports/${id}/review`, { hostnames })
+  ).json();
+}
+
+/** An emulator running as a child process (see {@link spawnEmulator}). */
+export interface SpawnedEmulator {
+  url: string;
+  apiKeys: string[];
+  restrictedApiKeys: string[];
+  adminKey: string;
+  process: ChildProcess;
+  /** The line of JSON the emulator printed on start, as printed. */
+  firstLine: string;
+  /** Everything written to stdout after the first line (should stay empty). */
+  stdoutRest(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Sends `signal` (default SIGTERM) and resolves with the exit code once the process is gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Runs `node dist/emulator/cli.js ...args` (build first with `npm run build`), waits for its one
+ * line of JSON on stdout, and returns it with the child process.
+ *
+ * @param env - added to the current environment.
+ * @throws Error when the CLI is not built, exits before printing, or prints nothing in 20 s.
+ */
+export function spawnEmulator(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<SpawnedEmulator> {
+  if (!existsSync(CLI_PATH))
+    return Promise.reject(new Error(`${CLI_PATH} is missing; run npm run build first`));
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  return new Promise<SpawnedEmulator>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      child.kill("SIGKILL");
+      reject(new Error(`the emulator printed nothing in 20 s; stderr: ${stderr}`));
+    }, 20_000);
+    const onData = () => {
+      const i = stdout.indexOf("\n");
+      if (i < 0) return;
+      cleanup();
+      const line = stdout.slice(0, i);
+      let info: { url: string; apiKeys: string[]; restrictedApiKeys: string[]; adminKey: string };
+      try {
+        info = JSON.parse(line);
+      } catch {
+        child.kill("SIGKILL");
+        reject(new Error(`the emulator's first line is not JSON: ${line}`));
+        return;
+      }
+      resolve({
+        ...info,
+        process: child,
+        firstLine: line,
+        stdoutRest: () => stdout.slice(i + 1),
+        stderr: () => stderr,
+        stop(signal: NodeJS.Signals = "SIGTERM") {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(
+        new Error(`the emulator exited (${code ?? signal}) before printing its address; stderr: ${stderr}`),
+      );
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout!.off("data", onData);
+      child.off("exit", onExit);
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", onExit);
+  });
+}
