@@ -1,0 +1,175 @@
+/**
+ * `ServiceClient`: the typed, resilient client of the abuse-report / event-subscription /
+ * event-destination service.
+ *
+ * Spec: service-interface.md (whole), decisions.md (whole).
+ *
+ * @packageDocumentation
+ */
+import { inspect } from "node:util";
+import { Agent, type Dispatcher } from "undici";
+import { ServiceError } from "./errors";
+import { AbuseReports, EventDestinations, EventSubscriptions } from "./resources";
+import { DEFAULT_RETRY_POLICY } from "./retry";
+import { Transport } from "./transport";
+
+/** Version of this client, sent in the default `User-Agent`. */
+export const SDK_VERSION = "0.1.0";
+
+/** Options of {@link ServiceClient}. Every one is optional. */
+export interface ServiceClientOptions {
+  /** API key, sent as `Authorization: Bearer <key>`. Default: env `SERVICE_API_KEY`. */
+  apiKey?: string;
+  /** Base URL of the service, e.g. `http://127.0.0.1:8080`. Default: env `SERVICE_BASE_URL`. */
+  baseUrl?: string;
+  /** Timeout of **each attempt** (connect, headers and body), in **milliseconds**. Default 30 000. */
+  timeoutMs?: number;
+  /** Most retries per call after the first attempt. Default 4; `0` disables retries. */
+  maxRetries?: number;
+  /**
+   * Total time budget of one call, attempts and delays included, in **milliseconds**. No retry
+   * is started that would end after it. Default 60 000.
+   */
+  retryBudgetMs?: number;
+  /** `User-Agent` header. Default `pulumi-service-sdk/<version> node/<version>`. */
+  userAgent?: string;
+  /**
+   * undici dispatcher to send requests through (e.g. a `MockAgent` or a proxy agent). It is
+   * not closed by {@link ServiceClient.close}. Default: a keep-alive `Agent` owned by the client.
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * Send an `Idempotency-Key` header (a fresh UUID per `create` call, reused by its retries)
+   * and retry POSTs after resets and timeouts like PATCHes. Enable only against a server that
+   * honours the header; otherwise a retried POST may create a duplicate. Default `false`.
+   */
+  idempotencyKeys?: boolean;
+}
+
+function positive(name: string, value: number, allowZero: boolean): number {
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
+    throw new ServiceError(
+      `ServiceClient: ${name} must be a ${allowZero ? "non-negative" : "positive"} number`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Client of the service. One instance holds one keep-alive connection pool; share it and call
+ * {@link ServiceClient.close} when done.
+ *
+ * ```ts
+ * const client = new ServiceClient({ apiKey, baseUrl: "http://127.0.0.1:8080" });
+ * const sub = await client.eventSubscriptions.create({
+ *   sources: [{ type: "ip_policy_created.v0" }],
+ *   destinationIds: [destination.id],
+ * });
+ * for await (const s of client.eventSubscriptions.list()) console.log(s.id);
+ * await client.close();
+ * ```
+ *
+ * Every request carries `Authorization: Bearer <apiKey>`, `Service-Version: 2` and the
+ * `User-Agent`; bodies are JSON with `Content-Type: application/json`.
+ *
+ * **Retries** (one policy, `retry.ts`): GET, PATCH and DELETE are retried on 429 (after
+ * `Retry-After`, capped at 30 s), 502, 503, 504 and connection errors or timeouts, with
+ * full-jitter exponential backoff (base 200 ms, cap 5 s), at most `maxRetries` times and within
+ * `retryBudgetMs`. **A POST (create) is retried only when the request provably did not reach
+ * the service**: a 429, a 503 with `Retry-After`, or a connection that could not be opened.
+ * After a connection reset or timeout mid-request it is not retried, because the first POST may
+ * have created the resource and a second one would create a duplicate; the caller gets
+ * `APIConnectionError` and must check (e.g. list) before creating again. With
+ * `idempotencyKeys: true` POSTs carry an `Idempotency-Key` and are retried like PATCHes.
+ *
+ * The API key is kept in a private field: it never appears in `util.inspect(client)`,
+ * `JSON.stringify(client)`, `String(client)` or any error.
+ *
+ * @throws ServiceError from the constructor when the API key or the base URL is missing
+ *   (naming `SERVICE_API_KEY` / `SERVICE_BASE_URL`) or malformed.
+ */
+export class ServiceClient {
+  /** Base URL of the service, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Abuse reports: create and get. */
+  readonly abuseReports: AbuseReports;
+  /** Event subscriptions: create, get, list, pages, update, delete. */
+  readonly eventSubscriptions: EventSubscriptions;
+  /** Event destinations: create, get, list, pages, update, delete. */
+  readonly eventDestinations: EventDestinations;
+
+  /** The keep-alive pool the client made (none when a dispatcher was passed in). */
+  readonly #ownedAgent: Agent | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: ServiceClientOptions = {}) {
+    const apiKey = options.apiKey ?? process.env.SERVICE_API_KEY;
+    const baseUrl = options.baseUrl ?? process.env.SERVICE_BASE_URL;
+    const missing = [
+      ...(apiKey ? [] : ["an API key (option apiKey or env SERVICE_API_KEY)"]),
+      ...(baseUrl ? [] : ["a base URL (option baseUrl or env SERVICE_BASE_URL)"]),
+    ];
+    if (!apiKey || !baseUrl) {
+      throw new ServiceError(
+        `ServiceClient: missing ${missing.join(" and ")}. Pass { apiKey, baseUrl } or set SERVICE_API_KEY and SERVICE_BASE_URL.`,
+      );
+    }
+    if (/[\s\0]/.test(apiKey))
+      throw new ServiceError("ServiceClient: the API key contains whitespace or control characters");
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new ServiceError("ServiceClient: baseUrl (or SERVICE_BASE_URL) is not an absolute URL");
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new ServiceError("ServiceClient: baseUrl must be an http or https URL");
+    }
+    const basePath = url.pathname.replace(/\/+$/, "");
+    this.baseUrl = url.origin + basePath;
+
+    const timeoutMs = positive("timeoutMs", options.timeoutMs ?? 30_000, false);
+    const maxRetries = Math.floor(
+      positive("maxRetries", options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries, true),
+    );
+    const budgetMs = positive("retryBudgetMs", options.retryBudgetMs ?? DEFAULT_RETRY_POLICY.budgetMs, true);
+
+    this.#ownedAgent = options.dispatcher
+      ? undefined
+      : new Agent({ keepAliveTimeout: 10_000, pipelining: 1 });
+    const transport = new Transport({
+      apiKey,
+      origin: url.origin,
+      basePath,
+      timeoutMs,
+      policy: { ...DEFAULT_RETRY_POLICY, maxRetries, budgetMs },
+      userAgent: options.userAgent ?? `pulumi-service-sdk/${SDK_VERSION} node/${process.version}`,
+      dispatcher: options.dispatcher ?? this.#ownedAgent!,
+    });
+    const idempotencyKeys = options.idempotencyKeys ?? false;
+    this.abuseReports = new AbuseReports(transport, idempotencyKeys);
+    this.eventSubscriptions = new EventSubscriptions(transport, idempotencyKeys);
+    this.eventDestinations = new EventDestinations(transport, idempotencyKeys);
+  }
+
+  /** Closes the client's own connection pool (not a `dispatcher` passed in). Idempotent. */
+  async close(): Promise<void> {
+    this.#closing ??= this.#ownedAgent?.close();
+    await this.#closing;
+  }
+
+  /** `ServiceClient(<baseUrl>)`; never shows the API key. */
+  toString(): string {
+    return `ServiceClient(${this.baseUrl})`;
+  }
+
+  /** `{ baseUrl }`; never shows the API key. */
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
+  }
+
+  /** What `util.inspect` / `console.log` show; never the API key. */
+  [inspect.custom](): string {
+    return `ServiceClient { baseUrl: ${JSON.stringify(this.baseUrl)}, apiKey: [REDACTED] }`;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Public entry point of the typed client of the service (`pulumi-service/sdk`). Re-exports only.
+ *
+ * - {@link ServiceClient}: the client (`client.ts`).
+ * - zod schemas and their types, sharing their names (`schemas.ts`).
+ * - error classes (`errors.ts`), validation functions (`validation.ts`), retry policy (`retry.ts`),
+ *   key-case mapping (`casing.ts`) and the service's limits (`limits.ts`).
+ *
+ * @packageDocumentation
+ */
+export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
+export type { CreateOptions, RequestOptions } from "./transport";
+export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
+export * from "./schemas";
+export * from "./errors";
+export {
+  validateAbuseReportCreate,
+  validateEventDestinationCreate,
+  validateEventDestinationUpdate,
+  validateEventSubscriptionCreate,
+  validateEventSubscriptionUpdate,
+  validateId,
+  validateListParams,
+} from "./validation";
+export {
+  DEFAULT_RETRY_POLICY,
+  backoffDelay,
+  isReplayable,
+  retryDelay,
+  type RetryPolicy,
+  type RetryRequest,
+} from "./retry";
+export { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "./casing";
+export * from "./limits";

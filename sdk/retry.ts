@@ -1,0 +1,148 @@
+/**
+ * The retry policy of the client, in one place.
+ *
+ * What is retried (service-interface.md has no rule; these are ours, see README § Client):
+ *
+ * | failure                                   | GET / PATCH / DELETE | POST (no idempotency key) |
+ * |-------------------------------------------|----------------------|---------------------------|
+ * | 429 (waits `Retry-After`, capped at 30 s) | retried              | retried                   |
+ * | 503 with `Retry-After`                    | retried              | retried                   |
+ * | 502, 503, 504                             | retried              | **not** retried           |
+ * | connection could not be opened            | retried              | retried                   |
+ * | connection reset, timeout, socket closed  | retried              | **not** retried           |
+ * | any other status, invalid response        | not retried          | not retried               |
+ *
+ * A POST creates a resource. It is retried only when the request provably did not reach the
+ * handler: a 429 (rate limiting happens before the handler), a 503 that carries `Retry-After`
+ * (the service refusing work), or a connection that never opened. After a reset or a timeout the
+ * first POST may have created the resource, and a second one would create a duplicate, so the
+ * error is thrown instead. A POST that carries an `Idempotency-Key` (client option
+ * `idempotencyKeys`, or `idempotencyKey` per call) is retried like a PATCH, because a server
+ * that honours the key answers the retry with the first result.
+ *
+ * Delays: `Retry-After` when the response has one (capped at {@link RetryPolicy.maxRetryAfterMs}),
+ * else full-jitter exponential backoff: random in `[0, min(maxDelayMs, baseDelayMs · 2^retry))`.
+ * Bounds: at most `maxRetries` retries, and no retry whose delay would end after `budgetMs`
+ * (counted from the start of the first attempt); a retry's own timeout is cut to what is left of
+ * the budget, so a call never takes much longer than `max(timeoutMs, budgetMs)`.
+ *
+ * @packageDocumentation
+ */
+import { APIConnectionError, APIError } from "./errors";
+
+/** Bounds and delays of the retry loop. All durations in **milliseconds**. */
+export interface RetryPolicy {
+  /** Most retries after the first attempt (so at most `maxRetries + 1` attempts). Default 4. */
+  maxRetries: number;
+  /** Total time budget of a call, retries and delays included, in ms. Default 60 000. */
+  budgetMs: number;
+  /** Base of the exponential backoff, in ms. Default 200. */
+  baseDelayMs: number;
+  /** Cap of one backoff delay, in ms. Default 5 000. */
+  maxDelayMs: number;
+  /** Cap of a delay taken from `Retry-After`, in ms. Default 30 000. */
+  maxRetryAfterMs: number;
+}
+
+/** Defaults of {@link RetryPolicy}. */
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxRetries: 4,
+  budgetMs: 60_000,
+  baseDelayMs: 200,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 30_000,
+});
+
+/** What the policy needs to know about a request. */
+export interface RetryRequest {
+  /** HTTP method, upper case. */
+  method: string;
+  /** True when the request carries an `Idempotency-Key` header. */
+  idempotencyKey?: boolean;
+}
+
+/** True when sending the request twice has the effect of sending it once (GET, PATCH, DELETE, keyed POST). */
+export function isReplayable(req: RetryRequest): boolean {
+  return req.method !== "POST" || req.idempotencyKey === true;
+}
+
+/** Full-jitter exponential backoff delay of retry number `retry` (0-based), in ms. */
+export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * Pure decision: the delay in ms before retrying after `error`, or `undefined` when the error
+ * must be thrown. Ignores `maxRetries` and the budget (see {@link withRetries}).
+ */
+export function retryDelay(
+  error: unknown,
+  req: RetryRequest,
+  retry: number,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number | undefined {
+  const replayable = isReplayable(req);
+  const backoff = () => backoffDelay(retry, policy, random);
+  if (error instanceof APIError) {
+    const retryAfterMs =
+      error.retryAfterSeconds === undefined
+        ? undefined
+        : Math.min(policy.maxRetryAfterMs, Math.ceil(error.retryAfterSeconds * 1000));
+    if (error.status === 429) return retryAfterMs ?? backoff();
+    if (error.status === 503 && retryAfterMs !== undefined) return retryAfterMs;
+    if (replayable && (error.status === 502 || error.status === 503 || error.status === 504))
+      return backoff();
+    return undefined;
+  }
+  if (error instanceof APIConnectionError && (replayable || error.requestNotSent)) return backoff();
+  return undefined;
+}
+
+/** Time source of the retry loop; tests pass a fake one. */
+export interface RetryClock {
+  /** Current time in ms. */
+  now(): number;
+  /** Resolves after `ms` milliseconds. */
+  sleep(ms: number): Promise<void>;
+  /** Uniform random number in [0, 1). */
+  random(): number;
+}
+
+/** The real clock: `Date.now`, `setTimeout`, `Math.random`. */
+export const realClock: RetryClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  random: () => Math.random(),
+};
+
+/**
+ * Runs `attempt` until it succeeds, the policy says stop, `maxRetries` retries were made, or the
+ * budget is spent; then throws the last error, with its `attempts` count set. `attempt` receives
+ * the timeout of this attempt in ms (`timeoutMs`, cut to the rest of the budget on retries).
+ */
+export async function withRetries<T>(
+  req: RetryRequest,
+  policy: RetryPolicy,
+  timeoutMs: number,
+  attempt: (timeoutMs: number, attemptNumber: number) => Promise<T>,
+  clock: RetryClock = realClock,
+): Promise<T> {
+  const start = clock.now();
+  let attemptTimeout = timeoutMs;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(attemptTimeout, n);
+    } catch (error) {
+      if (error instanceof APIError || error instanceof APIConnectionError) error.attempts = n;
+      const retry = n - 1;
+      if (retry >= policy.maxRetries) throw error;
+      const delay = retryDelay(error, req, retry, policy, clock.random);
+      if (delay === undefined || clock.now() - start + delay >= policy.budgetMs) throw error;
+      await clock.sleep(delay);
+      attemptTimeout = Math.min(timeoutMs, policy.budgetMs - (clock.now() - start));
+      if (attemptTimeout <= 0) throw error;
+    }
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * One HTTP call of the client: headers, JSON body, per-attempt timeout, retries (delegated to
+ * `retry.ts`), error mapping (delegated to `errors.ts`), case mapping (`casing.ts`) and response
+ * parsing (the zod schemas). Internal: not exported from `sdk/index.ts`.
+ *
+ * @packageDocumentation
+ */
+import type { Dispatcher } from "undici";
+import type { z } from "zod";
+import { keysToCamel, keysToSnake } from "./casing";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIResponseValidationError,
+  ServiceError,
+  ValidationError,
+  makeAPIError,
+} from "./errors";
+import { MAX_BODY_BYTES, SERVICE_VERSION } from "./limits";
+import { type RetryPolicy, withRetries } from "./retry";
+
+/** Per-call options accepted by every resource method. */
+export interface RequestOptions {
+  /** Timeout of each attempt in **milliseconds** (overrides the client's `timeoutMs`). */
+  timeoutMs?: number;
+  /** Most retries of this call (overrides the client's `maxRetries`); `0` disables retries. */
+  maxRetries?: number;
+}
+
+/** Per-call options of `create` methods. */
+export interface CreateOptions extends RequestOptions {
+  /**
+   * Value of the `Idempotency-Key` header of this create, reused by every retry. When set (or
+   * when the client has `idempotencyKeys: true`, which generates a UUID per call), the POST is
+   * retried after connection resets and timeouts like a PATCH. Only safe against a server that
+   * honours the header (issue 8).
+   */
+  idempotencyKey?: string;
+}
+
+/** Settings of a transport, resolved by `ServiceClient`. */
+export interface TransportConfig {
+  apiKey: string;
+  /** Origin of the service, e.g. `http://127.0.0.1:8080`. */
+  origin: string;
+  /** Path prefix of the base URL without a trailing slash (usually `""`). */
+  basePath: string;
+  timeoutMs: number;
+  policy: RetryPolicy;
+  userAgent: string;
+  dispatcher: Dispatcher;
+}
+
+/** One operation: method, path below the base URL, optional body (camelCase) and response schema. */
+export interface Operation<S extends z.ZodType | undefined> {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Path below the base path, with query string, e.g. `/event_subscriptions?limit=10`. */
+  path: string;
+  /** Request body in TypeScript (camelCase) form; converted to snake_case here. */
+  body?: unknown;
+  /** Schema of the success body; `undefined` for 204 responses. */
+  schema: S;
+  /** `Idempotency-Key` header value, if any (POST only). */
+  idempotencyKey?: string;
+  options?: RequestOptions;
+}
+
+/** Longest delay `setTimeout` accepts (about 24.8 days); longer ones would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Error codes of failures that happen before a connection exists: the request was never sent. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+/** Error codes of undici's own inactivity timeouts. */
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  // Happy-eyeballs connection attempts fail with an AggregateError of the per-address errors.
+  const inner = (err as { errors?: unknown }).errors;
+  return Array.isArray(inner) ? errorCode(inner[0]) : undefined;
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Sends operations to the service. Holds the API key in a private field only. */
+export class Transport {
+  readonly #apiKey: string;
+  readonly #config: Omit<TransportConfig, "apiKey">;
+
+  constructor(config: TransportConfig) {
+    const { apiKey, ...rest } = config;
+    this.#apiKey = apiKey;
+    this.#config = rest;
+  }
+
+  /** Replaces every occurrence of the API key in `text` by `[REDACTED]`. */
+  redact(text: string): string {
+    return text.includes(this.#apiKey) ? text.split(this.#apiKey).join("[REDACTED]") : text;
+  }
+
+  /** Turns an absolute `next_page_uri` into a path below our origin (credentials never go elsewhere). */
+  relativePath(uri: string): string {
+    const url = new URL(uri, this.#config.origin);
+    const path = url.pathname + url.search;
+    const { basePath } = this.#config;
+    return basePath && path.startsWith(basePath) ? path.slice(basePath.length) : path;
+  }
+
+  /**
+   * Runs one operation with retries and returns the parsed response body.
+   * @throws APIError subclasses, APIConnectionError, APIConnectionTimeoutError,
+   *   APIResponseValidationError, ValidationError (body over 1 MiB).
+   */
+  call<S extends z.ZodType>(op: Operation<S>): Promise<z.infer<S>>;
+  call(op: Operation<undefined>): Promise<void>;
+  async call(op: Operation<z.ZodType | undefined>): Promise<unknown> {
+    const body = op.body === undefined ? undefined : JSON.stringify(keysToSnake(op.body));
+    const n = body === undefined ? 0 : Buffer.byteLength(body);
+    if (n > MAX_BODY_BYTES) {
+      throw new ValidationError([
+        { field: "input", message: `input: at most ${MAX_BODY_BYTES} bytes once encoded as JSON, got ${n}` },
+      ]);
+    }
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#apiKey}`,
+      "service-version": SERVICE_VERSION,
+      "user-agent": this.#config.userAgent,
+      accept: "application/json",
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (op.idempotencyKey !== undefined) headers["idempotency-key"] = op.idempotencyKey;
+
+    const policy = { ...this.#config.policy };
+    if (op.options?.maxRetries !== undefined) policy.maxRetries = op.options.maxRetries;
+    const timeoutMs = op.options?.timeoutMs ?? this.#config.timeoutMs;
+    const req = { method: op.method, idempotencyKey: op.idempotencyKey !== undefined };
+    const raw = await withRetries(req, policy, timeoutMs, (ms) => this.#attempt(op, headers, body, ms));
+    return this.#parse(op, raw);
+  }
+
+  /** One attempt: resolves with a 2xx response, throws an APIError for any other status. */
+  async #attempt(
+    op: Operation<z.ZodType | undefined>,
+    headers: Record<string, string>,
+    body: string | undefined,
+    timeoutMs: number,
+  ): Promise<{ status: number; operationId: string | undefined; text: string }> {
+    const path = this.#config.basePath + op.path;
+    const request = `${op.method} ${path}`;
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.min(timeoutMs, MAX_TIMER_MS),
+    );
+    try {
+      const res = await this.#config.dispatcher.request({
+        origin: this.#config.origin,
+        path,
+        method: op.method,
+        headers,
+        body,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await res.body.text();
+      const h = res.headers as Record<string, string | string[] | undefined>;
+      const operationId = header(h, "operation-id");
+      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, operationId, text };
+      throw makeAPIError({
+        status: res.statusCode,
+        method: op.method,
+        path,
+        operationId,
+        retryAfter: header(h, "retry-after"),
+        bodyText: this.redact(text),
+      });
+    } catch (err) {
+      if (err instanceof ServiceError) throw err;
+      const code = errorCode(err);
+      if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
+        throw new APIConnectionTimeoutError(`${request}: no complete response within ${timeoutMs} ms`, {
+          request,
+          requestNotSent: code === "UND_ERR_CONNECT_TIMEOUT",
+          cause: err,
+        });
+      }
+      const detail = err instanceof Error ? this.redact(err.message) : "unknown error";
+      throw new APIConnectionError(`${request}: connection failed: ${detail}${code ? ` (${code})` : ""}`, {
+        request,
+        requestNotSent: code !== undefined && NOT_SENT_CODES.has(code),
+        cause: err,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A response body fit for an error: parsed (camelCase) from the text scrubbed of the API key. */
+  #scrubbed(text: string): unknown {
+    const clean = this.redact(text);
+    try {
+      return keysToCamel(JSON.parse(clean));
+    } catch {
+      return clean;
+    }
+  }
+
+  #parse(
+    op: Operation<z.ZodType | undefined>,
+    raw: { status: number; operationId?: string; text: string },
+  ): unknown {
+    if (op.schema === undefined) return undefined;
+    const fail = (message: string, body: unknown, zodError?: z.ZodError) =>
+      new APIResponseValidationError(`${op.method} ${this.#config.basePath + op.path}: ${message}`, {
+        status: raw.status,
+        operationId: raw.operationId,
+        zodError,
+        body,
+      });
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.text);
+    } catch {
+      throw fail("response body is not JSON", this.#scrubbed(raw.text));
+    }
+    const result = op.schema.safeParse(keysToCamel(json));
+    if (!result.success) {
+      const { issues } = result.error;
+      const where = issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+      if (issues.length > 5) where.push(`and ${issues.length - 5} more`);
+      throw fail(
+        `response does not match the expected shape: ${where.join("; ")}`,
+        this.#scrubbed(raw.text),
+        result.error,
+      );
+    }
+    return result.data;
+  }
+}

@@ -1,0 +1,126 @@
+/** The one error factory and the error classes. */
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  makeAPIError,
+  parseRetryAfter,
+} from "../../sdk";
+
+const OP = `op_${"A".repeat(27)}`;
+const body = (status: number, code: number, msg: string) =>
+  JSON.stringify({
+    error_code: `ERR_SERVICE_${code}`,
+    status_code: status,
+    msg,
+    details: { operation_id: OP },
+  });
+
+describe.each([
+  [400, 215, BadRequestError],
+  [401, 203, AuthenticationError],
+  [403, 221, PermissionDeniedError],
+  [404, 404, NotFoundError],
+  [409, 409, ConflictError],
+  [413, 413, PayloadTooLargeError],
+  [415, 210, UnsupportedMediaTypeError],
+  [429, 226, RateLimitError],
+  [500, 500, InternalServerError],
+  [502, 500, InternalServerError],
+  [503, 500, InternalServerError],
+  [504, 500, InternalServerError],
+])("status %i", (status, code, Class) => {
+  test(`→ ${Class.name}`, () => {
+    const err = makeAPIError({
+      status,
+      method: "GET",
+      path: "/x",
+      bodyText: body(status, code, "why it failed"),
+    });
+    expect(err).toBeInstanceOf(Class);
+    expect(err).toBeInstanceOf(APIError);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err.name).toBe(Class.name);
+    expect(err.status).toBe(status);
+    expect(err.errorCode).toBe(`ERR_SERVICE_${code}`);
+    expect(err.operationId).toBe(OP);
+    expect(err.serviceMessage).toBe("why it failed");
+    expect(err.message).toBe(
+      `GET /x failed with ${status} ERR_SERVICE_${code}: why it failed (operation ${OP})`,
+    );
+    expect(err.body).toEqual(JSON.parse(body(status, code, "why it failed")));
+  });
+});
+
+test("404 is NotFoundError whatever its body", () => {
+  for (const bodyText of ["", "<html>not here</html>", "{}", '{"error_code": 7}', "null"]) {
+    const err = makeAPIError({ status: 404, method: "DELETE", path: "/event_subscriptions/esb_1", bodyText });
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err.errorCode).toBeUndefined();
+  }
+});
+
+test("other statuses are plain APIError; the header operation id wins", () => {
+  const err = makeAPIError({
+    status: 405,
+    method: "PUT",
+    path: "/x",
+    operationId: "op_header",
+    bodyText: body(405, 405, "no"),
+  });
+  expect(err.constructor).toBe(APIError);
+  expect(err.operationId).toBe("op_header");
+  expect(err.message).toContain("op_header");
+});
+
+test("RateLimitError carries Retry-After in seconds", () => {
+  const err = makeAPIError({
+    status: 429,
+    method: "POST",
+    path: "/x",
+    retryAfter: "7",
+    bodyText: body(429, 226, "slow"),
+  });
+  expect(err).toBeInstanceOf(RateLimitError);
+  expect(err.retryAfterSeconds).toBe(7);
+});
+
+test("parseRetryAfter: seconds, HTTP date, garbage", () => {
+  expect(parseRetryAfter(undefined)).toBeUndefined();
+  expect(parseRetryAfter("3")).toBe(3);
+  expect(parseRetryAfter(" 1.5 ")).toBe(1.5);
+  expect(parseRetryAfter("soon")).toBeUndefined();
+  const now = Date.parse("2026-11-21T09:30:00Z");
+  expect(parseRetryAfter("Sat, 21 Nov 2026 09:30:10 GMT", now)).toBe(10);
+  expect(parseRetryAfter("Sat, 21 Nov 2026 09:29:10 GMT", now)).toBe(0);
+});
+
+test("JSON serialization keeps the useful fields", () => {
+  const err = makeAPIError({ status: 400, method: "POST", path: "/x", bodyText: body(400, 215, "bad") });
+  const json = JSON.parse(JSON.stringify(err)) as Record<string, unknown>;
+  expect(json).toMatchObject({
+    name: "BadRequestError",
+    status: 400,
+    errorCode: "ERR_SERVICE_215",
+    operationId: OP,
+  });
+  expect(json.message).toContain("bad");
+});
+
+test("ValidationError lists every issue", () => {
+  const err = new ValidationError([
+    { field: "a", message: "a: x" },
+    { field: "b", message: "b: y" },
+  ]);
+  expect(err.message).toBe("Invalid input: a: x; b: y");
+  expect(err.issues).toHaveLength(2);
+});

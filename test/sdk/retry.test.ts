@@ -1,0 +1,192 @@
+/** The retry policy (pure decisions) and the retry loop with a fake clock. */
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIResponseValidationError,
+  DEFAULT_RETRY_POLICY,
+  backoffDelay,
+  makeAPIError,
+  retryDelay,
+  type RetryPolicy,
+} from "../../sdk";
+import { type RetryClock, withRetries } from "../../sdk/retry";
+
+const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
+const status = (s: number, retryAfter?: string) =>
+  makeAPIError({ status: s, method: "X", path: "/", bodyText: "", retryAfter });
+const reset = () => new APIConnectionError("reset", { request: "X /" });
+const timeout = () => new APIConnectionTimeoutError("timeout", { request: "X /" });
+const refused = () => new APIConnectionError("refused", { request: "X /", requestNotSent: true });
+
+type Case = [string, () => unknown, boolean, boolean];
+// failure, error, retried for GET/PATCH/DELETE, retried for POST without idempotency key
+const CASES: Case[] = [
+  ["429 with Retry-After", () => status(429, "2"), true, true],
+  ["429 without Retry-After", () => status(429), true, true],
+  ["503 with Retry-After", () => status(503, "1"), true, true],
+  ["503", () => status(503), true, false],
+  ["502", () => status(502), true, false],
+  ["504", () => status(504), true, false],
+  ["500", () => status(500), false, false],
+  ["400", () => status(400), false, false],
+  ["404", () => status(404), false, false],
+  ["409", () => status(409), false, false],
+  ["connection reset", reset, true, false],
+  ["timeout", timeout, true, false],
+  ["connection refused (not sent)", refused, true, true],
+  ["invalid response", () => new APIResponseValidationError("x", { status: 200, body: 1 }), false, false],
+  ["a bug", () => new TypeError("x"), false, false],
+];
+
+describe.each(CASES)("%s", (_name, make, idempotent, post) => {
+  test.each(["GET", "PATCH", "DELETE"])(`%s retried: ${idempotent}`, (method) => {
+    expect(retryDelay(make(), { method }, 0, policy) !== undefined).toBe(idempotent);
+  });
+  test(`POST retried: ${post}`, () => {
+    expect(retryDelay(make(), { method: "POST" }, 0, policy) !== undefined).toBe(post);
+  });
+  test(`POST with an idempotency key retried like PATCH: ${idempotent}`, () => {
+    expect(retryDelay(make(), { method: "POST", idempotencyKey: true }, 0, policy) !== undefined).toBe(
+      idempotent,
+    );
+  });
+});
+
+test("Retry-After is honoured and capped at 30 s", () => {
+  expect(retryDelay(status(429, "2"), { method: "GET" }, 0, policy)).toBe(2000);
+  expect(retryDelay(status(429, "3600"), { method: "GET" }, 0, policy)).toBe(30_000);
+  expect(retryDelay(status(503, "0"), { method: "POST" }, 0, policy)).toBe(0);
+});
+
+test("full-jitter exponential backoff: within [0, min(5 s, 200 ms · 2^n))", () => {
+  for (let n = 0; n < 10; n++) {
+    const ceiling = Math.min(5000, 200 * 2 ** n);
+    expect(backoffDelay(n, policy, () => 0)).toBe(0);
+    expect(backoffDelay(n, policy, () => 0.999999)).toBe(ceiling - 1);
+  }
+});
+
+/** A fake clock: sleeping advances time instantly. */
+function fakeClock(): RetryClock & { t: number; sleeps: number[] } {
+  const clock = {
+    t: 0,
+    sleeps: [] as number[],
+    now: () => clock.t,
+    sleep: async (ms: number) => {
+      clock.sleeps.push(ms);
+      clock.t += ms;
+    },
+    random: () => 0.5,
+  };
+  return clock;
+}
+
+test("stops after maxRetries and reports the attempts", async () => {
+  const clock = fakeClock();
+  let calls = 0;
+  const err = await withRetries(
+    { method: "GET" },
+    { ...policy, maxRetries: 3 },
+    1000,
+    async () => {
+      calls++;
+      throw status(503);
+    },
+    clock,
+  ).catch((e: unknown) => e);
+  expect(calls).toBe(4);
+  expect((err as { attempts: number }).attempts).toBe(4);
+  expect(clock.sleeps).toEqual([100, 200, 400]);
+});
+
+test("the budget bounds the total time, even with many retries allowed", async () => {
+  const clock = fakeClock();
+  let calls = 0;
+  await expect(
+    withRetries(
+      { method: "GET" },
+      { ...policy, maxRetries: 1_000_000, budgetMs: 60_000 },
+      30_000,
+      async () => {
+        calls++;
+        clock.t += 10; // each attempt takes 10 ms
+        throw status(503);
+      },
+      clock,
+    ),
+  ).rejects.toMatchObject({ status: 503 });
+  expect(clock.t).toBeLessThanOrEqual(60_000);
+  expect(calls).toBeLessThan(40);
+});
+
+test("retry timeouts are cut to what is left of the budget", async () => {
+  const clock = fakeClock();
+  const timeouts: number[] = [];
+  await expect(
+    withRetries(
+      { method: "GET" },
+      { ...policy, maxRetries: 10, budgetMs: 5000 },
+      3000,
+      async (ms) => {
+        timeouts.push(ms);
+        clock.t += ms; // each attempt times out
+        throw timeout();
+      },
+      clock,
+    ),
+  ).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+  expect(timeouts[0]).toBe(3000);
+  expect(timeouts[1]).toBeLessThanOrEqual(5000 - 3000);
+  expect(clock.t).toBeLessThanOrEqual(5000);
+});
+
+test("a Retry-After longer than the rest of the budget is not waited for", async () => {
+  const clock = fakeClock();
+  let calls = 0;
+  await expect(
+    withRetries(
+      { method: "POST" },
+      { ...policy, budgetMs: 10_000 },
+      1000,
+      async () => {
+        calls++;
+        throw status(429, "20");
+      },
+      clock,
+    ),
+  ).rejects.toMatchObject({ status: 429, retryAfterSeconds: 20 });
+  expect(calls).toBe(1);
+  expect(clock.sleeps).toEqual([]);
+});
+
+test("POST after a reset: one attempt only", async () => {
+  let calls = 0;
+  await expect(
+    withRetries(
+      { method: "POST" },
+      policy,
+      1000,
+      async () => {
+        calls++;
+        throw reset();
+      },
+      fakeClock(),
+    ),
+  ).rejects.toBeInstanceOf(APIConnectionError);
+  expect(calls).toBe(1);
+});
+
+test("success after failures returns the value", async () => {
+  let calls = 0;
+  const value = await withRetries(
+    { method: "PATCH" },
+    policy,
+    1000,
+    async () => {
+      if (++calls < 3) throw reset();
+      return "ok";
+    },
+    fakeClock(),
+  );
+  expect(value).toBe("ok");
+});
