@@ -65,8 +65,13 @@ export interface EventDestinationArgs {
   /** Arbitrary data, at most 4096 **bytes** of UTF-8. */
   metadata?: pulumi.Input<string>;
   /**
-   * ID (`ed_…`) of an existing destination to take under management instead of creating one;
-   * read only on create (see `EventSubscriptionArgs.adoptId`).
+   * ID (`ed_…`) of an existing destination to take under management instead of creating one
+   * (issue 6 § 2): on create it is read (an error naming the ID if it does not exist in the
+   * account) and updated to these inputs with one `PATCH`, except when the target holds no
+   * write-only secret and the live values already equal the inputs (then nothing is sent). A
+   * target with a secret is always sent, since the API never returns secrets. Read only on
+   * create (see `EventSubscriptionArgs.adoptId`); `destroy` deletes it like any other
+   * destination unless the `retainOnDelete` resource option is set.
    */
   adoptId?: pulumi.Input<string>;
 }

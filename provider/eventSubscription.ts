@@ -33,10 +33,12 @@ export interface EventSubscriptionArgs {
   /** Machine-readable data, at most 4096 characters (code points). Removing it clears it. */
   metadata?: pulumi.Input<string>;
   /**
-   * ID (`esb_…`) of an existing subscription to take under management instead of creating one:
-   * on create it is read (an error if it does not exist in the account) and updated to these
-   * inputs. Read only on create: changing it later changes nothing. `destroy` deletes the
-   * adopted subscription like any other; use `retainOnDelete` to keep it.
+   * ID (`esb_…`) of an existing subscription to take under management instead of creating one
+   * (issue 6 § 2): on create it is read (an error naming the ID if it does not exist in the
+   * account of the API key) and, only if its live values differ from these inputs (lists
+   * compared as sets), updated to them with one `PATCH`; no `POST` is ever sent. Read only on
+   * create: changing it later changes nothing. `destroy` deletes the adopted subscription like
+   * any other; use the `retainOnDelete` resource option to keep it on the service.
    */
   adoptId?: pulumi.Input<string>;
 }

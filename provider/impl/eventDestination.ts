@@ -13,6 +13,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { DestinationTarget, EventDestination } from "../../sdk";
 import { checkEventDestinationInputs } from "../validation";
 import { sameJson } from "./compare";
+import { readForAdoption } from "./adopt";
 import { getClient, isNotFound } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
@@ -36,8 +37,11 @@ export interface DestinationOutputs {
 
 type Json = Record<string, unknown>;
 
-/** Paths of the write-only secrets inside a target, per kind. */
-const SECRET_PATHS: Record<string, string[][]> = {
+/**
+ * Paths of the write-only secrets inside a target, per kind (decisions.md § Event
+ * destinations), below the kind's key: e.g. `["auth", "creds", "awsSecretAccessKey"]`.
+ */
+export const SECRET_PATHS: Readonly<Record<string, string[][]>> = {
   firehose: [["auth", "creds", "awsSecretAccessKey"]],
   kinesis: [["auth", "creds", "awsSecretAccessKey"]],
   cloudwatchLogs: [["auth", "creds", "awsSecretAccessKey"]],
@@ -46,7 +50,9 @@ const SECRET_PATHS: Record<string, string[][]> = {
 };
 
 /** Optional string fields the API returns as `""` when not set, per kind. */
-const OPTIONAL_STRINGS: Record<string, string[]> = { datadog: ["ddtags", "service", "ddsite"] };
+export const OPTIONAL_STRINGS: Readonly<Record<string, string[]>> = {
+  datadog: ["ddtags", "service", "ddsite"],
+};
 
 function kindOf(target: unknown): string | undefined {
   return target && typeof target === "object" ? Object.keys(target as Json)[0] : undefined;
@@ -145,19 +151,38 @@ export async function diff(
   return { changes, replaces: [], stables: ["uri", "createdAt"], deleteBeforeReplace: false };
 }
 
-/** `create`: creates the destination, or adopts the one named by `adoptId` and updates it. */
+/**
+ * True when `target` holds a write-only secret (`awsSecretAccessKey`, Datadog `apiKey`, Azure
+ * `clientSecret`) with a value: such a target cannot be compared with the live one, whose
+ * secrets the API returns as `""`.
+ */
+export function hasWriteOnlySecret(target: DestinationTarget | undefined): boolean {
+  const kind = kindOf(target);
+  if (!kind) return false;
+  return (SECRET_PATHS[kind] ?? []).some((path) => {
+    const value = getPath(target, [kind, ...path]);
+    return typeof value === "string" && value !== "";
+  });
+}
+
+/**
+ * `create`: creates the destination, or, with `adoptId`, takes an existing one under management
+ * (issue 6 § 2): reads it (an error naming the ID if it does not exist in this account) and
+ * updates it with one `PATCH` of every managed field, unless its live values already equal the
+ * program's. That shortcut applies only to targets without a write-only secret: a secret
+ * cannot be read back, so a target holding one is always sent (the PATCH re-sends the
+ * configured secret and changes nothing else when the other values match).
+ */
 export async function create(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) {
-    try {
-      await client.eventDestinations.get(news.adoptId);
-    } catch (err) {
-      if (isNotFound(err)) {
-        throw new Error(
-          `adoptId: event destination ${news.adoptId} does not exist in this account, so it cannot be adopted`,
-        );
-      }
-      throw err;
+    const live = await readForAdoption("event destination", "ed_", news.adoptId, (id) =>
+      client.eventDestinations.get(id),
+    );
+    if (!hasWriteOnlySecret(news.target)) {
+      const outs = toOutputs(live, news.target);
+      const changed = await diff(news.adoptId, outs, news);
+      if (!changed.changes) return { id: news.adoptId, outs };
     }
     const dest = await client.eventDestinations.update(news.adoptId, body(news));
     return { id: dest.id, outs: toOutputs(dest, news.target) };

@@ -10,6 +10,7 @@ import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs, UNKNOWN } from "../validation";
 import { getClient, isNotFound } from "./runtime";
 import { sameSet } from "./compare";
+import { readForAdoption } from "./adopt";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface SubscriptionInputs {
@@ -102,21 +103,21 @@ export async function diff(
 
 /**
  * `create`: creates the subscription, or, with `adoptId`, takes an existing one under
- * management: reads it (a clear error if it does not exist in this account) and updates it to
- * the program's values.
+ * management (issue 6 § 2): reads it (an error naming the ID if it does not exist in this
+ * account) and, only when its live values differ from the program's (lists compared as sets,
+ * like `diff`), updates it with one `PATCH` of every managed field. An adopted subscription that
+ * already matches the program gets no write at all.
  */
 export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) {
-    try {
-      await client.eventSubscriptions.get(news.adoptId);
-    } catch (err) {
-      if (isNotFound(err)) {
-        throw new Error(
-          `adoptId: event subscription ${news.adoptId} does not exist in this account, so it cannot be adopted`,
-        );
-      }
-      throw err;
+    const live = toOutputs(
+      await readForAdoption("event subscription", "esb_", news.adoptId, (id) =>
+        client.eventSubscriptions.get(id),
+      ),
+    );
+    if (Object.keys(MANAGED).every((k) => MANAGED[k](live, news))) {
+      return { id: news.adoptId, outs: live };
     }
     const sub = await client.eventSubscriptions.update(news.adoptId, body(news));
     return { id: sub.id, outs: toOutputs(sub) };

@@ -23,14 +23,23 @@ let client: ServiceClient | undefined;
 
 /**
  * Reads `service:apiKey` and `service:baseUrl` from the stack configuration, falling back to
- * `SERVICE_API_KEY` / `SERVICE_BASE_URL`. Called once per provider process by the engine.
+ * `SERVICE_API_KEY` / `SERVICE_BASE_URL`. The engine calls it once per provider *type* in the
+ * provider process (each of EventSubscription, EventDestination and AbuseReport is a provider
+ * of its own), so the client, its connection pool and its warm connections are kept when the
+ * settings are the same; a client built for other settings is closed.
  */
 export async function configure(req: { config: ConfigBag }): Promise<void> {
-  settings = {
+  const next = {
     apiKey: req.config.get("service:apiKey") || process.env.SERVICE_API_KEY || undefined,
     baseUrl: req.config.get("service:baseUrl") || process.env.SERVICE_BASE_URL || undefined,
   };
-  client = undefined;
+  if (next.apiKey !== settings.apiKey || next.baseUrl !== settings.baseUrl) {
+    const previous = client;
+    client = undefined;
+    // Requests still in flight on the old pool finish before it closes.
+    previous?.close().catch(() => {});
+  }
+  settings = next;
   connectLogToEngine();
 }
 

@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+/**
+ * `service-drift`: the GitOps command line of this package (issue 6 § 1 and § 3).
+ *
+ * ```text
+ * service-drift --stack dev [--cwd DIR] [--json]     drift report of a stack
+ * service-drift generate [--base-url URL]            program adopting every resource of the account
+ * ```
+ *
+ * Drift report (see gitops/drift.ts): a preview-only refresh, then a preview of the program;
+ * the state is not changed. Exit code 0: no drift; 2: drift; 1: error (message on stderr,
+ * never holding the API key). `--json` prints one JSON document ({@link DriftReport}, or
+ * `{ "error": "…", "exitCode": 1 }`) on stdout; otherwise a table.
+ *
+ * `generate` (see gitops/generate.ts): reads the API key from `SERVICE_API_KEY` and the base URL
+ * from `--base-url` or `SERVICE_BASE_URL`; prints the TypeScript program on stdout and the
+ * secrets to configure on stderr. Exit code 0, or 1 on error.
+ *
+ * @packageDocumentation
+ */
+import * as path from "path";
+import { Command, CommanderError } from "commander";
+import { ServiceClient } from "../sdk";
+import { DriftError, EXIT_CODES, redact, runDriftReport, type DriftReport } from "./drift";
+import { formatReport } from "./format";
+import { generateProgram, listInventory } from "./generate";
+
+/** Where the command writes; tests may pass their own. */
+export interface CliIo {
+  /** Standard output. */
+  stdout: (text: string) => Promise<void>;
+  /** Standard error. */
+  stderr: (text: string) => Promise<void>;
+  /** The environment (`SERVICE_API_KEY`, `SERVICE_BASE_URL`, Pulumi's variables). */
+  env: Record<string, string | undefined>;
+}
+
+function writer(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
+  return (text) => new Promise<void>((resolve) => stream.write(text, () => resolve()));
+}
+
+/** The process's own streams and environment. */
+export const processIo: CliIo = {
+  stdout: writer(process.stdout),
+  stderr: writer(process.stderr),
+  env: process.env,
+};
+
+/** Options of the drift report as commander parses them. */
+interface ReportFlags {
+  stack?: string;
+  cwd?: string;
+  json?: boolean;
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof DriftError) return err.message;
+  if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
+  return String(err);
+}
+
+async function report(flags: ReportFlags, io: CliIo): Promise<number> {
+  const secrets = [io.env.SERVICE_API_KEY ?? ""];
+  try {
+    if (!flags.stack)
+      throw new DriftError("Missing --stack <name>: which stack to check (e.g. --stack dev).");
+    const result: DriftReport = await runDriftReport({
+      stack: flags.stack,
+      cwd: path.resolve(flags.cwd ?? process.cwd()),
+      env: io.env as Record<string, string>,
+    });
+    await io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result));
+    return result.exitCode;
+  } catch (err) {
+    const message = redact(messageOf(err), secrets);
+    if (flags.json)
+      await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
+    await io.stderr(`service-drift: ${message}\n`);
+    return EXIT_CODES.error;
+  }
+}
+
+async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number> {
+  const apiKey = io.env.SERVICE_API_KEY;
+  const secrets = [apiKey ?? ""];
+  let client: ServiceClient | undefined;
+  try {
+    const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL;
+    if (!apiKey) throw new Error("No API key: set SERVICE_API_KEY to the key of the account to read.");
+    if (!baseUrl) throw new Error("No base URL: pass --base-url <url> or set SERVICE_BASE_URL.");
+    client = new ServiceClient({ apiKey, baseUrl, userAgent: "service-drift-generate" });
+    const program = generateProgram(await listInventory(client));
+    await io.stdout(program.source);
+    const lines = [
+      `service-drift: generated a program adopting ${Object.keys(program.names).length} resource(s).`,
+      "Before `pulumi up`, set service:baseUrl and the secret service:apiKey in the stack's config",
+    ];
+    if (program.secrets.length > 0) {
+      lines.push("and these write-only secrets, which the API never returns:");
+      for (const s of program.secrets)
+        lines.push(`  pulumi config set --secret ${s.configKey} <value>   # ${s.path} of ${s.id}`);
+    }
+    await io.stderr(`${lines.join("\n")}\n`);
+    return 0;
+  } catch (err) {
+    await io.stderr(`service-drift generate: ${redact(messageOf(err), secrets)}\n`);
+    return EXIT_CODES.error;
+  } finally {
+    await client?.close();
+  }
+}
+
+/**
+ * Runs the command line with `argv` (as `process.argv`: node, script, arguments…).
+ * @returns the exit code: 0, 2 (drift) or 1 (error, including a bad command line).
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  let code: number = EXIT_CODES.error;
+  const program = new Command("service-drift")
+    .description(
+      "Drift report of a Pulumi stack of this service: a preview-only refresh (the state is not changed) " +
+        "and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.",
+    )
+    .option("-s, --stack <name>", "stack to check, e.g. dev")
+    .option("-C, --cwd <dir>", "folder of the Pulumi project (Pulumi.yaml)", process.cwd())
+    .option("--json", "print one JSON document instead of a table")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) })
+    .action(async (flags: ReportFlags) => {
+      code = await report(flags, io);
+    });
+  program
+    .command("generate")
+    .description(
+      "Print a TypeScript Pulumi program adopting every event destination and subscription of the account " +
+        "(API key from SERVICE_API_KEY).",
+    )
+    .option("--base-url <url>", "base URL of the service (default: SERVICE_BASE_URL)")
+    .action(async (flags: { baseUrl?: string }) => {
+      code = await generate(flags, io);
+    });
+  try {
+    await program.parseAsync([...argv]);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_CODES.error;
+    throw err;
+  }
+  return code;
+}
+
+if (require.main === module) {
+  main(process.argv).then(
+    (code) => process.exit(code),
+    async (err: unknown) => {
+      await processIo.stderr(
+        `service-drift: ${redact(messageOf(err), [process.env.SERVICE_API_KEY ?? ""])}\n`,
+      );
+      process.exit(EXIT_CODES.error);
+    },
+  );
+}

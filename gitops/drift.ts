@@ -1,0 +1,518 @@
+/**
+ * The drift report of `service-drift` (issue 6 § 1), built on Pulumi's Automation API.
+ *
+ * How drift is computed:
+ *
+ * 1. `pulumi refresh --preview-only --run-program` (`Stack.previewRefresh`): the engine reads
+ *    every resource of the stack from the service (the providers' `read`) and compares it with
+ *    the last deployment, **without writing anything to the state**. The program runs so that
+ *    the providers use the stack's current configuration (`service:apiKey`, `service:baseUrl`)
+ *    rather than the one saved at the last deployment. For each resource the engine emits
+ *    a `resOutputsEvent` whose `op` is the refresh's result: `same`, `update` (the provider's
+ *    `diff` between the live values and the last deployed inputs finds a change — the same
+ *    comparison `pulumi up` would make, so e.g. a reordered list is not a change) or `delete`
+ *    (the resource no longer exists). `old.outputs` is the last deployment, `new.outputs` the
+ *    live value.
+ * 2. Drift = every custom resource (provider resources excluded) whose result is `update`
+ *    (reported as `changed`, with each top-level output property whose value differs: before
+ *    = last deployment, after = live; lists compared in any order) or `delete` (reported as
+ *    `deleted`). Output-only changes the provider does not count as a change (e.g. an abuse
+ *    report's review status) are not drift.
+ * 3. Pending changes = a normal `pulumi preview` of the program against the state: what the
+ *    next `pulumi up` would do because the **program** changed. It never includes drift
+ *    (preview does not refresh), and drift never includes it.
+ *
+ * Secrets: the engine's events carry secret values masked (`[secret]`), so this module never
+ * sees them. A secret property that changed is reported as `[secret]` → `[secret]` when the
+ * provider saw a change that no visible property explains (e.g. a destination's `target`,
+ * which is secret as a whole).
+ *
+ * @packageDocumentation
+ */
+import * as fs from "fs";
+import * as path from "path";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  type EngineEvent,
+  type OpMap,
+  type Stack,
+  type StepEventMetadata,
+} from "@pulumi/pulumi/automation";
+
+/** Exit codes of the drift report, like `terraform plan -detailed-exitcode`. */
+export const EXIT_CODES = {
+  /** No drift (program changes not yet deployed do not count). */
+  noDrift: 0,
+  /** An error: nothing could be concluded. */
+  error: 1,
+  /** Drift found: at least one resource changed or deleted outside Pulumi. */
+  drift: 2,
+} as const;
+
+/** The text every secret value is replaced with in reports. */
+export const SECRET_TEXT = "[secret]";
+
+/** Keys of the engine's masked secret value: `{ [SECRET_SIG_KEY]: SECRET_SIG_VALUE, ciphertext }`. */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+
+/** One property of a resource whose live value differs from the last deployment. */
+export interface PropertyDrift {
+  /** Top-level output property, e.g. `description`. */
+  property: string;
+  /** Value at the last deployment (JSON; `"[secret]"` for a secret; `null` when absent). */
+  before: unknown;
+  /** Live value on the service (same conventions as `before`). */
+  after: unknown;
+  /** True when the value is (or holds) a secret, so `before` / `after` are masked. */
+  secret: boolean;
+}
+
+/** A resource that drifted: changed or deleted outside Pulumi since the last deployment. */
+export interface DriftedResource {
+  /** Pulumi resource name (the last part of the URN), e.g. `multi`. */
+  name: string;
+  /** Short type, e.g. `EventSubscription` (the part after the last `:`). */
+  type: string;
+  /** Full type token, e.g. `pulumi-nodejs:dynamic/service:EventSubscription`. */
+  typeToken: string;
+  /** The resource's URN. */
+  urn: string;
+  /** The service's ID (`esb_…`, `ed_…`). */
+  id: string;
+  /** `changed`: it exists with other values; `deleted`: it no longer exists on the service. */
+  status: "changed" | "deleted";
+  /** The differing properties (empty for `deleted`). */
+  properties: PropertyDrift[];
+}
+
+/** A resource the next `pulumi up` would change because the program changed. */
+export interface PendingChange {
+  /** Pulumi resource name. */
+  name: string;
+  /** Short type, e.g. `EventSubscription`. */
+  type: string;
+  /** The resource's URN. */
+  urn: string;
+  /** The engine's operation: `create`, `update`, `delete`, `replace`, … */
+  op: string;
+  /** Top-level inputs whose program value differs from the state (secret inputs are masked and never listed). */
+  properties: string[];
+}
+
+/** The whole report, as `service-drift --json` prints it. */
+export interface DriftReport {
+  /** The stack checked, e.g. `dev`. */
+  stack: string;
+  /** Absolute path of the Pulumi project folder. */
+  workDir: string;
+  /** True when at least one resource drifted (then `exitCode` is 2). */
+  drift: boolean;
+  /** Number of resources of the service compared with the service (custom resources, providers excluded). */
+  checkedResources: number;
+  /** Resources that drifted, in the engine's order. */
+  resources: DriftedResource[];
+  /** Program changes not yet deployed (a `pulumi preview`), kept apart from drift. */
+  pendingChanges: {
+    /** True when `pulumi up` would change something. */
+    present: boolean;
+    /** The preview's counts per operation, e.g. `{ same: 5, update: 1 }`. */
+    summary: OpMap;
+    /** The resources concerned (unchanged ones left out). */
+    resources: PendingChange[];
+  };
+  /** 0 (no drift) or 2 (drift). */
+  exitCode: 0 | 2;
+}
+
+/** Options of {@link runDriftReport}. */
+export interface DriftOptions {
+  /** Stack name (as `pulumi stack ls` shows it), e.g. `dev`. */
+  stack: string;
+  /** The Pulumi project folder (holding `Pulumi.yaml`). Default: the current directory. */
+  cwd?: string;
+  /** Environment of the Pulumi CLI. Default: this process's environment. */
+  env?: Record<string, string>;
+  /** The Pulumi CLI to use. Default: see {@link findPulumiCommand}. */
+  pulumiCommand?: PulumiCommand;
+}
+
+/**
+ * An error of the drift report: its message is meant for users and holds no secret (secret
+ * config values and `SERVICE_API_KEY` are removed, see {@link redact}).
+ */
+export class DriftError extends Error {
+  override name = "DriftError";
+}
+
+/** True for the engine's masked secret value. */
+function isMaskedSecret(v: unknown): boolean {
+  return (
+    !!v &&
+    typeof v === "object" &&
+    !Array.isArray(v) &&
+    (v as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG_VALUE
+  );
+}
+
+/**
+ * `value` with each masked secret replaced by `"[secret]"`; `secret` tells whether any was.
+ * Also accepts values that are already `"[secret]"`.
+ */
+export function maskSecrets(value: unknown): { value: unknown; secret: boolean } {
+  let secret = false;
+  const walk = (v: unknown): unknown => {
+    if (isMaskedSecret(v) || v === SECRET_TEXT) {
+      secret = true;
+      return SECRET_TEXT;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
+    }
+    return v;
+  };
+  return { value: walk(value), secret };
+}
+
+/** A canonical JSON text of `v`: object keys sorted, lists sorted (order does not count). */
+function canonical(v: unknown): string {
+  const norm = (x: unknown): unknown => {
+    if (Array.isArray(x)) {
+      return x
+        .map(norm)
+        .map((e) => JSON.stringify(e))
+        .sort()
+        .map((s) => JSON.parse(s) as unknown);
+    }
+    if (x && typeof x === "object") {
+      const o = x as Record<string, unknown>;
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .filter((k) => o[k] !== undefined)
+          .map((k) => [k, norm(o[k])]),
+      );
+    }
+    return x ?? null;
+  };
+  return JSON.stringify(norm(v));
+}
+
+/** Short type of a type token: `pulumi-nodejs:dynamic/service:EventSubscription` → `EventSubscription`. */
+export function shortType(typeToken: string): string {
+  const i = typeToken.lastIndexOf(":");
+  return i >= 0 ? typeToken.slice(i + 1) : typeToken;
+}
+
+function nameOf(urn: string): string {
+  const i = urn.lastIndexOf("::");
+  return i >= 0 ? urn.slice(i + 2) : urn;
+}
+
+function isProviderType(type: string): boolean {
+  return type.startsWith("pulumi:providers:");
+}
+
+/**
+ * Top-level properties of `before` and `after` (engine property maps, secrets masked) whose
+ * values differ, lists compared in any order; keys starting with `__` (Pulumi's own, e.g. the
+ * serialized dynamic provider) are left out.
+ */
+export function diffProperties(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown> | undefined,
+): PropertyDrift[] {
+  const b = before ?? {};
+  const a = after ?? {};
+  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => !k.startsWith("__")).sort();
+  const out: PropertyDrift[] = [];
+  for (const k of keys) {
+    const mb = maskSecrets(b[k]);
+    const ma = maskSecrets(a[k]);
+    if (canonical(mb.value) !== canonical(ma.value)) {
+      out.push({
+        property: k,
+        before: mb.value ?? null,
+        after: ma.value ?? null,
+        secret: mb.secret || ma.secret,
+      });
+    }
+  }
+  return out;
+}
+
+/** Top-level properties of `props` whose value is or holds a secret. */
+function secretProperties(props: Record<string, unknown> | undefined): string[] {
+  return Object.keys(props ?? {})
+    .filter((k) => !k.startsWith("__") && maskSecrets((props ?? {})[k]).secret)
+    .sort();
+}
+
+/**
+ * Drift from the events of a `previewRefresh` (see the module comment): one entry per custom
+ * resource whose refresh result is `update` or `delete`.
+ *
+ * @returns the drifted resources and how many resources were checked.
+ */
+export function analyzeRefreshEvents(events: readonly EngineEvent[]): {
+  checked: number;
+  resources: DriftedResource[];
+} {
+  let checked = 0;
+  const resources: DriftedResource[] = [];
+  for (const e of events) {
+    const md: StepEventMetadata | undefined = e.resOutputsEvent?.metadata;
+    if (!md) continue;
+    const state = md.old ?? md.new;
+    if (!state?.custom || isProviderType(md.type)) continue;
+    checked += 1;
+    const base = {
+      name: nameOf(md.urn),
+      type: shortType(md.type),
+      typeToken: md.type,
+      urn: md.urn,
+      id: md.old?.id ?? md.new?.id ?? "",
+    };
+    if (md.op === "delete") {
+      resources.push({ ...base, status: "deleted", properties: [] });
+    } else if (md.op === "update") {
+      let properties = diffProperties(md.old?.outputs, md.new?.outputs);
+      if (properties.length === 0) {
+        // The provider saw a change that no visible value explains: it is in a secret.
+        properties = secretProperties(md.new?.outputs).map((property) => ({
+          property,
+          before: SECRET_TEXT,
+          after: SECRET_TEXT,
+          secret: true,
+        }));
+      }
+      resources.push({ ...base, status: "changed", properties });
+    }
+  }
+  return { checked, resources };
+}
+
+const IGNORED_PREVIEW_OPS = new Set(["same", "read", "refresh"]);
+const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
+
+/**
+ * Pending program changes from the events of a `preview`: one entry per resource the next
+ * `pulumi up` would create, update, delete or replace (the steps of a replacement merged into
+ * one `replace`).
+ */
+export function analyzePreviewEvents(events: readonly EngineEvent[]): PendingChange[] {
+  const byUrn = new Map<string, PendingChange>();
+  for (const e of events) {
+    const md = e.resourcePreEvent?.metadata;
+    // Provider resources change with the stack's config; the engine's summary leaves them out too.
+    if (!md || IGNORED_PREVIEW_OPS.has(md.op) || isProviderType(md.type)) continue;
+    const op = REPLACE_OPS.has(md.op) ? "replace" : md.op;
+    const properties =
+      op === "update" || op === "replace"
+        ? diffProperties(md.old?.inputs, md.new?.inputs)
+            .filter((p) => !p.secret)
+            .map((p) => p.property)
+        : [];
+    const prev = byUrn.get(md.urn);
+    if (prev) {
+      if (op === "replace") prev.op = "replace";
+      prev.properties = [...new Set([...prev.properties, ...properties])].sort();
+      continue;
+    }
+    byUrn.set(md.urn, { name: nameOf(md.urn), type: shortType(md.type), urn: md.urn, op, properties });
+  }
+  return [...byUrn.values()];
+}
+
+/**
+ * Removes every occurrence of each secret of `secrets` (and any `Bearer` token) from `text`.
+ * Secrets shorter than 4 characters are ignored (they would mangle ordinary words).
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text.replace(/(Bearer\s+)[^\s"']+/gi, "$1[redacted]");
+  for (const s of [...secrets].filter((x) => x && x.length >= 4).sort((a, b) => b.length - a.length)) {
+    out = out.split(s).join("[redacted]");
+  }
+  return out;
+}
+
+/** Removes Pulumi's color directives (`<{%reset%}>`) and ANSI escapes from a message. */
+function plain(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/<\{%[^%]*%\}>/g, "").replace(/\u001b\[[0-9;]*m/g, "");
+}
+
+/**
+ * The Pulumi CLI to drive: the one this package's toolchain finds (`scripts/pulumi-env.js`: a
+ * compatible `pulumi` on `PATH`, else the project's cache), else `pulumi` from `PATH`.
+ *
+ * @returns the command, and folders to put first on `PATH` (the language host and the
+ *   dynamic-provider shim live next to the CLI).
+ * @throws DriftError when no Pulumi CLI can be run.
+ */
+export async function findPulumiCommand(): Promise<{ command: PulumiCommand; pathDirs: string[] }> {
+  const envModule = findToolchainModule();
+  if (envModule) {
+    const found = envModule.findPulumi() as { dirs: string[] } | null;
+    if (found) {
+      return {
+        command: await PulumiCommand.get({ root: path.dirname(found.dirs[0]) }),
+        pathDirs: found.dirs,
+      };
+    }
+  }
+  try {
+    return { command: await PulumiCommand.get(), pathDirs: [] };
+  } catch {
+    throw new DriftError(
+      "No Pulumi CLI found: install Pulumi v3.248 or newer and put `pulumi` on PATH (or run `node scripts/ensure-pulumi.js` in this package).",
+    );
+  }
+}
+
+/** `scripts/pulumi-env.js` of this package, found from this file's folder (source or `dist/`). */
+function findToolchainModule(): { findPulumi: () => unknown } | undefined {
+  for (let dir = __dirname, i = 0; i < 4; i += 1, dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "scripts", "pulumi-env.js");
+    if (fs.existsSync(candidate) && fs.existsSync(path.join(dir, "package.json"))) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      return require(candidate) as { findPulumi: () => unknown };
+    }
+  }
+  return undefined;
+}
+
+/** Secret values to keep out of every message: secret stack config values and `SERVICE_API_KEY`. */
+async function secretsOf(
+  stack: Stack | undefined,
+  env: Record<string, string | undefined>,
+): Promise<string[]> {
+  const secrets = [env.SERVICE_API_KEY, process.env.SERVICE_API_KEY].filter((s): s is string => !!s);
+  if (stack) {
+    try {
+      const config = await stack.getAllConfig();
+      for (const v of Object.values(config)) if (v.secret && v.value) secrets.push(v.value);
+    } catch {
+      // No readable config: nothing more to hide.
+    }
+  }
+  return secrets;
+}
+
+/** Error diagnostics of an operation, one line each, prefixed with the resource name. */
+function errorDiagnostics(events: readonly EngineEvent[]): string[] {
+  const lines: string[] = [];
+  for (const e of events) {
+    const d = e.diagnosticEvent;
+    if (!d || d.severity !== "error") continue;
+    const msg = plain(d.message).trim();
+    if (!msg) continue;
+    lines.push(d.urn ? `${nameOf(d.urn)}: ${msg}` : msg);
+  }
+  return [...new Set(lines)];
+}
+
+/** The useful part of an Automation API error: its stderr, else its message. */
+function commandErrorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const m = /stderr:\s*([\s\S]*?)(?:\n\s*err\?:|$)/.exec(text);
+  const body = (m ? m[1] : text).trim();
+  return plain(body)
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "")
+    .slice(0, 20)
+    .join("\n");
+}
+
+/**
+ * Runs the drift report of a stack: a preview-only refresh, then a preview of the program.
+ * Nothing in the state changes, and nothing is written to the service (the providers only
+ * read).
+ *
+ * @returns the report; its `exitCode` is 0 (no drift) or 2 (drift).
+ * @throws DriftError with a message naming the stack and the step that failed (no stack,
+ *   project not found, authentication error of the service, program error…), holding no
+ *   secret.
+ */
+export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
+  const workDir = path.resolve(opts.cwd ?? process.cwd());
+  const baseEnv = opts.env ?? (process.env as Record<string, string>);
+  let command = opts.pulumiCommand;
+  let envVars: Record<string, string> = {};
+  if (!command) {
+    const found = await findPulumiCommand();
+    command = found.command;
+    if (found.pathDirs.length > 0) {
+      envVars = { PATH: [...found.pathDirs, baseEnv.PATH ?? ""].join(path.delimiter) };
+    }
+  }
+  if (opts.env) envVars = { ...opts.env, ...envVars };
+  envVars.PULUMI_SKIP_UPDATE_CHECK = "1";
+
+  if (!fs.existsSync(path.join(workDir, "Pulumi.yaml")) && !fs.existsSync(path.join(workDir, "Pulumi.yml"))) {
+    throw new DriftError(`No Pulumi project in ${workDir} (no Pulumi.yaml): pass --cwd <project folder>.`);
+  }
+
+  let stack: Stack | undefined;
+  const fail = async (step: string, err: unknown, events: readonly EngineEvent[]): Promise<never> => {
+    const diags = errorDiagnostics(events);
+    let detail = diags.length > 0 ? diags.join("\n") : commandErrorText(err);
+    if (/\b401\b/.test(detail)) {
+      detail +=
+        "\nThe service refused the API key: set a valid one with `pulumi config set --secret service:apiKey <key>`" +
+        " (or SERVICE_API_KEY when the stack's config has none).";
+    }
+    const secrets = await secretsOf(stack, { ...baseEnv, ...envVars });
+    throw new DriftError(redact(`${step} of stack "${opts.stack}" failed:\n${indent(detail)}`, secrets));
+  };
+
+  try {
+    stack = await LocalWorkspace.selectStack(
+      { stackName: opts.stack, workDir },
+      { pulumiCommand: command, envVars },
+    );
+  } catch (err) {
+    await fail("Selecting the stack", err, []);
+  }
+  const s = stack as Stack;
+
+  const refreshEvents: EngineEvent[] = [];
+  try {
+    // runProgram: the providers get the program's current configuration (e.g. a rotated API
+    // key), not the one stored at the last deployment.
+    await s.previewRefresh({ runProgram: true, onEvent: (e) => refreshEvents.push(e) });
+  } catch (err) {
+    await fail("The refresh (preview only) that reads the live resources", err, refreshEvents);
+  }
+  const { checked, resources } = analyzeRefreshEvents(refreshEvents);
+
+  const previewEvents: EngineEvent[] = [];
+  let summary: OpMap = {};
+  try {
+    summary = (await s.preview({ onEvent: (e) => previewEvents.push(e) })).changeSummary;
+  } catch (err) {
+    await fail("The preview of the program", err, previewEvents);
+  }
+  const pending = analyzePreviewEvents(previewEvents);
+
+  const drift = resources.length > 0;
+  return {
+    stack: opts.stack,
+    workDir,
+    drift,
+    checkedResources: checked,
+    resources,
+    pendingChanges: { present: pending.length > 0, summary, resources: pending },
+    exitCode: drift ? EXIT_CODES.drift : EXIT_CODES.noDrift,
+  };
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}

@@ -1,0 +1,46 @@
+/**
+ * Adoption (issue 6 § 2): taking an existing subscription or destination under management with
+ * `adoptId` instead of creating one. Loaded by the providers' implementations inside the
+ * provider process, never captured by the serialized provider.
+ *
+ * @packageDocumentation
+ */
+import { ValidationError } from "../../sdk";
+import { isNotFound } from "./runtime";
+
+/**
+ * Reads the resource `id` that a program asked to adopt.
+ *
+ * @param what - `"event subscription"` or `"event destination"`, for the messages.
+ * @param prefix - the ID prefix of the kind (`esb_`, `ed_`), for the messages.
+ * @param id - the `adoptId` of the program.
+ * @param get - the client's `get` of the kind.
+ * @returns the live resource (client form, camelCase).
+ * @throws Error whose message names `id` when it does not exist in the account of the API key
+ *   (HTTP 404, which is also what another account's ID answers) or is not an ID of the kind;
+ *   any other client error (authentication, rate limit…) as is.
+ */
+export async function readForAdoption<T>(
+  what: string,
+  prefix: string,
+  id: string,
+  get: (id: string) => Promise<T>,
+): Promise<T> {
+  try {
+    return await get(id);
+  } catch (err) {
+    if (isNotFound(err)) {
+      throw new Error(
+        `adoptId: ${what} ${id} does not exist in the account of this API key (deleted, mistyped, or ` +
+          `owned by another account), so it cannot be adopted. To create a new one instead (e.g. after an ` +
+          `adopted resource was deleted outside Pulumi), declare it without adoptId.`,
+      );
+    }
+    if (err instanceof ValidationError) {
+      throw new Error(
+        `adoptId: ${JSON.stringify(id)} is not an ${what} ID (${prefix}…), so it cannot be adopted`,
+      );
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * Issue 6, the pure parts of `service-drift` (no engine, no emulator): drift analysis of engine
+ * events, secret masking and redaction, the table, and code generation's names and references.
+ */
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import type { EventDestination, EventSubscription } from "../../sdk";
+import {
+  analyzePreviewEvents,
+  analyzeRefreshEvents,
+  diffProperties,
+  maskSecrets,
+  redact,
+  type DriftReport,
+} from "../../gitops/drift";
+import { formatReport } from "../../gitops/format";
+import { assignNames, generateProgram, identifier, slug } from "../../gitops/generate";
+import { main, type CliIo } from "../../gitops/cli";
+
+const SECRET = {
+  "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+  ciphertext: "[secret]",
+};
+const SUB = "pulumi-nodejs:dynamic/service:EventSubscription";
+const DEST = "pulumi-nodejs:dynamic/service:EventDestination";
+
+function outputsEvent(
+  op: string,
+  type: string,
+  name: string,
+  old: Record<string, unknown> | undefined,
+  next: Record<string, unknown> | undefined,
+): EngineEvent {
+  const urn = `urn:pulumi:dev::proj::${type}::${name}`;
+  const state = (outputs: Record<string, unknown>) => ({
+    type,
+    urn,
+    custom: true,
+    id: `id-${name}`,
+    outputs,
+  });
+  return {
+    sequence: 1,
+    timestamp: 0,
+    resOutputsEvent: {
+      metadata: {
+        op,
+        urn,
+        type,
+        old: old && state(old),
+        new: next && state(next),
+        provider: "",
+      },
+    },
+  } as unknown as EngineEvent;
+}
+
+describe("drift analysis of refresh events", () => {
+  it("reports changed properties (lists in any order), deletions, and ignores same results and providers", () => {
+    const old = { description: "a", destinationIds: ["ed_1", "ed_2"], __provider: "x", uri: "u" };
+    const events = [
+      outputsEvent("update", SUB, "multi", old, {
+        ...old,
+        description: "b",
+        destinationIds: ["ed_2", "ed_1"],
+      }),
+      outputsEvent("delete", SUB, "gone", old, undefined),
+      outputsEvent("same", SUB, "fine", old, { ...old, destinationIds: ["ed_2", "ed_1"] }),
+      outputsEvent("update", "pulumi:providers:pulumi-nodejs", "default", { k: 1 }, { k: 2 }),
+    ];
+    const { checked, resources } = analyzeRefreshEvents(events);
+    expect(checked).toBe(3);
+    expect(resources).toEqual([
+      {
+        name: "multi",
+        type: "EventSubscription",
+        typeToken: SUB,
+        urn: `urn:pulumi:dev::proj::${SUB}::multi`,
+        id: "id-multi",
+        status: "changed",
+        properties: [{ property: "description", before: "a", after: "b", secret: false }],
+      },
+      expect.objectContaining({ name: "gone", status: "deleted", properties: [] }),
+    ]);
+  });
+
+  it("a change the provider sees but no visible value explains is reported on the secret properties", () => {
+    const old = { description: "d", target: SECRET };
+    const { resources } = analyzeRefreshEvents([outputsEvent("update", DEST, "dest", old, { ...old })]);
+    expect(resources[0].properties).toEqual([
+      { property: "target", before: "[secret]", after: "[secret]", secret: true },
+    ]);
+  });
+
+  it("masks nested secrets and never returns their ciphertext", () => {
+    expect(maskSecrets({ a: [SECRET, 1] })).toEqual({ value: { a: ["[secret]", 1] }, secret: true });
+    const diff = diffProperties({ x: { inner: SECRET, n: 1 } }, { x: { inner: SECRET, n: 2 } });
+    expect(diff).toEqual([
+      {
+        property: "x",
+        before: { inner: "[secret]", n: 1 },
+        after: { inner: "[secret]", n: 2 },
+        secret: true,
+      },
+    ]);
+  });
+
+  it("pending changes merge the steps of a replacement and leave out unchanged resources", () => {
+    const pre = (
+      op: string,
+      name: string,
+      oldIn?: Record<string, unknown>,
+      newIn?: Record<string, unknown>,
+    ) =>
+      ({
+        resourcePreEvent: {
+          metadata: {
+            op,
+            urn: `urn:pulumi:dev::proj::${SUB}::${name}`,
+            type: SUB,
+            old: oldIn && { inputs: oldIn },
+            new: newIn && { inputs: newIn },
+            provider: "",
+          },
+        },
+      }) as unknown as EngineEvent;
+    const changes = analyzePreviewEvents([
+      pre("same", "a"),
+      pre("update", "b", { description: "x", target: SECRET }, { description: "y", target: SECRET }),
+      pre("create-replacement", "c", { urls: ["1"] }, { urls: ["2"] }),
+      pre("replace", "c", { urls: ["1"] }, { urls: ["2"] }),
+      pre("delete-replaced", "c"),
+      pre("create", "d"),
+    ]);
+    expect(changes.map((c) => [c.name, c.op, c.properties])).toEqual([
+      ["b", "update", ["description"]],
+      ["c", "replace", ["urls"]],
+      ["d", "create", []],
+    ]);
+  });
+
+  it("redact removes known secrets and bearer tokens", () => {
+    expect(redact("key sk_abc123 and Bearer tok_zz9 here", ["sk_abc123"])).toBe(
+      "key [redacted] and Bearer [redacted] here",
+    );
+  });
+
+  it("the table shows drift and pending changes apart", () => {
+    const report: DriftReport = {
+      stack: "dev",
+      workDir: "/p",
+      drift: true,
+      checkedResources: 2,
+      resources: [
+        {
+          name: "multi",
+          type: "EventSubscription",
+          typeToken: SUB,
+          urn: "u",
+          id: "esb_1",
+          status: "changed",
+          properties: [{ property: "description", before: "a", after: "b", secret: false }],
+        },
+        {
+          name: "gone",
+          type: "EventSubscription",
+          typeToken: SUB,
+          urn: "u2",
+          id: "esb_2",
+          status: "deleted",
+          properties: [],
+        },
+      ],
+      pendingChanges: {
+        present: true,
+        summary: { update: 1 },
+        resources: [
+          { name: "dest", type: "EventDestination", urn: "u3", op: "update", properties: ["metadata"] },
+        ],
+      },
+      exitCode: 2,
+    };
+    const text = formatReport(report);
+    expect(text).toMatch(/multi\s+EventSubscription\s+esb_1\s+changed\s+description\s+"a"\s+"b"/);
+    expect(text).toMatch(/gone\s+EventSubscription\s+esb_2\s+deleted/);
+    expect(text).toMatch(
+      /PROGRAM CHANGES NOT YET DEPLOYED[^\n]*\n[^\n]*\n\s+update\s+dest\s+EventDestination\s+metadata/,
+    );
+    expect(text).toMatch(/exit code 2/);
+  });
+});
+
+function dest(id: string, description: string, target: EventDestination["target"]): EventDestination {
+  return {
+    id,
+    uri: `u/${id}`,
+    createdAt: "2026-11-21T05:00:00Z",
+    metadata: "",
+    description,
+    format: "json",
+    target,
+  };
+}
+function sub(id: string, description: string, destinationIds: string[]): EventSubscription {
+  return {
+    id,
+    uri: `u/${id}`,
+    createdAt: "2026-11-21T05:00:00Z",
+    metadata: "",
+    description,
+    sources: [{ type: "ip_policy_created.v0", uri: "" }],
+    destinations: destinationIds.map((d) => ({ id: d, uri: "" })),
+  } as EventSubscription;
+}
+
+describe("code generation", () => {
+  it("names: slug of the description, else the ID; duplicates numbered in ID order", () => {
+    expect(slug("  Audit stream — prod! ")).toBe("audit-stream-prod");
+    expect(slug("Équipe réseau")).toBe("equipe-reseau");
+    expect(slug("!!!")).toBe("");
+    expect(slug("word ".repeat(30)).length).toBeLessThanOrEqual(48);
+    const names = assignNames([
+      { id: "esb_3", description: "Alerts" },
+      { id: "esb_1", description: "Alerts" },
+      { id: "esb_2", description: "" },
+      { id: "esb_4", description: "alerts 2" },
+    ]);
+    expect(Object.fromEntries(names)).toEqual({
+      esb_1: "alerts",
+      esb_2: "esb_2",
+      esb_3: "alerts-2",
+      esb_4: "alerts-2-2",
+    });
+    expect(identifier("audit-stream")).toBe("auditStream");
+    expect(identifier("ed_3MPx")).toBe("ed3MPx");
+    expect(identifier("2fa-alerts")).toBe("r2faAlerts");
+  });
+
+  it("references destinations of the listing by resource, others by literal ID; output is deterministic", () => {
+    const inventory = {
+      destinations: [
+        dest("ed_2", "", { datadog: { apiKey: "", ddtags: "", service: "", ddsite: "datadoghq.eu" } }),
+        dest("ed_1", "Stream", {
+          kinesis: {
+            auth: { role: { roleArn: "arn:aws:iam::1:role/r" } },
+            streamArn: "arn:aws:kinesis:us-east-1:1:stream/s",
+          },
+        }),
+      ],
+      subscriptions: [sub("esb_1", "Alerts", ["ed_1", "ed_9", "ed_2"])],
+    };
+    const a = generateProgram(inventory);
+    const b = generateProgram({
+      destinations: [...inventory.destinations].reverse(),
+      subscriptions: inventory.subscriptions,
+    });
+    expect(b.source).toBe(a.source);
+    expect(a.source).toContain('destinationIds: [streamDestination.id, "ed_9", ed2Destination.id]');
+    expect(a.source).toContain('EventDestination.adopt("ed_2", "ed_2", {');
+    expect(a.source).toContain('apiKey: config.requireSecret("ed2ApiKey")');
+    expect(a.source).not.toContain("ddtags");
+    expect(a.secrets).toEqual([
+      { configKey: "ed2ApiKey", resourceName: "ed_2", id: "ed_2", path: "target.datadog.apiKey" },
+    ]);
+    expect(a.names).toEqual({ ed_1: "stream", ed_2: "ed_2", esb_1: "alerts" });
+  });
+
+  it("a program without secrets does not read the config", () => {
+    const p = generateProgram({ destinations: [], subscriptions: [] });
+    expect(p.source).not.toContain("pulumi.Config");
+    expect(p.source).toContain("export const destinationIds = {};");
+  });
+});
+
+describe("command line (in process)", () => {
+  function io(env: Record<string, string | undefined> = {}) {
+    const out = { stdout: "", stderr: "" };
+    const cli: CliIo = {
+      stdout: async (t) => void (out.stdout += t),
+      stderr: async (t) => void (out.stderr += t),
+      env,
+    };
+    return { out, cli };
+  }
+
+  it("--help exits 0; an unknown option exits 1", async () => {
+    const help = io();
+    expect(await main(["node", "service-drift", "--help"], help.cli)).toBe(0);
+    expect(help.out.stdout).toMatch(/--stack <name>/);
+    const bad = io();
+    expect(await main(["node", "service-drift", "--nope"], bad.cli)).toBe(1);
+    expect(bad.out.stderr).toMatch(/unknown option/);
+  });
+
+  it("generate without a base URL exits 1 with a clear message", async () => {
+    const run = io({ SERVICE_API_KEY: "sk_unit_key_1234" });
+    expect(await main(["node", "service-drift", "generate"], run.cli)).toBe(1);
+    expect(run.out.stderr).toMatch(/--base-url/);
+    expect(run.out.stderr).not.toContain("sk_unit_key_1234");
+  });
+});
