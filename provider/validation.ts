@@ -34,14 +34,20 @@ export interface CheckFailure {
  * Paths of every unknown value inside `value`, in the client's field notation
  * (`destinationIds[0]`, `target.datadog.apiKey`).
  */
-export function unknownPaths(value: unknown, prefix = ""): string[] {
+export function unknownPaths(value: unknown, prefix = "", seen = new Set<unknown>(), depth = 0): string[] {
   if (value === UNKNOWN) return [prefix];
-  if (Array.isArray(value)) return value.flatMap((v, i) => unknownPaths(v, `${prefix}[${i}]`));
-  if (value !== null && typeof value === "object") {
-    return Object.entries(value).flatMap(([k, v]) => unknownPaths(v, prefix ? `${prefix}.${k}` : k));
-  }
-  return [];
+  // Inputs are shallow and acyclic; deeper or repeated objects (hostile input only) are not searched.
+  if (value === null || typeof value !== "object" || seen.has(value) || depth >= MAX_DEPTH) return [];
+  seen.add(value);
+  if (Array.isArray(value))
+    return value.flatMap((v, i) => unknownPaths(v, `${prefix}[${i}]`, seen, depth + 1));
+  return Object.entries(value).flatMap(([k, v]) =>
+    unknownPaths(v, prefix ? `${prefix}.${k}` : k, seen, depth + 1),
+  );
 }
+
+/** Deepest nesting {@link unknownPaths} and the copy of the inputs look into. */
+const MAX_DEPTH = 64;
 
 function related(field: string, path: string): boolean {
   const within = (inner: string, outer: string) =>
@@ -49,7 +55,18 @@ function related(field: string, path: string): boolean {
   return within(field, path) || within(path, field);
 }
 
-function topLevel(field: string): string {
+/**
+ * The top-level property a field path belongs to: the longest key of `inputs` the path starts
+ * with (so that a key such as `a.b` is its own property), else the path up to the first `.` or `[`.
+ */
+function topLevel(field: string, inputs: unknown): string {
+  const keys = inputs !== null && typeof inputs === "object" ? Object.keys(inputs) : [];
+  let best = "";
+  for (const k of keys) {
+    const starts = field === k || field.startsWith(`${k}.`) || field.startsWith(`${k}[`);
+    if (k !== "" && starts && k.length > best.length) best = k;
+  }
+  if (best !== "") return best;
   const m = /^[^.[]+/.exec(field);
   return m ? m[0] : field;
 }
@@ -59,15 +76,69 @@ export function toCheckFailures(issues: ValidationIssue[], inputs: unknown): Che
   const unknown = unknownPaths(inputs);
   return issues
     .filter((issue) => !unknown.some((path) => related(issue.field, path)))
-    .map((issue) => ({ property: topLevel(issue.field), reason: issue.message }));
+    .map((issue) => ({ property: topLevel(issue.field, inputs), reason: issue.message }));
 }
 
-function withoutPulumiKeys(inputs: Record<string, unknown>, extra: string[] = []): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inputs ?? {})) {
-    if (k.startsWith("__") || extra.includes(k) || v === undefined || v === null) continue;
-    out[k] = v;
+/**
+ * A copy of `value` made of plain arrays and objects (own enumerable keys; other values as they
+ * are), so that validation reads data, not getters or proxies. Throws when reading throws.
+ */
+function plainCopy(value: unknown, copies = new Map<object, unknown>(), depth = 0): unknown {
+  if (value === null || typeof value !== "object" || depth >= MAX_DEPTH) return value;
+  const done = copies.get(value);
+  if (done !== undefined) return done;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    copies.set(value, out);
+    for (let i = 0; i < value.length; i++) out.push(plainCopy(value[i], copies, depth + 1));
+    return out;
   }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  copies.set(value, out);
+  for (const k of Object.keys(value)) {
+    Object.defineProperty(out, k, {
+      value: plainCopy((value as Record<string, unknown>)[k], copies, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/**
+ * The inputs as a plain record of their own keys, without Pulumi's own (`__…`) keys and absent
+ * values; inputs that are not an object count as none. A property whose value cannot be read
+ * (only hostile callers build such values) is left out and reported as a failure of its own.
+ */
+function readInputs(inputs: unknown): { plain: Record<string, unknown>; failures: CheckFailure[] } {
+  const plain: Record<string, unknown> = {};
+  const failures: CheckFailure[] = [];
+  let keys: string[] = [];
+  try {
+    if (inputs !== null && typeof inputs === "object" && !Array.isArray(inputs)) keys = Object.keys(inputs);
+  } catch {
+    keys = [];
+  }
+  for (const k of keys) {
+    if (k.startsWith("__")) continue;
+    let v: unknown;
+    try {
+      v = plainCopy((inputs as Record<string, unknown>)[k]);
+    } catch {
+      failures.push({ property: k, reason: `${k}: could not be read` });
+      continue;
+    }
+    if (v !== undefined && v !== null) plain[k] = v;
+  }
+  return { plain, failures };
+}
+
+function without(inputs: Record<string, unknown>, extra: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(inputs)) if (!extra.includes(k)) out[k] = v;
   return out;
 }
 
@@ -76,9 +147,11 @@ function withoutPulumiKeys(inputs: Record<string, unknown>, extra: string[] = []
  * `metadata?`; `adoptId?` is the provider's own). Never throws.
  */
 export function checkEventSubscriptionInputs(inputs: Record<string, unknown>): CheckFailure[] {
-  const body = withoutPulumiKeys(inputs, ["adoptId"]);
-  const failures = toCheckFailures(validateEventSubscriptionCreate(body), body);
-  return failures.concat(checkAdoptId(inputs, "esb_", "event subscription"));
+  const { plain, failures } = readInputs(inputs);
+  const body = without(plain, ["adoptId"]);
+  return failures
+    .concat(toCheckFailures(validateEventSubscriptionCreate(body), body))
+    .concat(checkAdoptId(plain, "esb_", "event subscription"));
 }
 
 /**
@@ -86,19 +159,21 @@ export function checkEventSubscriptionInputs(inputs: Record<string, unknown>): C
  * `metadata?`; `adoptId?` is the provider's own). Never throws.
  */
 export function checkEventDestinationInputs(inputs: Record<string, unknown>): CheckFailure[] {
-  const body = withoutPulumiKeys(inputs, ["adoptId"]);
-  const failures = toCheckFailures(validateEventDestinationCreate(body), body);
-  return failures.concat(checkAdoptId(inputs, "ed_", "event destination"));
+  const { plain, failures } = readInputs(inputs);
+  const body = without(plain, ["adoptId"]);
+  return failures
+    .concat(toCheckFailures(validateEventDestinationCreate(body), body))
+    .concat(checkAdoptId(plain, "ed_", "event destination"));
 }
 
 /** Checks the inputs of an `AbuseReport` (`urls`, `metadata?`). Never throws. */
 export function checkAbuseReportInputs(inputs: Record<string, unknown>): CheckFailure[] {
-  const body = withoutPulumiKeys(inputs);
-  return toCheckFailures(validateAbuseReportCreate(body), body);
+  const { plain, failures } = readInputs(inputs);
+  return failures.concat(toCheckFailures(validateAbuseReportCreate(plain), plain));
 }
 
 function checkAdoptId(inputs: Record<string, unknown>, prefix: string, what: string): CheckFailure[] {
-  const id = inputs?.adoptId;
+  const id = inputs.adoptId;
   if (id === undefined || id === null || id === UNKNOWN) return [];
   if (typeof id !== "string" || !id.startsWith(prefix)) {
     return [

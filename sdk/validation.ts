@@ -92,7 +92,11 @@ function object(
   const obj = value as Obj;
   for (const key of Object.keys(obj)) {
     if (obj[key] !== undefined && !known.includes(key)) {
-      issues.add(join(keyPrefix, key), `unknown field (expected one of ${known.join(", ")})`);
+      // A key with no name is shown as "" so that the message still starts with a field.
+      issues.add(
+        join(keyPrefix, key === "" ? '""' : key),
+        `unknown field (expected one of ${known.join(", ")})`,
+      );
     }
   }
   return obj;
