@@ -1,0 +1,327 @@
+/**
+ * The results document of `npm run bench` (bench/results/latest.json): the machine, the
+ * versions, the figures of the four benchmarks, and each goal of issue 7 as met or missed; and
+ * its rendering as Markdown tables.
+ *
+ * @packageDocumentation
+ */
+import os from "node:os";
+import type { Compared, DeployResults, PerResourceCost, StateResults } from "./deploy";
+import type { EmulatorResults } from "./emulator";
+import { round, type Summary } from "./stats";
+
+/** One mode (sequential or concurrent) of the client benchmark (bench/client.ts). */
+export interface ClientModeResult {
+  /** 1 (sequential) or the concurrency. */
+  concurrency: number;
+  /** Wall time of the GETs through `ServiceClient`, ms. */
+  clientMs: Summary;
+  /** Wall time of the same GETs through a bare undici pool, ms. */
+  undiciMs: Summary;
+  /** client / undici, computed within each run. */
+  ratio: Summary;
+}
+
+/** The client benchmark's figures (bench/client.ts), per run paired. */
+export interface ClientResults {
+  /** GETs per measurement. */
+  requests: number;
+  /** Sequential, then concurrent. */
+  modes: ClientModeResult[];
+}
+
+/** The machine the figures were taken on. */
+export interface MachineInfo {
+  /** CPU model as the OS reports it. */
+  cpuModel: string;
+  /** Logical CPUs. */
+  cores: number;
+  /** Total memory, GiB. */
+  memoryGiB: number;
+  /** OS type, release and architecture. */
+  os: string;
+  /** 1-minute load average when the run started (other work on a shared machine shows here). */
+  loadAverageAtStart: number;
+}
+
+/** Versions of what was measured. */
+export interface Versions {
+  /** Node.js (`process.version`). */
+  node: string;
+  /** The Pulumi CLI that ran the deployments (`pulumi version`). */
+  pulumi: string;
+  /** This package (`pulumi-service`). */
+  package: string;
+  /** The `@pulumi/pulumi` SDK. */
+  pulumiSdk: string;
+}
+
+/** One goal of issue 7. */
+export interface Goal {
+  /** Short name, e.g. `deploy-300`. */
+  id: string;
+  /** The goal as stated, e.g. `up of 300 within 1.3× of the floor`. */
+  goal: string;
+  /** The figure compared (medians), as printed. */
+  figure: string;
+  /** True when met, false when missed, null when this run could not measure it (e.g. quick mode). */
+  met: boolean | null;
+}
+
+/** The whole document written to bench/results/latest.json. */
+export interface BenchResults {
+  /** Version of this document's shape. */
+  schemaVersion: 1;
+  /** ISO 8601 time the run started. */
+  date: string;
+  /** `BENCH_QUICK=1`: N=5 only, one run, short loads. */
+  quick: boolean;
+  /** Runs of each figure. */
+  runs: number;
+  /** Where the figures were taken. */
+  machine: MachineInfo;
+  /** What was measured. */
+  versions: Versions;
+  /** Benchmark 1. */
+  deploy: DeployResults;
+  /** Benchmark 2. */
+  state: StateResults;
+  /** Benchmark 3. */
+  client: ClientResults;
+  /** Benchmark 4. */
+  emulator: EmulatorResults;
+  /** Every goal of issue 7, met or missed. */
+  goals: Goal[];
+  /** Wall time of the whole run, seconds. */
+  durationSeconds: number;
+}
+
+/** The machine this process runs on. */
+export function machineInfo(): MachineInfo {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model.trim() ?? "unknown",
+    cores: cpus.length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverageAtStart: round(os.loadavg()[0], 2),
+  };
+}
+
+const x = (s: Summary) => `${round(s.median, 2)}×`;
+
+function ratioGoal(id: string, what: string, c: Compared, limit: number): Goal {
+  return {
+    id,
+    goal: `${what} within ${limit}× of the engine floor`,
+    figure:
+      `${x(c.ratio)} (${fmtMs(c.realMs)} vs ${fmtMs(c.floorMs)})` +
+      (c.cpu ? `; CPU time ${x(c.cpu.ratio)}` : ""),
+    met: c.ratio.median <= limit,
+  };
+}
+
+/** Largest ratio of the marginal cost (ms per resource) of the last N step to the first one's. */
+export const LINEARITY_MAX_SEGMENT_GROWTH = 1.5;
+/** Smallest R² of the least-squares line for the cost to count as linear. */
+export const LINEARITY_MIN_R2 = 0.98;
+
+/** Evaluates every goal of issue 7 against the figures. */
+export function evaluateGoals(
+  d: DeployResults,
+  s: StateResults,
+  c: ClientResults,
+  e: EmulatorResults,
+): Goal[] {
+  const n = d.largest.n;
+  const goals: Goal[] = [
+    ratioGoal(`deploy-${n}`, `up of ${n}`, d.up[d.up.length - 1], 1.3),
+    ratioGoal(`refresh-${n}`, `refresh of ${n}`, d.largest.refresh, 1.3),
+    ratioGoal(`destroy-${n}`, `destroy of ${n}`, d.largest.destroy, 1.3),
+    ratioGoal(`preview-${n}`, `preview (no changes) of ${n}`, d.largest.preview, 1.2),
+  ];
+  if (d.perResource) {
+    const p = d.perResource.real;
+    const seg = p.segmentSlopes;
+    const f = d.perResource.floor;
+    const steps = (c: { segmentSlopes: number[] }) => c.segmentSlopes.map((v) => round(v, 1)).join(" → ");
+    const growth = seg.length >= 2 && seg[0] > 0 ? seg[seg.length - 1] / seg[0] : 1;
+    goals.push({
+      id: "linear",
+      goal: `cost linear in N (R² ≥ ${LINEARITY_MIN_R2}, last step's ms/resource ≤ ${LINEARITY_MAX_SEGMENT_GROWTH}× the first's)`,
+      figure:
+        `${round(p.msPerResource, 1)} ms/resource, R² ${round(p.r2, 3)}, steps ${steps(p)} ms/resource; ` +
+        `floor ${round(f.msPerResource, 1)} ms/resource, R² ${round(f.r2, 3)}, steps ${steps(f)}` +
+        (d.perResource.cpu
+          ? `; CPU time ${steps(d.perResource.cpu.real)} vs floor ${steps(d.perResource.cpu.floor)} ms/resource`
+          : ""),
+      met: p.r2 >= LINEARITY_MIN_R2 && growth <= LINEARITY_MAX_SEGMENT_GROWTH,
+    });
+  } else {
+    goals.push({ id: "linear", goal: "cost linear in N", figure: "not measured (one N only)", met: null });
+  }
+  const ours = s.types.filter((t) => t.type.includes("/service:"));
+  const biggest = ours.reduce((a, b) => (b.providerBytes.median > a.providerBytes.median ? b : a));
+  goals.push({
+    id: "provider-size",
+    goal: "serialized provider under 4 KB (4,096 bytes) per resource",
+    figure: ours.map((t) => `${t.type.split(":").pop()} ${t.providerBytes.median} B`).join(", "),
+    met: biggest.providerBytes.median < 4096,
+  });
+  for (const m of c.modes) {
+    goals.push({
+      id: m.concurrency === 1 ? "client-sequential" : `client-concurrency-${m.concurrency}`,
+      goal: `client within 1.15× of bare undici (${m.concurrency === 1 ? "sequential" : `concurrency ${m.concurrency}`})`,
+      figure: `${x(m.ratio)} (${fmtMs(m.clientMs)} vs ${fmtMs(m.undiciMs)} for ${c.requests} GETs)`,
+      met: m.ratio.median <= 1.15,
+    });
+  }
+  const get = e.endpoints.find((p) => p.endpoint === "get")!;
+  goals.push({
+    id: "emulator-get",
+    goal: "emulator ≥ 5,000 GET/s with p99 < 20 ms",
+    figure: `${Math.round(get.requestsPerSecond.median)} req/s, p99 ${get.p99Ms.median} ms`,
+    met: get.requestsPerSecond.median >= 5000 && get.p99Ms.median < 20,
+  });
+  return goals;
+}
+
+function fmtMs(s: Summary): string {
+  return s.median >= 1000 ? `${round(s.median / 1000, 2)} s` : `${round(s.median, 0)} ms`;
+}
+
+/** `median (min–max)` with a unit. */
+function cell(s: Summary, unit: "s" | "ms" | "x" | "B" | "req/s" | "ms/res", digits = 2): string {
+  const f = (v: number) => {
+    switch (unit) {
+      case "s":
+        return round(v / 1000, digits).toFixed(digits);
+      case "x":
+        return round(v, 2).toFixed(2);
+      case "req/s":
+      case "B":
+        return String(Math.round(v));
+      default:
+        return String(round(v, 1));
+    }
+  };
+  const u = unit === "x" ? "×" : ` ${unit}`;
+  if (s.samples.length === 1) return `${f(s.median)}${u}`;
+  return `${f(s.median)}${u} (${f(s.min)}–${f(s.max)})`;
+}
+
+/** Renders the document as Markdown: header, one table per benchmark, the goals. */
+export function toMarkdown(r: BenchResults): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(
+    `### Benchmark results${r.quick ? " (quick mode: N=5, 1 run, short loads — not for comparison)" : ""}`,
+  );
+  out.push("");
+  out.push(`- Date: ${r.date}`);
+  out.push(
+    `- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; load average ${m.loadAverageAtStart} at start ` +
+      `(shared with other work: absolute times vary, ratios are taken within each run)`,
+  );
+  out.push(
+    `- Versions: Node.js ${r.versions.node}, Pulumi CLI ${r.versions.pulumi} (@pulumi/pulumi ${r.versions.pulumiSdk}), ` +
+      `pulumi-service ${r.versions.package}`,
+  );
+  out.push(
+    `- Each figure: median (min–max) of ${r.runs} run${r.runs === 1 ? "" : "s"}; ratio = this package / baseline.`,
+  );
+  out.push("");
+
+  const d = r.deploy;
+  out.push(
+    `**Deploy** — \`pulumi up\` from empty of 1 EventDestination + N EventSubscriptions, against the engine floor (same program, no-I/O dynamic provider):`,
+  );
+  out.push("");
+  out.push("| operation | floor | pulumi-service | ratio | CPU time: floor | pulumi-service | ratio |");
+  out.push("| --- | --: | --: | --: | --: | --: | --: |");
+  const cpuCells = (c: Compared) =>
+    c.cpu
+      ? `${cell(c.cpu.floorMs, "s")} | ${cell(c.cpu.realMs, "s")} | ${cell(c.cpu.ratio, "x")}`
+      : "n/a | n/a | n/a";
+  const row = (label: string, c: Compared) =>
+    out.push(
+      `| ${label} | ${cell(c.floorMs, "s")} | ${cell(c.realMs, "s")} | ${cell(c.ratio, "x")} | ${cpuCells(c)} |`,
+    );
+  for (const u of d.up) row(`up, N = ${u.n}`, u);
+  for (const op of ["preview", "refresh", "destroy"] as const) {
+    row(`${op === "preview" ? "preview (no changes)" : op}, N = ${d.largest.n}`, d.largest[op]);
+  }
+  if (d.perResource) {
+    const f = d.perResource.floor;
+    const p = d.perResource.real;
+    const c = d.perResource.cpu;
+    const ratio = (a: PerResourceCost, b: PerResourceCost) =>
+      `${round(b.msPerResource / a.msPerResource, 2).toFixed(2)}×`;
+    out.push(
+      `| per resource: least-squares slope of up over N | ${cell(f.slopePerRun, "ms/res")} | ${cell(p.slopePerRun, "ms/res")} | ${ratio(f, p)} | ` +
+        (c
+          ? `${cell(c.floor.slopePerRun, "ms/res")} | ${cell(c.real.slopePerRun, "ms/res")} | ${ratio(c.floor, c.real)} |`
+          : "n/a | n/a | n/a |"),
+    );
+    const fit = (v: PerResourceCost) =>
+      `${round(v.fixedMs / 1000, 2)} s, R² ${round(v.r2, 3)}, steps ${v.segmentSlopes.map((m) => round(m, 1)).join(" → ")} ms/res`;
+    out.push(
+      `| fixed cost (intercept), R², marginal cost per step of N | ${fit(f)} | ${fit(p)} | | ${c ? `${fit(c.floor)} | ${fit(c.real)} |` : "n/a | n/a |"} |`,
+    );
+  }
+  const sb = d.largest.stateBytesPerResource;
+  out.push(
+    `| exported state per resource, N = ${d.largest.n} | ${cell(sb.floor, "B")} | ${cell(sb.real, "B")} | ${round(sb.real.median / sb.floor.median, 2).toFixed(2)}× | | | |`,
+  );
+  out.push("");
+
+  out.push("**State** — one resource of each type, exported state (compact JSON):");
+  out.push("");
+  out.push(
+    "| type | state per resource | serialized provider (`__provider` output) | `__provider`, all copies |",
+  );
+  out.push("| --- | --: | --: | --: |");
+  for (const t of r.state.types) {
+    out.push(
+      `| \`${t.type}\`${t.type.includes("/floor:") ? " (floor)" : ""} | ${t.stateBytes.median} B | ${t.providerBytes.median} B | ${t.providerBytesAllCopies.median} B |`,
+    );
+  }
+  out.push("");
+
+  out.push(
+    `**Client** — ${r.client.requests} × \`GET /event_subscriptions/{id}\` against the emulator (own process):`,
+  );
+  out.push("");
+  out.push("| mode | bare undici | ServiceClient | ratio |");
+  out.push("| --- | --: | --: | --: |");
+  for (const c of r.client.modes) {
+    out.push(
+      `| ${c.concurrency === 1 ? "sequential" : `concurrency ${c.concurrency}`} | ${cell(c.undiciMs, "ms")} | ${cell(c.clientMs, "ms")} | ${cell(c.ratio, "x")} |`,
+    );
+  }
+  out.push("");
+
+  const e = r.emulator;
+  out.push(`**Emulator** — autocannon, ${e.connections} connections × ${e.durationSeconds} s, ${e.store}:`);
+  out.push("");
+  out.push("| endpoint | requests/s | p50 | p99 |");
+  out.push("| --- | --: | --: | --: |");
+  for (const p of e.endpoints) {
+    out.push(
+      `| \`${p.label}\` | ${cell(p.requestsPerSecond, "req/s")} | ${cell(p.p50Ms, "ms")} | ${cell(p.p99Ms, "ms")} |`,
+    );
+  }
+  out.push("");
+
+  out.push("**Goals**:");
+  out.push("");
+  out.push("| goal | figure | |");
+  out.push("| --- | --- | --- |");
+  for (const g of r.goals) {
+    out.push(
+      `| ${g.goal} | ${g.figure} | ${g.met === null ? "not measured" : g.met ? "met" : "**missed**"} |`,
+    );
+  }
+  out.push("");
+  return out.join("\n");
+}

@@ -1,0 +1,166 @@
+/**
+ * `npm run bench`: the benchmarks of issue 7 — deploy against the engine floor, state size,
+ * client against bare undici, emulator throughput — written to `bench/results/latest.json`
+ * and printed as Markdown tables on stdout (progress goes to stderr).
+ *
+ * Environment:
+ * - `BENCH_RUNS`: runs of each figure (default 3; each figure is the median with min and max);
+ * - `BENCH_QUICK=1`: N = 5 only, 1 run (unless `BENCH_RUNS` is set), short loads — a smoke run,
+ *   not figures to compare.
+ *
+ * @packageDocumentation
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { benchClient, type Comparison } from "./client";
+import { benchDeploy, benchState } from "./deploy";
+import { benchEmulator, spawnEmulatorProcess } from "./emulator";
+import { openEngine, REPO_ROOT } from "./engine";
+import { evaluateGoals, machineInfo, toMarkdown, type BenchResults, type ClientResults } from "./report";
+import { round, summarize } from "./stats";
+
+/** Settings of one benchmark run. */
+export interface BenchOptions {
+  /** Quick mode (see the module's documentation). */
+  quick: boolean;
+  /** Runs of each figure. */
+  runs: number;
+  /** N of the deploy benchmark. */
+  counts: number[];
+  /** GETs per client measurement. */
+  clientRequests: number;
+  /** Seconds of each autocannon run. */
+  loadSeconds: number;
+  /** Where to write the JSON document. */
+  outFile: string;
+  /** Progress lines. */
+  log: (line: string) => void;
+}
+
+/**
+ * Options from the environment (`BENCH_QUICK`, `BENCH_RUNS`), with `overrides` on top.
+ * @throws Error when `BENCH_RUNS` is not a positive integer.
+ */
+export function benchOptions(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<BenchOptions> = {},
+): BenchOptions {
+  const quick = env.BENCH_QUICK === "1" || env.BENCH_QUICK === "true";
+  let runs = quick ? 1 : 3;
+  if (env.BENCH_RUNS !== undefined && env.BENCH_RUNS !== "") {
+    runs = Number(env.BENCH_RUNS);
+    if (!Number.isInteger(runs) || runs < 1)
+      throw new Error(`BENCH_RUNS must be a positive integer, got ${env.BENCH_RUNS}`);
+  }
+  return {
+    quick,
+    runs,
+    counts: quick ? [5] : [10, 100, 300],
+    clientRequests: quick ? 500 : 2000,
+    loadSeconds: quick ? 1 : 10,
+    outFile: path.join(REPO_ROOT, "bench", "results", "latest.json"),
+    log: (line) => process.stderr.write(`[bench] ${line}\n`),
+    ...overrides,
+  };
+}
+
+/** Benchmark 3 through bench/client.ts, against an emulator in its own process. */
+async function clientSection(opts: BenchOptions): Promise<ClientResults> {
+  const emu = await spawnEmulatorProcess();
+  try {
+    const r = await benchClient({
+      baseUrl: emu.url,
+      apiKey: emu.apiKey,
+      requests: opts.clientRequests,
+      concurrency: 32,
+      rounds: opts.runs,
+    });
+    const mode = (concurrency: number, c: Comparison) => {
+      // bench/client.ts measures bare and client alternately in each round: pair them.
+      const ratio = summarize(c.clientMs.samples.map((ms, i) => ms / c.bareMs.samples[i]));
+      opts.log(
+        `client: concurrency ${concurrency}: client/undici ${round(ratio.median, 2)}× (${ratio.samples.map((v) => round(v, 2)).join(", ")})`,
+      );
+      return { concurrency, clientMs: c.clientMs, undiciMs: c.bareMs, ratio };
+    };
+    return { requests: r.requests, modes: [mode(1, r.sequential), mode(r.concurrency, r.concurrent)] };
+  } finally {
+    await emu.stop();
+  }
+}
+
+/**
+ * Runs every benchmark, writes the JSON document to `opts.outFile` and returns it.
+ * @throws Error when a benchmark fails (a deployment, a non-2xx response, …).
+ */
+export async function runBench(opts: BenchOptions): Promise<BenchResults> {
+  const started = Date.now();
+  const date = new Date(started).toISOString();
+  const machine = machineInfo();
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+  const sdkPkg = JSON.parse(
+    readFileSync(require.resolve("@pulumi/pulumi/package.json", { paths: [REPO_ROOT] }), "utf8"),
+  ) as { version: string };
+
+  opts.log(`emulator: autocannon, 32 connections × ${opts.loadSeconds} s, ${opts.runs} run(s) per endpoint`);
+  const emulator = await benchEmulator({
+    connections: 32,
+    duration: opts.loadSeconds,
+    runs: opts.runs,
+    log: opts.log,
+  });
+
+  opts.log(`client: ${opts.clientRequests} GETs, sequential and concurrency 32, ${opts.runs} run(s)`);
+  const client = await clientSection(opts);
+
+  const engine = await openEngine(opts.quick ? "bench-quick" : "bench");
+  let results: BenchResults;
+  try {
+    opts.log(`state: one resource of each type, ${opts.runs} run(s)`);
+    const state = await benchState(engine, { runs: opts.runs, log: opts.log });
+    opts.log(`deploy: N = ${opts.counts.join(", ")}, ${opts.runs} run(s), floor and pulumi-service`);
+    const deploy = await benchDeploy(engine, {
+      counts: opts.counts,
+      runs: opts.runs,
+      warmup: !opts.quick,
+      log: opts.log,
+    });
+    results = {
+      schemaVersion: 1,
+      date,
+      quick: opts.quick,
+      runs: opts.runs,
+      machine,
+      versions: {
+        node: process.version,
+        pulumi: engine.version,
+        package: pkg.version,
+        pulumiSdk: sdkPkg.version,
+      },
+      deploy,
+      state,
+      client,
+      emulator,
+      goals: evaluateGoals(deploy, state, client, emulator),
+      durationSeconds: round((Date.now() - started) / 1000, 1),
+    };
+  } finally {
+    engine.dispose();
+  }
+  mkdirSync(path.dirname(opts.outFile), { recursive: true });
+  writeFileSync(opts.outFile, JSON.stringify(results, null, 2) + "\n");
+  return results;
+}
+
+if (require.main === module) {
+  const opts = benchOptions();
+  runBench(opts)
+    .then((r) => {
+      process.stdout.write(toMarkdown(r) + "\n");
+      opts.log(`wrote ${path.relative(process.cwd(), opts.outFile)} in ${r.durationSeconds} s`);
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+      process.exit(1);
+    });
+}
