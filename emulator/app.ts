@@ -10,7 +10,7 @@
  *
  * | stage | where | codes |
  * |---|---|---|
- * | injected faults (public API only) | `onRequest` hook, first | 503 (code 500), 429 (226), connection reset |
+ * | injected faults (public API only) | `onRequest` hook, first | 503 (code 500), 429 (226), connection reset (`reset-after`: at `onSend`, after the handler) |
  * | authentication | `onRequest` | 201, 202, 203 |
  * | rate limit (when configured) | `onRequest` | 429 / 226 |
  * | `Service-Version` | `onRequest` | 218 missing, 217 wrong |
@@ -24,6 +24,16 @@
  * | event types | handler | 238 |
  * | path ID prefix, `limit` | handler | 227, 233 |
  * | existence, references | store transaction | 404, 223, 409 |
+ * | `Idempotency-Key` of a create (when honoured) | handler, store transaction | 215 malformed key, 409 / 240 key reused with another request |
+ *
+ * **Idempotency keys** (issue 8): a `POST` that creates a resource and carries an
+ * `Idempotency-Key` header runs at most once per account and key within
+ * {@link IDEMPOTENCY_KEY_TTL_MS}: the key is stored in the same transaction as the resource, a
+ * repeat with the same method, path and body gets the first response again (same status and
+ * body, plus `Idempotent-Replayed: true`), and a repeat with another request gets 409 / 240.
+ * Every response to such a POST echoes the key in an `Idempotency-Key` header: that echo is how
+ * a client tells that the server honours keys. With `idempotency: false` the header is ignored
+ * entirely (no echo), like a server without the feature.
  *
  * Error bodies and HTTP statuses are produced in one place: {@link ServiceError} plus the one
  * error handler and the one not-found function below.
@@ -31,6 +41,8 @@
  * @packageDocumentation
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import {
   EVENT_TYPES,
@@ -43,7 +55,7 @@ import {
   SERVICE_VERSION,
 } from "../sdk/limits";
 import { errorBody, ServiceError, toServiceError } from "./errors";
-import { checkFaults, drawFault, seededRandom, type FaultConfig } from "./faults";
+import { checkFaults, drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "./faults";
 import { KsuidGenerator } from "./ids";
 import {
   normalizeTarget,
@@ -100,6 +112,12 @@ export interface CreateAppOptions {
   /** Fault injection at start; changeable at run time through `PUT /_operator/faults`. */
   faults?: FaultConfig;
   /**
+   * Honour `Idempotency-Key` on creates (default `true`). `false` simulates a server without the
+   * feature: the header is ignored and never echoed. Changeable at run time
+   * ({@link EmulatorControl.idempotency}).
+   */
+  idempotency?: boolean;
+  /**
    * Fastify's request logging, to **stderr**: `true` for level `info`, or a level name. Off when
    * absent or `false`.
    */
@@ -123,6 +141,8 @@ export interface EmulatorControl {
    * is negative.
    */
   setFaults(cfg: FaultConfig): FaultConfig;
+  /** Whether creates honour `Idempotency-Key` (see {@link CreateAppOptions.idempotency}); settable. */
+  idempotency: boolean;
 }
 
 /** The Fastify instance returned by {@link createApp}, with its {@link EmulatorControl}. */
@@ -136,6 +156,12 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
 
 const OPERATOR_PREFIX = "/_operator";
 
+/** How long the emulator remembers an `Idempotency-Key`: 24 hours, in **milliseconds**. */
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Well-formed `Idempotency-Key` values: 1 to 255 visible ASCII characters (a UUID fits). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
 function sha256(s: string): Buffer {
   return createHash("sha256").update(s, "utf8").digest();
 }
@@ -148,6 +174,8 @@ interface RouteInfo {
   abuse?: boolean;
   /** `Allow` header of a 405 route. */
   allow?: string;
+  /** A create that honours `Idempotency-Key`. */
+  idempotent?: boolean;
 }
 
 function isOperatorPath(url: string): boolean {
@@ -227,6 +255,12 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   let random: () => number = faults.seed === undefined ? Math.random : seededRandom(faults.seed);
   const windows = new Map<string, number[]>();
   const accounts = new WeakMap<FastifyRequest, Account>();
+  /** The injected fault drawn for a request, when one was. */
+  const faultOf = new WeakMap<FastifyRequest, FaultOutcome>();
+  /** Requests answered with the replay of an idempotency key's first response. */
+  const replays = new WeakSet<FastifyRequest>();
+  /** Requests already written to the request log (a `reset-after` is logged at `onSend`). */
+  const logged = new WeakSet<FastifyRequest>();
 
   function rateLimit(account: Account): void {
     const rl = opts.rateLimit;
@@ -255,6 +289,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
       random = faults.seed === undefined ? Math.random : seededRandom(faults.seed);
       return { ...faults };
     },
+    idempotency: opts.idempotency ?? true,
   };
 
   function base(request: FastifyRequest): string {
@@ -283,6 +318,47 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
       sendError(routeNotFound(request), request, reply);
       if (!isOperatorPath(request.url)) logRequest(request, 404);
     },
+    // A request without Host reaches the hooks below (which answer it with the usual error body)
+    // instead of Node's bare 400 with no body.
+    http: { requireHostHeader: false },
+    // Requests Node's HTTP parser rejects (malformed request line or headers, unknown method,
+    // headers over 16 KiB) never reach Fastify: answer them with the same error body.
+    clientErrorHandler: (error, socket) => {
+      if (error.code === "ECONNRESET" || socket.destroyed) return;
+      const raw: unknown = error.rawPacket;
+      const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString("latin1") === "HEAD ";
+      if (socket.writable) socket.write(rawErrorResponse(error.code, head));
+      socket.destroy();
+    },
+  });
+
+  /** A whole HTTP/1.1 error response for a request that never became a Fastify request. */
+  function rawErrorResponse(parserCode: string | undefined, head: boolean): string {
+    const status =
+      parserCode === "HPE_HEADER_OVERFLOW" ? 431 : parserCode === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const message =
+      status === 431
+        ? "the request line and headers are larger than the server accepts (16 KiB)"
+        : status === 408
+          ? "the request was not received in time"
+          : `the request is not valid HTTP/1.1 (${parserCode ?? "parse error"})`;
+    const id = opIds.next(ID_PREFIX.operation).id;
+    const body = JSON.stringify(errorBody(new ServiceError(213, message, { status }), id));
+    return (
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nOperation-Id: ${id}\r\nConnection: close\r\n\r\n` +
+      (head ? "" : body)
+    );
+  }
+  // CONNECT requests are not routed by Fastify; without a listener Node would drop the connection.
+  app.server.on("connect", (_request: unknown, socket: Duplex) => {
+    const id = opIds.next(ID_PREFIX.operation).id;
+    const body = JSON.stringify(errorBody(new ServiceError(404, "no route for CONNECT"), id));
+    socket.on("error", () => undefined);
+    socket.end(
+      `HTTP/1.1 404 Not Found\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nOperation-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 
   app.removeAllContentTypeParsers();
@@ -309,6 +385,14 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
 
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("operation-id", request.id);
+    const key = echoedIdempotencyKey(request);
+    if (key !== undefined) reply.header("idempotency-key", key);
+    if (faultOf.get(request) === "reset-after") {
+      // The handler ran and its transaction is committed; the client gets a reset instead of
+      // the response.
+      logRequest(request, reply.statusCode);
+      request.raw.socket.destroy();
+    }
     done(null, payload);
   });
 
@@ -318,6 +402,8 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   });
 
   function logRequest(request: FastifyRequest, status: number): void {
+    if (logged.has(request)) return;
+    logged.add(request);
     store.logRequest({
       time: new Date().toISOString(),
       method: request.method,
@@ -325,7 +411,52 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
       status,
       operation_id: request.id,
       account_id: accounts.get(request)?.id ?? null,
+      fault: faultOf.get(request) ?? null,
+      idempotent_replay: replays.has(request),
     });
+  }
+
+  /**
+   * The `Idempotency-Key` to echo on the response: the request's own key, when it is a
+   * well-formed key on a create route and keys are honoured; otherwise `undefined`.
+   */
+  function echoedIdempotencyKey(request: FastifyRequest): string | undefined {
+    if (!control.idempotency || request.method !== "POST") return undefined;
+    const key = request.headers["idempotency-key"];
+    if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) return undefined;
+    const info = request.routeOptions?.config as unknown as RouteInfo | undefined;
+    return info?.idempotent ? key : undefined;
+  }
+
+  /**
+   * Answers a create with 201 and the body `run()` renders. With an `Idempotency-Key` (when
+   * honoured), `run` happens inside {@link Store.idempotentCreate}: at most once per account and
+   * key, in the transaction that stores the key; a repeat gets the first response again.
+   *
+   * @throws ServiceError 215 for a malformed key, 240 for a key reused with another request, and
+   * whatever `run` throws.
+   */
+  function create(request: FastifyRequest, reply: FastifyReply, run: () => unknown): FastifyReply {
+    const raw = control.idempotency ? request.headers["idempotency-key"] : undefined;
+    if (raw === undefined) return reply.code(201).send(run());
+    if (typeof raw !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
+      throw new ServiceError(
+        215,
+        "Idempotency-Key: must be 1 to 255 visible ASCII characters (a UUID, for example)",
+      );
+    }
+    const body = typeof request.body === "string" ? request.body : "";
+    const fingerprint = sha256(`${request.method} ${request.url}\n${body}`).toString("hex");
+    const result = store.idempotentCreate(
+      accountOf(request).id,
+      { key: raw, fingerprint, nowMs: clock(), ttlMs: IDEMPOTENCY_KEY_TTL_MS },
+      () => ({ status: 201, body: JSON.stringify(run()) }),
+    );
+    if (result.replayed) {
+      replays.add(request);
+      reply.header("idempotent-replayed", "true");
+    }
+    return reply.code(result.status).type("application/json; charset=utf-8").send(result.body);
   }
 
   // --- request checks (onRequest) ---------------------------------------------------------------
@@ -414,7 +545,10 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
    */
   function publicRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
     const outcome = drawFault(faults, random);
-    if (outcome !== "none") accountForLog(request);
+    if (outcome !== "none") {
+      faultOf.set(request, outcome);
+      accountForLog(request);
+    }
     if (outcome === "reset") {
       logRequest(request, 0);
       reply.hijack();
@@ -443,6 +577,10 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   }
 
   app.addHook("onRequest", (request, reply, done) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === "1.1") {
+      done(new ServiceError(213, "an HTTP/1.1 request must have a Host header"));
+      return;
+    }
     if (isOperatorPath(request.url)) {
       try {
         checkOperator(request);
@@ -468,7 +606,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
     handler: Handler,
     abuse = false,
   ): void {
-    const info: RouteInfo = { kind, abuse };
+    const info: RouteInfo = { kind, abuse, idempotent: kind === "public" && method === "POST" };
     app.route({ method: method as "GET", url, handler, config: info as unknown as Record<string, unknown> });
     routesByPath.set(url, [...(routesByPath.get(url) ?? []), method]);
   }
@@ -538,24 +676,25 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
     "public",
     "POST",
     "/abuse_reports",
-    (request, reply) => {
-      const body = validate<CreateAbuseReportInput>(parseJsonObject(request.body), createAbuseReportSchema);
-      const hostnames: string[] = [];
-      for (const u of body.urls) {
-        const h = new URL(u).hostname.toLowerCase();
-        if (!hostnames.includes(h)) hostnames.push(h);
-      }
-      const report = store.createAbuseReport(
-        accountOf(request).id,
-        {
-          urls: body.urls,
-          metadata: body.metadata ?? "",
-          hostnames,
-        },
-        clock(),
-      );
-      return reply.code(201).send(renderAbuseReport(report, base(request)));
-    },
+    (request, reply) =>
+      create(request, reply, () => {
+        const body = validate<CreateAbuseReportInput>(parseJsonObject(request.body), createAbuseReportSchema);
+        const hostnames: string[] = [];
+        for (const u of body.urls) {
+          const h = new URL(u).hostname.toLowerCase();
+          if (!hostnames.includes(h)) hostnames.push(h);
+        }
+        const report = store.createAbuseReport(
+          accountOf(request).id,
+          {
+            urls: body.urls,
+            metadata: body.metadata ?? "",
+            hostnames,
+          },
+          clock(),
+        );
+        return renderAbuseReport(report, base(request));
+      }),
     true,
   );
   route(
@@ -574,17 +713,19 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   );
 
   // Event subscriptions
-  route("public", "POST", "/event_subscriptions", (request, reply) => {
-    const body = validate<CreateSubscriptionInput>(parseJsonObject(request.body), createSubscriptionSchema);
-    checkEventTypes(body.sources);
-    const sub = store.createSubscription(accountOf(request).id, {
-      metadata: body.metadata ?? "",
-      description: body.description ?? "",
-      sources: body.sources.map((s) => s.type),
-      destinationIds: body.destination_ids,
-    });
-    return reply.code(201).send(renderSubscription(sub, base(request)));
-  });
+  route("public", "POST", "/event_subscriptions", (request, reply) =>
+    create(request, reply, () => {
+      const body = validate<CreateSubscriptionInput>(parseJsonObject(request.body), createSubscriptionSchema);
+      checkEventTypes(body.sources);
+      const sub = store.createSubscription(accountOf(request).id, {
+        metadata: body.metadata ?? "",
+        description: body.description ?? "",
+        sources: body.sources.map((s) => s.type),
+        destinationIds: body.destination_ids,
+      });
+      return renderSubscription(sub, base(request));
+    }),
+  );
   route("public", "GET", "/event_subscriptions", (request) => {
     const q = pageQuery(request, ID_PREFIX.eventSubscription);
     const page = store.listSubscriptions(accountOf(request).id, q);
@@ -631,16 +772,18 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   });
 
   // Event destinations
-  route("public", "POST", "/event_destinations", (request, reply) => {
-    const body = validate<CreateDestinationInput>(parseJsonObject(request.body), createDestinationSchema);
-    const dest = store.createDestination(accountOf(request).id, {
-      metadata: body.metadata ?? "",
-      description: body.description ?? "",
-      format: body.format ?? "json",
-      target: normalizeTarget(body.target),
-    });
-    return reply.code(201).send(renderDestination(dest, base(request)));
-  });
+  route("public", "POST", "/event_destinations", (request, reply) =>
+    create(request, reply, () => {
+      const body = validate<CreateDestinationInput>(parseJsonObject(request.body), createDestinationSchema);
+      const dest = store.createDestination(accountOf(request).id, {
+        metadata: body.metadata ?? "",
+        description: body.description ?? "",
+        format: body.format ?? "json",
+        target: normalizeTarget(body.target),
+      });
+      return renderDestination(dest, base(request));
+    }),
+  );
   route("public", "GET", "/event_destinations", (request) => {
     const q = pageQuery(request, ID_PREFIX.eventDestination);
     const page = store.listDestinations(accountOf(request).id, q);

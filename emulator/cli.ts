@@ -6,7 +6,7 @@
  * service-emulator --port 8080 --host 127.0.0.1 --data .emulator/data.db \
  *   --api-key KEY --restricted-api-key KEY2 --admin-key ADMIN \
  *   --public-url http://127.0.0.1:8080 --rate-limit 120/60s --review-delay 30s \
- *   --faults 503:0.1,429:0.05,reset:0.02,latency:200ms
+ *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency]
  * ```
  *
  * Keys also come from the environment: `SERVICE_EMULATOR_API_KEYS` and
@@ -40,6 +40,8 @@ interface CliOptions {
   rateLimit?: { max: number; windowMs: number };
   reviewDelay?: number;
   faults?: FaultConfig;
+  /** `false` with `--no-idempotency`. */
+  idempotency: boolean;
   verbose?: boolean;
 }
 
@@ -110,8 +112,12 @@ async function main(argv: string[]): Promise<void> {
     )
     .option(
       "--faults <spec>",
-      "fault injection, e.g. 503:0.1,429:0.05,reset:0.02,latency:200ms",
+      "fault injection, e.g. 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms",
       argParser(parseFaults),
+    )
+    .option(
+      "--no-idempotency",
+      "ignore Idempotency-Key headers, like a server without the feature (honoured by default)",
     )
     .option("--verbose", "log every request to stderr")
     .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) });
@@ -146,6 +152,7 @@ async function main(argv: string[]): Promise<void> {
       rateLimit: o.rateLimit,
       reviewDelayMs: o.reviewDelay,
       faults: o.faults,
+      idempotency: o.idempotency,
       logger: o.verbose ? "info" : "warn",
     });
     await app.listen({ port: o.port, host: o.host });

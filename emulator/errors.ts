@@ -9,7 +9,11 @@
  * @packageDocumentation
  */
 
-/** The service error codes of decisions.md § Errors and their HTTP statuses. */
+/**
+ * The service error codes of decisions.md § Errors and their HTTP statuses, plus codes of ours
+ * documented in emulator/README.md: 240 (409) — an `Idempotency-Key` reused with a different
+ * request.
+ */
 export const ERROR_STATUS = {
   201: 401,
   202: 401,
@@ -30,6 +34,7 @@ export const ERROR_STATUS = {
   404: 404,
   405: 405,
   409: 409,
+  240: 409,
   413: 413,
   226: 429,
   500: 500,

@@ -12,7 +12,9 @@
  *
  * One random number `r` in [0, 1) is drawn per request: `r < status503` answers 503;
  * `r < status503 + status429` answers 429; `r < status503 + status429 + reset` destroys the
- * connection without a response. The three shares must therefore add up to at most 1.
+ * connection without a response; `r < status503 + status429 + reset + resetAfter` lets the
+ * request run to the end (its changes are committed) and then destroys the connection instead
+ * of sending the response. The four shares must therefore add up to at most 1.
  */
 export interface FaultConfig {
   /** Share answered `503` with body code `ERR_SERVICE_500` and `Retry-After: 1`. */
@@ -21,6 +23,13 @@ export interface FaultConfig {
   status429?: number;
   /** Share whose TCP connection is destroyed before any response (logged with status 0). */
   reset?: number;
+  /**
+   * Share that is handled in full (authentication, validation, the store transaction is
+   * committed) and whose TCP connection is then destroyed instead of sending the response: the
+   * client sees a reset, but the request took effect (an "ambiguous" create). Logged with the
+   * status the handler produced and `fault: "reset-after"`. Off unless set.
+   */
+  resetAfter?: number;
   /** Delay added to **every** public API request before anything else, in **milliseconds**. */
   latencyMs?: number;
   /** Seed of the pseudo-random generator (integer); without it `Math.random` is used. */
@@ -57,6 +66,9 @@ export function parseRateLimit(text: string): { max: number; windowMs: number } 
   return { max, windowMs };
 }
 
+/** The share members of {@link FaultConfig}, in the order {@link drawFault} tries them. */
+const SHARES = ["status503", "status429", "reset", "resetAfter"] as const;
+
 /**
  * Checks a fault configuration: shares within 0..1 adding up to at most 1, latency ≥ 0 ms, seed
  * an integer. Returns a copy without `undefined` members.
@@ -65,15 +77,16 @@ export function parseRateLimit(text: string): { max: number; windowMs: number } 
  */
 export function checkFaults(cfg: FaultConfig): FaultConfig {
   const out: FaultConfig = {};
-  for (const key of ["status503", "status429", "reset"] as const) {
+  for (const key of SHARES) {
     const v = cfg[key];
     if (v === undefined) continue;
     if (typeof v !== "number" || !(v >= 0 && v <= 1))
       throw new Error(`${key}: must be a share between 0 and 1`);
     out[key] = v;
   }
-  const total = (out.status503 ?? 0) + (out.status429 ?? 0) + (out.reset ?? 0);
-  if (total > 1 + 1e-9) throw new Error(`the shares of 503, 429 and reset add up to ${total}, more than 1`);
+  const total = SHARES.reduce((sum, key) => sum + (out[key] ?? 0), 0);
+  if (total > 1 + 1e-9)
+    throw new Error(`the shares of 503, 429, reset and reset-after add up to ${total}, more than 1`);
   if (cfg.latencyMs !== undefined) {
     if (typeof cfg.latencyMs !== "number" || !(cfg.latencyMs >= 0)) throw new Error("latencyMs: must be ≥ 0");
     out.latencyMs = cfg.latencyMs;
@@ -87,8 +100,9 @@ export function checkFaults(cfg: FaultConfig): FaultConfig {
 
 /**
  * Parses the command-line form of {@link FaultConfig}: comma-separated `kind:value` items, e.g.
- * `503:0.1,429:0.05,reset:0.02,latency:200ms,seed:42`. `503`, `429` and `reset` take a share
- * (0..1, or a percentage such as `10%`); `latency` a duration (bare numbers are milliseconds);
+ * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms,seed:42`. `503`, `429`, `reset` and
+ * `reset-after` take a share (0..1, or a percentage such as `10%`); `latency` a duration (bare
+ * numbers are milliseconds);
  * `seed` an integer. An empty string, `off` or `none` gives `{}` (no faults).
  *
  * @throws Error on an unknown kind, a bad value, or shares adding up to more than 1.
@@ -119,6 +133,9 @@ export function parseFaults(spec: string): FaultConfig {
       case "reset":
         cfg.reset = shareOf(rawValue);
         break;
+      case "reset-after":
+        cfg.resetAfter = shareOf(rawValue);
+        break;
       case "latency":
         cfg.latencyMs = parseDuration(rawValue, "ms");
         break;
@@ -130,7 +147,7 @@ export function parseFaults(spec: string): FaultConfig {
       }
       default:
         throw new Error(
-          `unknown fault kind ${JSON.stringify(rawKind)} (expected 503, 429, reset, latency or seed)`,
+          `unknown fault kind ${JSON.stringify(rawKind)} (expected 503, 429, reset, reset-after, latency or seed)`,
         );
     }
   }
@@ -153,17 +170,19 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** What happens to one public request under a fault configuration. */
-export type FaultOutcome = "none" | "503" | "429" | "reset";
+export type FaultOutcome = "none" | "503" | "429" | "reset" | "reset-after";
 
 /** Draws the outcome for one request (see {@link FaultConfig} for the rule). */
 export function drawFault(cfg: FaultConfig, random: () => number): FaultOutcome {
   const a = cfg.status503 ?? 0;
   const b = a + (cfg.status429 ?? 0);
   const c = b + (cfg.reset ?? 0);
-  if (c <= 0) return "none";
+  const d = c + (cfg.resetAfter ?? 0);
+  if (d <= 0) return "none";
   const r = random();
   if (r < a) return "503";
   if (r < b) return "429";
   if (r < c) return "reset";
+  if (r < d) return "reset-after";
   return "none";
 }

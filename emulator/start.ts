@@ -27,6 +27,11 @@ export interface StartEmulatorOptions {
   publicUrl?: string;
   /** Injected faults at start (see {@link FaultConfig}). */
   faults?: FaultConfig;
+  /**
+   * Honour `Idempotency-Key` on creates (default `true`); `false` simulates a server that
+   * ignores the header. Changeable later through `app.emulator.idempotency`.
+   */
+  idempotency?: boolean;
   /** Per-account rate limit: `max` requests per rolling `windowMs` **milliseconds**. */
   rateLimit?: { max: number; windowMs: number };
   /** Automatic review delay in **milliseconds** (off when absent). */
@@ -87,6 +92,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
       adminKey,
       publicUrl: opts.publicUrl,
       faults: opts.faults,
+      idempotency: opts.idempotency,
       rateLimit: opts.rateLimit,
       reviewDelayMs: opts.reviewDelayMs,
       logger: opts.logger,

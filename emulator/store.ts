@@ -52,6 +52,40 @@ export interface RequestLogEntry {
   operation_id: string;
   /** The account the API key named, or `null` when it was missing or unknown. */
   account_id: string | null;
+  /**
+   * The injected fault that hit the request (`"503"`, `"429"`, `"reset"`, `"reset-after"`), or
+   * `null`. A `reset-after` request ran in full, so its `status` is the one the handler produced
+   * (the client never received it).
+   */
+  fault: string | null;
+  /** True when the response replayed the first response of an `Idempotency-Key`. */
+  idempotent_replay: boolean;
+}
+
+/** What {@link Store.logRequest} takes: an entry without `seq`; `fault` and `idempotent_replay` may be left out. */
+export type RequestLogInput = Omit<RequestLogEntry, "seq" | "fault" | "idempotent_replay"> &
+  Partial<Pick<RequestLogEntry, "fault" | "idempotent_replay">>;
+
+/** Identifies one create sent with an `Idempotency-Key` (see {@link Store.idempotentCreate}). */
+export interface IdempotencyRequest {
+  /** The `Idempotency-Key` header. */
+  key: string;
+  /** SHA-256 (hex) of the method, path and body: a reused key must come with the same request. */
+  fingerprint: string;
+  /** Current time in **milliseconds** since the Unix epoch. */
+  nowMs: number;
+  /** How long a key is remembered, in **milliseconds** (24 h in the app). */
+  ttlMs: number;
+}
+
+/** The response of an idempotent create: the first one, or a replay of it. */
+export interface IdempotentResult {
+  /** HTTP status of the first response (201). */
+  status: number;
+  /** Body of the first response, as sent (JSON text). */
+  body: string;
+  /** True when this is a replay of an earlier response to the same key. */
+  replayed: boolean;
 }
 
 /** Options of a list query. */
@@ -100,6 +134,8 @@ export interface StoreSnapshot {
   event_destinations: unknown[];
   event_subscriptions: unknown[];
   subscription_destinations: unknown[];
+  /** Remembered `Idempotency-Key`s (account, key, fingerprint, status, response, time). */
+  idempotency_keys: unknown[];
 }
 
 /**
@@ -179,10 +215,28 @@ export interface Store {
   deleteSubscription(accountId: string, id: string): void;
 
   /**
+   * Runs a create at most once per account and `Idempotency-Key`, in one `BEGIN IMMEDIATE`
+   * transaction that first purges keys older than `ttlMs` (lazily, every account), then:
+   * - the key is known with the same fingerprint: returns its first response, `replayed: true`,
+   *   without calling `create`;
+   * - the key is known with another fingerprint: throws ServiceError 240 (HTTP 409);
+   * - the key is new: calls `create` (which writes the resource, in the same transaction) and
+   *   remembers the key with the response, so the resource and the key are committed together.
+   *   A `create` that throws rolls everything back, and the key is not remembered.
+   *
+   * @throws ServiceError 240 for a key reused with another request; whatever `create` throws.
+   */
+  idempotentCreate(
+    accountId: string,
+    request: IdempotencyRequest,
+    create: () => { status: number; body: string },
+  ): IdempotentResult;
+
+  /**
    * Queues a request log entry; entries are written in batches (at the latest on the next tick,
    * and before any read of the log). Only the last {@link REQUEST_LOG_MAX_ENTRIES} are kept.
    */
-  logRequest(entry: Omit<RequestLogEntry, "seq">): void;
+  logRequest(entry: RequestLogInput): void;
   /** Request log entries with `seq` greater than `since` (all when absent), oldest first. */
   requests(since?: number): RequestLogEntry[];
   /** Empties the request log (sequence numbers keep increasing). */
@@ -242,9 +296,27 @@ CREATE TABLE IF NOT EXISTS request_log (
   path TEXT NOT NULL,
   status INTEGER NOT NULL,
   operation_id TEXT NOT NULL,
-  account_id TEXT
+  account_id TEXT,
+  fault TEXT,
+  idempotent_replay INTEGER NOT NULL DEFAULT 0
 ) STRICT;
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  response TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (account_id, key)
+) STRICT;
+CREATE INDEX IF NOT EXISTS idempotency_keys_by_time ON idempotency_keys(created_at_ms);
 `;
+
+/** Columns added to `request_log` after its first release, for data files made before them. */
+const REQUEST_LOG_ADDED_COLUMNS: Record<string, string> = {
+  fault: "ALTER TABLE request_log ADD COLUMN fault TEXT",
+  idempotent_replay: "ALTER TABLE request_log ADD COLUMN idempotent_replay INTEGER NOT NULL DEFAULT 0",
+};
 
 interface AccountRow {
   id: string;
@@ -266,6 +338,14 @@ interface DestinationRow {
   description: string;
   format: string;
   target: string;
+}
+interface IdempotencyKeyRow {
+  fingerprint: string;
+  status: number;
+  response: string;
+}
+interface RequestLogRow extends Omit<RequestLogEntry, "idempotent_replay"> {
+  idempotent_replay: number;
 }
 interface SubscriptionRow {
   id: string;
@@ -327,6 +407,10 @@ export function openStore(path: string): Store {
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);
+  const logColumns = new Set((db.pragma("table_info(request_log)") as { name: string }[]).map((c) => c.name));
+  for (const [column, sql] of Object.entries(REQUEST_LOG_ADDED_COLUMNS)) {
+    if (!logColumns.has(column)) db.exec(sql);
+  }
 
   const ids = new KsuidGenerator();
   for (const [table, prefix] of [
@@ -403,13 +487,21 @@ export function openStore(path: string): Store {
     ),
     deleteLinks: db.prepare<[string]>("DELETE FROM subscription_destinations WHERE subscription_id = ?"),
 
-    insertLog: db.prepare<[string, string, string, number, string, string | null]>(
-      "INSERT INTO request_log (time, method, path, status, operation_id, account_id) VALUES (?, ?, ?, ?, ?, ?)",
+    insertLog: db.prepare<[string, string, string, number, string, string | null, string | null, number]>(
+      "INSERT INTO request_log (time, method, path, status, operation_id, account_id, fault, idempotent_replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     ),
-    logSince: db.prepare<[number], RequestLogEntry>("SELECT * FROM request_log WHERE seq > ? ORDER BY seq"),
+    logSince: db.prepare<[number], RequestLogRow>("SELECT * FROM request_log WHERE seq > ? ORDER BY seq"),
     clearLog: db.prepare("DELETE FROM request_log"),
     trimLog: db.prepare<[number]>(
       "DELETE FROM request_log WHERE seq <= (SELECT max(seq) FROM request_log) - ?",
+    ),
+
+    purgeKeys: db.prepare<[number]>("DELETE FROM idempotency_keys WHERE created_at_ms < ?"),
+    keyOf: db.prepare<[string, string], IdempotencyKeyRow>(
+      "SELECT fingerprint, status, response FROM idempotency_keys WHERE account_id = ? AND key = ?",
+    ),
+    insertKey: db.prepare<[string, string, string, number, string, number]>(
+      "INSERT INTO idempotency_keys (account_id, key, fingerprint, status, response, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
     ),
   };
 
@@ -447,12 +539,21 @@ export function openStore(path: string): Store {
   const notFound = (what: string, id: string) =>
     new ServiceError(404, `no ${what} with ID ${JSON.stringify(id)}`);
 
-  let pendingLog: Omit<RequestLogEntry, "seq">[] = [];
+  let pendingLog: RequestLogInput[] = [];
   let flushScheduled = false;
   let closed = false;
-  const flushLog = db.transaction((entries: Omit<RequestLogEntry, "seq">[]) => {
+  const flushLog = db.transaction((entries: RequestLogInput[]) => {
     for (const e of entries) {
-      stmt.insertLog.run(e.time, e.method, e.path, e.status, e.operation_id, e.account_id);
+      stmt.insertLog.run(
+        e.time,
+        e.method,
+        e.path,
+        e.status,
+        e.operation_id,
+        e.account_id,
+        e.fault ?? null,
+        e.idempotent_replay ? 1 : 0,
+      );
     }
     stmt.trimLog.run(REQUEST_LOG_MAX_ENTRIES);
   });
@@ -672,6 +773,33 @@ export function openStore(path: string): Store {
       });
     },
 
+    idempotentCreate(accountId, request, create) {
+      return write(() => {
+        stmt.purgeKeys.run(request.nowMs - request.ttlMs);
+        const known = stmt.keyOf.get(accountId, request.key);
+        if (known) {
+          if (known.fingerprint !== request.fingerprint) {
+            const hours = Math.round(request.ttlMs / 3_600_000);
+            throw new ServiceError(
+              240,
+              `Idempotency-Key ${JSON.stringify(request.key)} was already used in the last ${hours} hours with a different request (another path or body); use a new key for a new request`,
+            );
+          }
+          return { status: known.status, body: known.response, replayed: true };
+        }
+        const first = create();
+        stmt.insertKey.run(
+          accountId,
+          request.key,
+          request.fingerprint,
+          first.status,
+          first.body,
+          request.nowMs,
+        );
+        return { status: first.status, body: first.body, replayed: false };
+      });
+    },
+
     logRequest(entry) {
       if (closed) return;
       pendingLog.push(entry);
@@ -683,7 +811,7 @@ export function openStore(path: string): Store {
 
     requests(since = 0) {
       flush();
-      return stmt.logSince.all(since);
+      return stmt.logSince.all(since).map((r) => ({ ...r, idempotent_replay: r.idempotent_replay === 1 }));
     },
 
     clearRequests() {
@@ -701,6 +829,7 @@ export function openStore(path: string): Store {
         subscription_destinations: all(
           "SELECT * FROM subscription_destinations ORDER BY subscription_id, destination_id",
         ),
+        idempotency_keys: all("SELECT * FROM idempotency_keys ORDER BY account_id, key"),
       };
     },
 

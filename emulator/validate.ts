@@ -474,6 +474,7 @@ export const faultsSchema: ObjectSchema = {
     status503: optional(share),
     status429: optional(share),
     reset: optional(share),
+    resetAfter: optional(share),
     latencyMs: optional({ kind: "number", min: 0, max: 600_000 }),
     seed: optional({ kind: "number", integer: true }),
   },

@@ -39,11 +39,18 @@ export interface ServiceClientOptions {
    */
   dispatcher?: Dispatcher;
   /**
-   * Send an `Idempotency-Key` header (a fresh UUID per `create` call, reused by its retries)
-   * and retry POSTs after resets and timeouts like PATCHes. Enable only against a server that
-   * honours the header; otherwise a retried POST may create a duplicate. Default `false`.
+   * Send an `Idempotency-Key` header on creates (a fresh UUID per `create` call, reused by its
+   * retries). Default `false`.
+   *
+   * - `true`: retry keyed POSTs after resets and timeouts like PATCHes. Only against a server
+   *   that honours the header; otherwise a retried POST may create a duplicate.
+   * - `"auto"`: retry them so only once the server has shown that it honours keys — a response
+   *   to a keyed POST echoed the key in an `Idempotency-Key` header (see
+   *   {@link ServiceClient.idempotencyKeysHonoured}). Until then, and against a server that does
+   *   not echo it, a create is retried only when it provably did not reach the service, as
+   *   without a key. Safe against any server.
    */
-  idempotencyKeys?: boolean;
+  idempotencyKeys?: boolean | "auto";
 }
 
 function positive(name: string, value: number, allowZero: boolean): number {
@@ -80,7 +87,8 @@ function positive(name: string, value: number, allowZero: boolean): number {
  * After a connection reset or timeout mid-request it is not retried, because the first POST may
  * have created the resource and a second one would create a duplicate; the caller gets
  * `APIConnectionError` and must check (e.g. list) before creating again. With
- * `idempotencyKeys: true` POSTs carry an `Idempotency-Key` and are retried like PATCHes.
+ * `idempotencyKeys: true` POSTs carry an `Idempotency-Key` and are retried like PATCHes; with
+ * `"auto"` they carry one and are retried so once the server has echoed a key.
  *
  * The API key is kept in a private field: it never appears in `util.inspect(client)`,
  * `JSON.stringify(client)`, `String(client)` or any error.
@@ -100,6 +108,7 @@ export class ServiceClient {
 
   /** The keep-alive pool the client made (none when a dispatcher was passed in). */
   readonly #ownedAgent: Agent | undefined;
+  readonly #transport: Transport;
   #closing: Promise<void> | undefined;
 
   constructor(options: ServiceClientOptions = {}) {
@@ -145,11 +154,24 @@ export class ServiceClient {
       policy: { ...DEFAULT_RETRY_POLICY, maxRetries, budgetMs },
       userAgent: options.userAgent ?? `pulumi-service-sdk/${SDK_VERSION} node/${process.version}`,
       dispatcher: options.dispatcher ?? this.#ownedAgent!,
+      idempotency: options.idempotencyKeys === "auto" ? "auto" : "trust",
     });
-    const idempotencyKeys = options.idempotencyKeys ?? false;
+    this.#transport = transport;
+    const idempotencyKeys = options.idempotencyKeys === true || options.idempotencyKeys === "auto";
     this.abuseReports = new AbuseReports(transport, idempotencyKeys);
     this.eventSubscriptions = new EventSubscriptions(transport, idempotencyKeys);
     this.eventDestinations = new EventDestinations(transport, idempotencyKeys);
+  }
+
+  /**
+   * Whether the server honours `Idempotency-Key`, as far as this client has seen: `true` once a
+   * response to a POST with a key echoed the key back in an `Idempotency-Key` header, `false`
+   * once a successful (2xx) response to such a POST did not, `undefined` before any keyed POST
+   * was answered. The latest answer wins. With `idempotencyKeys: "auto"`, keyed creates are
+   * retried after resets and timeouts only while this is `true`.
+   */
+  get idempotencyKeysHonoured(): boolean | undefined {
+    return this.#transport.keysHonoured;
   }
 
   /** Closes the client's own connection pool (not a `dispatcher` passed in). Idempotent. */

@@ -86,6 +86,13 @@ export class APIError extends ServiceError {
   readonly serviceMessage: string;
   /** Number of attempts made, retries included (set by the retry layer). */
   attempts = 1;
+  /**
+   * True when this attempt or an earlier one of the same call reached the service and its
+   * answer was lost (a reset or timeout after sending, or a 502 / 504 / 503 without
+   * `Retry-After`), so the operation may have taken effect even though the call failed (set by
+   * the retry layer). A create that fails with `maybeApplied` may have made its resource.
+   */
+  maybeApplied = false;
 
   constructor(
     init: APIErrorInit,
@@ -162,6 +169,13 @@ export class APIConnectionError extends ServiceError {
   readonly requestNotSent: boolean;
   /** Number of attempts made, retries included (set by the retry layer). */
   attempts = 1;
+  /**
+   * True when this attempt or an earlier one of the same call reached the service and its
+   * answer was lost (a reset or timeout after sending, or a 502 / 504 / 503 without
+   * `Retry-After`), so the operation may have taken effect even though the call failed (set by
+   * the retry layer). A create that fails with `maybeApplied` may have made its resource.
+   */
+  maybeApplied = false;
 
   constructor(message: string, opts: { request: string; requestNotSent?: boolean; cause?: unknown }) {
     super(message, { cause: opts.cause });

@@ -97,7 +97,8 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
    * POST may have created the resource; a second would duplicate it) and `APIConnectionError` /
    * `APIConnectionTimeoutError` is thrown: the resource may or may not exist. With an
    * idempotency key (`options.idempotencyKey`, or the client option `idempotencyKeys`) the POST
-   * carries `Idempotency-Key` and is retried like a PATCH.
+   * carries `Idempotency-Key` and is retried like a PATCH — with `idempotencyKeys: "auto"`, only
+   * once the server has echoed a key (`ServiceClient.idempotencyKeysHonoured`).
    *
    * @throws ValidationError before any request when the input breaks a rule of the service.
    * @throws BadRequestError, AuthenticationError, PermissionDeniedError, RateLimitError (after

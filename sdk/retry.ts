@@ -57,13 +57,35 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 export interface RetryRequest {
   /** HTTP method, upper case. */
   method: string;
-  /** True when the request carries an `Idempotency-Key` header. */
+  /**
+   * True when the request carries an `Idempotency-Key` header that the server is trusted to
+   * honour (always with `idempotencyKeys: true`; with `"auto"`, once the server has echoed a
+   * key). Read at each retry decision.
+   */
   idempotencyKey?: boolean;
 }
 
 /** True when sending the request twice has the effect of sending it once (GET, PATCH, DELETE, keyed POST). */
 export function isReplayable(req: RetryRequest): boolean {
   return req.method !== "POST" || req.idempotencyKey === true;
+}
+
+/**
+ * True when `error` means the request reached the service but its answer was lost, so it may
+ * have taken effect: a connection error after sending (reset, timeout), or a 502, 504, or 503
+ * without `Retry-After` (a gateway that may have passed the request on). A 503 with
+ * `Retry-After`, a 429 and every other status are the service's own answer.
+ */
+export function isLostAnswer(error: unknown): boolean {
+  if (error instanceof APIConnectionError) return !error.requestNotSent;
+  if (error instanceof APIError) {
+    return (
+      error.status === 502 ||
+      error.status === 504 ||
+      (error.status === 503 && error.retryAfterSeconds === undefined)
+    );
+  }
+  return false;
 }
 
 /** Full-jitter exponential backoff delay of retry number `retry` (0-based), in ms. */
@@ -119,8 +141,10 @@ export const realClock: RetryClock = {
 
 /**
  * Runs `attempt` until it succeeds, the policy says stop, `maxRetries` retries were made, or the
- * budget is spent; then throws the last error, with its `attempts` count set. `attempt` receives
- * the timeout of this attempt in ms (`timeoutMs`, cut to the rest of the budget on retries).
+ * budget is spent; then throws the last error, with its `attempts` count set, and
+ * `maybeApplied` set when any attempt's answer was lost ({@link isLostAnswer}). `attempt`
+ * receives the timeout of this attempt in ms (`timeoutMs`, cut to the rest of the budget on
+ * retries).
  */
 export async function withRetries<T>(
   req: RetryRequest,
@@ -131,11 +155,16 @@ export async function withRetries<T>(
 ): Promise<T> {
   const start = clock.now();
   let attemptTimeout = timeoutMs;
+  let lost = false;
   for (let n = 1; ; n++) {
     try {
       return await attempt(attemptTimeout, n);
     } catch (error) {
-      if (error instanceof APIError || error instanceof APIConnectionError) error.attempts = n;
+      lost ||= isLostAnswer(error);
+      if (error instanceof APIError || error instanceof APIConnectionError) {
+        error.attempts = n;
+        error.maybeApplied = lost;
+      }
       const retry = n - 1;
       if (retry >= policy.maxRetries) throw error;
       const delay = retryDelay(error, req, retry, policy, clock.random);

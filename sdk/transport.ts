@@ -31,9 +31,10 @@ export interface RequestOptions {
 export interface CreateOptions extends RequestOptions {
   /**
    * Value of the `Idempotency-Key` header of this create, reused by every retry. When set (or
-   * when the client has `idempotencyKeys: true`, which generates a UUID per call), the POST is
-   * retried after connection resets and timeouts like a PATCH. Only safe against a server that
-   * honours the header (issue 8).
+   * when the client has `idempotencyKeys: true` or `"auto"`, which generate a UUID per call),
+   * the POST is retried after connection resets and timeouts like a PATCH — with `"auto"` only
+   * once the server has shown that it honours keys. Only safe against a server that honours the
+   * header (issue 8).
    */
   idempotencyKey?: string;
 }
@@ -49,6 +50,12 @@ export interface TransportConfig {
   policy: RetryPolicy;
   userAgent: string;
   dispatcher: Dispatcher;
+  /**
+   * When a POST with an `Idempotency-Key` may be retried after a reset or a timeout: `"trust"`
+   * always (like a PATCH); `"auto"` only once a response has echoed an `Idempotency-Key`
+   * (the server honours keys). Default `"trust"`.
+   */
+  idempotency?: "trust" | "auto";
 }
 
 /** One operation: method, path below the base URL, optional body (camelCase) and response schema. */
@@ -91,11 +98,21 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 export class Transport {
   readonly #apiKey: string;
   readonly #config: Omit<TransportConfig, "apiKey">;
+  #keysHonoured: boolean | undefined;
 
   constructor(config: TransportConfig) {
     const { apiKey, ...rest } = config;
     this.#apiKey = apiKey;
     this.#config = rest;
+  }
+
+  /**
+   * What the responses so far said about `Idempotency-Key`: `true` once a response to a keyed
+   * POST echoed the key (the server honours keys), `false` once a 2xx response to a keyed POST
+   * did not, `undefined` before either. The latest such response wins.
+   */
+  get keysHonoured(): boolean | undefined {
+    return this.#keysHonoured;
   }
 
   /** Replaces every occurrence of the API key in `text` by `[REDACTED]`. */
@@ -138,7 +155,17 @@ export class Transport {
     const policy = { ...this.#config.policy };
     if (op.options?.maxRetries !== undefined) policy.maxRetries = op.options.maxRetries;
     const timeoutMs = op.options?.timeoutMs ?? this.#config.timeoutMs;
-    const req = { method: op.method, idempotencyKey: op.idempotencyKey !== undefined };
+    const keyed = op.idempotencyKey !== undefined;
+    const mode = this.#config.idempotency ?? "trust";
+    const replayable = () => keyed && (mode === "trust" || this.#keysHonoured === true);
+    // A getter: with "auto", a response of an earlier attempt (e.g. a 429 echoing the key) can
+    // make the POST replayable before the next retry decision.
+    const req = {
+      method: op.method,
+      get idempotencyKey(): boolean {
+        return replayable();
+      },
+    };
     const raw = await withRetries(req, policy, timeoutMs, (ms) => this.#attempt(op, headers, body, ms));
     return this.#parse(op, raw);
   }
@@ -175,6 +202,10 @@ export class Transport {
       const text = await res.body.text();
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
+      if (op.idempotencyKey !== undefined) {
+        if (header(h, "idempotency-key") === op.idempotencyKey) this.#keysHonoured = true;
+        else if (res.statusCode >= 200 && res.statusCode < 300) this.#keysHonoured = false;
+      }
       if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, operationId, text };
       throw makeAPIError({
         status: res.statusCode,

@@ -10,7 +10,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { AbuseReport } from "../../sdk";
 import { checkAbuseReportInputs } from "../validation";
 import { sameSet } from "./compare";
-import { getClient, isNotFound, warn } from "./runtime";
+import { createOnce } from "./ambiguous";
+import { getClient, isNotFound, warn, warnQuietly } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface ReportInputs {
@@ -65,11 +66,23 @@ export async function diff(
   };
 }
 
-/** `create`: files the report (it starts `PENDING`). */
+/**
+ * `create`: files the report (it starts `PENDING`), with one `Idempotency-Key` per logical create.
+ * Reports cannot be listed, so an answer lost on the way back is resolved by the key alone: the
+ * create is sent again with the same key when the service has shown that it honours keys;
+ * otherwise the error says the report may or may not have been filed (issue 8 § 2).
+ */
 export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateResult> {
-  const report = await getClient().abuseReports.create({
-    urls: news.urls,
-    ...(news.metadata ? { metadata: news.metadata } : {}),
+  const client = getClient();
+  const report = await createOnce({
+    what: "abuse report",
+    create: (idempotencyKey) =>
+      client.abuseReports.create(
+        { urls: news.urls, ...(news.metadata ? { metadata: news.metadata } : {}) },
+        { idempotencyKey },
+      ),
+    keysHonoured: () => client.idempotencyKeysHonoured,
+    warn: warnQuietly,
   });
   return { id: report.id, outs: toOutputs(report) };
 }

@@ -14,7 +14,8 @@ import type { DestinationTarget, EventDestination } from "../../sdk";
 import { checkEventDestinationInputs } from "../validation";
 import { sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
-import { getClient, isNotFound } from "./runtime";
+import { createOnce } from "./ambiguous";
+import { getClient, isNotFound, warnQuietly } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface DestinationInputs {
@@ -132,6 +133,32 @@ function body(news: DestinationInputs) {
   };
 }
 
+/** `target` in the form the API returns it: optional strings `""`, write-only secrets `""`. */
+export function asReturned(target: DestinationTarget): DestinationTarget {
+  const copy = normalizeTarget(target) as unknown as Json;
+  const kind = kindOf(copy);
+  for (const path of kind ? (SECRET_PATHS[kind] ?? []) : []) {
+    if (typeof getPath(copy, [kind!, ...path]) === "string") setPath(copy, [kind!, ...path], "");
+  }
+  return copy as unknown as DestinationTarget;
+}
+
+/**
+ * True when the live destination has exactly the values a create with these inputs sends:
+ * format, description, metadata (`""` when absent) and target — compared in the form the API
+ * returns, so write-only secrets, which come back as `""`, cannot tell two destinations apart.
+ * Used to find the destination an ambiguous create made (issue 8 § 2) and by recovery after an
+ * interrupted deployment.
+ */
+export function matchesInputs(live: EventDestination, news: DestinationInputs): boolean {
+  return (
+    live.format === (news.format ?? "json") &&
+    live.description === (news.description ?? "") &&
+    live.metadata === (news.metadata ?? "") &&
+    sameJson(asReturned(live.target), asReturned(news.target))
+  );
+}
+
 /** `check`: validates with the client's rules; unknown values are not failures. */
 export async function check(_olds: unknown, news: DestinationInputs): Promise<pulumi.dynamic.CheckResult> {
   return { inputs: news, failures: checkEventDestinationInputs(news as unknown as Json) };
@@ -187,11 +214,24 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
     const dest = await client.eventDestinations.update(news.adoptId, body(news));
     return { id: dest.id, outs: toOutputs(dest, news.target) };
   }
-  const dest = await client.eventDestinations.create({
-    format: news.format ?? "json",
-    target: news.target,
-    ...(news.description ? { description: news.description } : {}),
-    ...(news.metadata ? { metadata: news.metadata } : {}),
+  // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
+  // a duplicate or an orphan (issue 8 § 2, see ambiguous.ts).
+  const dest = await createOnce({
+    what: "event destination",
+    create: (idempotencyKey) =>
+      client.eventDestinations.create(
+        {
+          format: news.format ?? "json",
+          target: news.target,
+          ...(news.description ? { description: news.description } : {}),
+          ...(news.metadata ? { metadata: news.metadata } : {}),
+        },
+        { idempotencyKey },
+      ),
+    list: () => client.eventDestinations.list(),
+    matches: (live) => matchesInputs(live, news),
+    keysHonoured: () => client.idempotencyKeysHonoured,
+    warn: warnQuietly,
   });
   return { id: dest.id, outs: toOutputs(dest, news.target) };
 }

@@ -8,9 +8,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs, UNKNOWN } from "../validation";
-import { getClient, isNotFound } from "./runtime";
-import { sameSet } from "./compare";
+import { getClient, isNotFound, warnQuietly } from "./runtime";
+import { sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
+import { createOnce } from "./ambiguous";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface SubscriptionInputs {
@@ -77,6 +78,27 @@ function body(news: SubscriptionInputs) {
   };
 }
 
+/**
+ * True when the live subscription has exactly the values a create with these inputs sends:
+ * sources and destinations in the same order, description and metadata (`""` when absent).
+ * Used to find the subscription an ambiguous create made (issue 8 § 2) and by recovery after an
+ * interrupted deployment.
+ */
+export function matchesInputs(live: EventSubscription, news: SubscriptionInputs): boolean {
+  return (
+    sameList(
+      live.sources.map((s) => s.type),
+      news.sources.map((s) => s.type),
+    ) &&
+    sameList(
+      live.destinations.map((d) => d.id),
+      news.destinationIds,
+    ) &&
+    live.description === (news.description ?? "") &&
+    live.metadata === (news.metadata ?? "")
+  );
+}
+
 /** `check`: validates with the client's rules; unknown values are not failures. */
 export async function check(_olds: unknown, news: SubscriptionInputs): Promise<pulumi.dynamic.CheckResult> {
   const failures = checkEventSubscriptionInputs(news as unknown as Record<string, unknown>);
@@ -122,11 +144,24 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
     const sub = await client.eventSubscriptions.update(news.adoptId, body(news));
     return { id: sub.id, outs: toOutputs(sub) };
   }
-  const sub = await client.eventSubscriptions.create({
-    sources: news.sources.map((s) => ({ type: s.type })),
-    destinationIds: news.destinationIds,
-    ...(news.description ? { description: news.description } : {}),
-    ...(news.metadata ? { metadata: news.metadata } : {}),
+  // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
+  // a duplicate or an orphan (issue 8 § 2, see ambiguous.ts).
+  const sub = await createOnce({
+    what: "event subscription",
+    create: (idempotencyKey) =>
+      client.eventSubscriptions.create(
+        {
+          sources: news.sources.map((s) => ({ type: s.type })),
+          destinationIds: news.destinationIds,
+          ...(news.description ? { description: news.description } : {}),
+          ...(news.metadata ? { metadata: news.metadata } : {}),
+        },
+        { idempotencyKey },
+      ),
+    list: () => client.eventSubscriptions.list(),
+    matches: (live) => matchesInputs(live, news),
+    keysHonoured: () => client.idempotencyKeysHonoured,
+    warn: warnQuietly,
   });
   return { id: sub.id, outs: toOutputs(sub) };
 }

@@ -8,6 +8,10 @@
  * - `service:apiKey` (set it with `pulumi config set --secret service:apiKey …`) or `SERVICE_API_KEY`;
  * - `service:baseUrl` or `SERVICE_BASE_URL`.
  *
+ * The client sends an `Idempotency-Key` with every create (`idempotencyKeys: "auto"`), so a
+ * create whose connection is reset is retried safely once the service has shown that it honours
+ * keys; `ambiguous.ts` handles the rest (issue 8 § 2).
+ *
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -61,7 +65,12 @@ export function getClient(): ServiceClient {
       "No base URL for the service: run `pulumi config set service:baseUrl <url>` or set SERVICE_BASE_URL.",
     );
   }
-  client = new ServiceClient({ apiKey, baseUrl, userAgent: "pulumi-service-provider" });
+  client = new ServiceClient({
+    apiKey,
+    baseUrl,
+    userAgent: "pulumi-service-provider",
+    idempotencyKeys: "auto",
+  });
   return client;
 }
 
@@ -85,4 +94,13 @@ function connectLogToEngine(): void {
 /** Logs a warning through Pulumi's log (shown by `pulumi up`). */
 export async function warn(message: string): Promise<void> {
   await pulumi.log.warn(message);
+}
+
+/** Like {@link warn}, but never fails: for notes that must not turn a success into an error. */
+export async function warnQuietly(message: string): Promise<void> {
+  try {
+    await pulumi.log.warn(message);
+  } catch {
+    // the note is lost; the operation it describes is not
+  }
 }

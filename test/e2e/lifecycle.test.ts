@@ -13,6 +13,27 @@ const program = path.join(__dirname, "..", "fixtures", "lifecycle");
 const DD_KEY = "dd-e2e-secret-key-5f1c2a9b";
 const AWS_SECRET = "aws-e2e-secret-access-key-77d0e3";
 const ENGINE_TIMEOUT = 600_000;
+const WRONG_KEY = "sk_wrong_e2e_key_3b9c1d7f";
+
+/**
+ * Makes every `up`, `preview`, `refresh` and `destroy` of `stack` also append the engine's output
+ * to `sink` (step 12 searches it for keys and secrets).
+ */
+function recordEngineOutput(stack: Stack, sink: string[]): void {
+  const tee = <O extends { onOutput?: (out: string) => void }>(opts: O | undefined): O =>
+    ({
+      ...opts,
+      onOutput: (out: string) => {
+        sink.push(out);
+        opts?.onOutput?.(out);
+      },
+    }) as O;
+  const { up, preview, refresh, destroy } = stack;
+  stack.up = (opts) => up.call(stack, tee(opts));
+  stack.preview = (opts) => preview.call(stack, tee(opts));
+  stack.refresh = (opts) => refresh.call(stack, tee(opts));
+  stack.destroy = (opts) => destroy.call(stack, tee(opts));
+}
 
 type Spec = {
   destinations: { name: string; args: Record<string, unknown> }[];
@@ -65,6 +86,7 @@ describe("provider end to end (real engine, real emulator)", () => {
   let spec: Spec;
   let apiKey: string;
   let backend: string;
+  const engineOutput: string[] = [];
 
   const outputs = async () => {
     const o = await stack.outputs();
@@ -93,6 +115,7 @@ describe("provider end to end (real engine, real emulator)", () => {
     client = new ServiceClient({ apiKey, baseUrl: emulator.url });
     backend = freshBackend("e2e-lifecycle");
     ({ stack } = await localStack(program, "e2e", backend));
+    recordEngineOutput(stack, engineOutput);
     await stack.setConfig("service:baseUrl", { value: emulator.url });
     await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
     // Destination secrets come from secret stack config, as a user's would.
@@ -301,7 +324,7 @@ describe("provider end to end (real engine, real emulator)", () => {
   it(
     "9. an invalid API key fails up with an authentication error that does not show the key",
     async () => {
-      const wrongKey = "sk_wrong_e2e_key_3b9c1d7f";
+      const wrongKey = WRONG_KEY;
       await stack.setConfig("service:apiKey", { value: wrongKey, secret: true });
       spec.subscriptions[0].args.description = "third description";
       await setSpec(spec);
@@ -367,4 +390,10 @@ describe("provider end to end (real engine, real emulator)", () => {
     },
     ENGINE_TIMEOUT,
   );
+
+  it("12. the engine's output of every run above holds no API key or destination secret", () => {
+    const output = engineOutput.join("");
+    expect(output).toMatch(/Resources:/); // the runs were recorded
+    for (const secret of [apiKey, WRONG_KEY, DD_KEY, AWS_SECRET]) expect(output).not.toContain(secret);
+  });
 });

@@ -82,6 +82,7 @@ describe("fault injection", () => {
       requests[0].account_id,
       requests[0].account_id,
     ]);
+    expect(requests.map((r) => r.fault)).toEqual(["503", "429", "reset"]);
   });
 
   it("never applies to the operator endpoints", async () => {

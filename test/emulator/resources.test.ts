@@ -405,6 +405,8 @@ describe("request log", () => {
         status: 200,
         operation_id: ok.headers["operation-id"],
         account_id: expect.stringMatching(idPattern("acct_")),
+        fault: null,
+        idempotent_replay: false,
       },
       {
         method: "POST",
@@ -412,6 +414,8 @@ describe("request log", () => {
         status: 400,
         operation_id: bad.headers["operation-id"],
         account_id: requests[0].account_id,
+        fault: null,
+        idempotent_replay: false,
       },
       {
         method: "GET",
@@ -419,6 +423,8 @@ describe("request log", () => {
         status: 401,
         operation_id: anon.headers["operation-id"],
         account_id: null,
+        fault: null,
+        idempotent_replay: false,
       },
     ]);
     expect(requests[1].seq).toBeGreaterThan(requests[0].seq);

@@ -87,6 +87,7 @@ describe("parseFaults", () => {
     ],
     ["503:10%", { status503: 0.1 }],
     ["reset:1,seed:7", { reset: 1, seed: 7 }],
+    ["reset-after:5%,reset:0.01", { resetAfter: 0.05, reset: 0.01 }],
     ["latency:2s", { latencyMs: 2000 }],
     ["latency:150", { latencyMs: 150 }],
     ["", {}],
@@ -98,6 +99,7 @@ describe("parseFaults", () => {
   it.each([
     ["503:1.5", /between 0 and 1/],
     ["503:0.6,429:0.6", /add up to/],
+    ["503:0.6,reset-after:0.6", /add up to/],
     ["500:0.1", /unknown fault kind/],
     ["503", /expected kind:value/],
     ["503:abc", /invalid share/],
@@ -109,12 +111,13 @@ describe("parseFaults", () => {
 
   it("draws about the configured shares", () => {
     const random = seededRandom(1);
-    const counts = { none: 0, "503": 0, "429": 0, reset: 0 };
+    const counts = { none: 0, "503": 0, "429": 0, reset: 0, "reset-after": 0 };
     for (let i = 0; i < 10_000; i++)
-      counts[drawFault({ status503: 0.1, status429: 0.2, reset: 0.3 }, random)]++;
+      counts[drawFault({ status503: 0.1, status429: 0.2, reset: 0.3, resetAfter: 0.1 }, random)]++;
     expect(counts["503"] / 10_000).toBeCloseTo(0.1, 1);
     expect(counts["429"] / 10_000).toBeCloseTo(0.2, 1);
     expect(counts.reset / 10_000).toBeCloseTo(0.3, 1);
+    expect(counts["reset-after"] / 10_000).toBeCloseTo(0.1, 1);
     expect(drawFault({}, () => 0)).toBe("none");
   });
 });

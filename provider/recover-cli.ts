@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+/**
+ * `service-recover`: settles the pending creates an interrupted `pulumi up` left in a stack
+ * (issue 8 § 3; see provider/recovery.ts and the README's Reliability section).
+ *
+ * ```text
+ * pulumi stack export --show-secrets --file state.json
+ * service-recover state.json fixed.json [--base-url URL]
+ * pulumi stack import --file fixed.json
+ * ```
+ *
+ * Reads the API key from `SERVICE_API_KEY` and the base URL from `--base-url` or
+ * `SERVICE_BASE_URL` (the stack's `service:apiKey` / `service:baseUrl`). Prints one line per
+ * pending operation on stderr (`adopt`, `clear` or `keep`, the URN, the ID, why) and writes the
+ * edited stack to the output file. Exit code 0: every pending create was settled; 2: some are
+ * kept for a person to decide (listed; the output file is written anyway); 1: error (nothing
+ * written). Both files hold the stack's secrets in clear: delete them afterwards.
+ *
+ * @packageDocumentation
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { Command } from "commander";
+import { ServiceClient } from "../sdk";
+import { applyRecovery, planRecovery, type ExportedStack } from "./recovery";
+
+async function main(argv: string[]): Promise<number> {
+  const program = new Command()
+    .name("service-recover")
+    .description(
+      "Settle the pending creates of an interrupted `pulumi up`: adopt the resources the service holds, clear the others",
+    )
+    .argument("<exported>", "the stack, from `pulumi stack export --show-secrets --file <exported>`")
+    .argument("<output>", "where to write the edited stack, for `pulumi stack import --file <output>`")
+    .option("--base-url <url>", "base URL of the service (default: env SERVICE_BASE_URL)")
+    .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) });
+  program.parse(argv);
+  const [input, output] = program.args;
+  const { baseUrl } = program.opts<{ baseUrl?: string }>();
+
+  const stack = JSON.parse(readFileSync(input, "utf8")) as ExportedStack;
+  if (!stack?.deployment) throw new Error(`${input} is not the output of \`pulumi stack export\``);
+  const client = new ServiceClient({ baseUrl, userAgent: "pulumi-service-recover" });
+  try {
+    const decisions = await planRecovery(stack, client);
+    for (const d of decisions) {
+      process.stderr.write(`${d.action.padEnd(5)}  ${d.urn}${d.id ? `  ${d.id}` : ""}  (${d.reason})\n`);
+    }
+    writeFileSync(output, JSON.stringify(applyRecovery(stack, decisions), null, 2) + "\n", { mode: 0o600 });
+    const counts = { adopt: 0, clear: 0, keep: 0 };
+    for (const d of decisions) counts[d.action]++;
+    process.stderr.write(
+      `service-recover: ${counts.adopt} adopted, ${counts.clear} cleared, ${counts.keep} kept; wrote ${output}\n`,
+    );
+    return decisions.some((d) => d.action === "keep" && d.operation === "creating") ? 2 : 0;
+  } finally {
+    await client.close();
+  }
+}
+
+main(process.argv).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`service-recover: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

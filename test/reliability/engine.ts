@@ -1,0 +1,298 @@
+/**
+ * Helpers of the engine-driven reliability tests (faults.test.ts, interrupted.test.ts): the
+ * project's Pulumi CLI run as a child process (so that a test can kill it) against a backend
+ * folder of its own, the reliability program (test/fixtures/reliability), and the checks and
+ * figures that compare the stack's state with the emulator's data.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { RequestLogEntry, RunningEmulator } from "../helpers/emulator";
+import { engineEnv, freshBackend } from "../helpers/pulumi";
+import { TYPE_TOKENS, type ExportedStack } from "../../provider/recovery";
+import { REPO_ROOT } from "../../scripts/pulumi-env";
+
+/** The reliability program: `reliability:destinations` destinations, `reliability:subscriptions` subscriptions. */
+export const PROGRAM = path.join(__dirname, "..", "fixtures", "reliability");
+
+/** True for the long variants (`RELIABILITY_LONG=1`). */
+export const LONG = process.env.RELIABILITY_LONG === "1";
+
+/** Where the tests write their figures (inside the git-ignored `.pulumi-state/`). */
+export const FIGURES_DIR = path.join(REPO_ROOT, ".pulumi-state", "reliability-figures");
+
+/** The outcome of one CLI run. */
+export interface CliResult {
+  /** Exit code; `null` when killed by a signal. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time in ms. */
+  ms: number;
+}
+
+/** One stack of the reliability program in a backend folder of its own. */
+export interface TestStack {
+  name: string;
+  backend: string;
+  env: Record<string, string>;
+  /** Starts `pulumi <args> --stack <name>` in the program folder; `onStart` gets the child. */
+  run(
+    args: string[],
+    opts?: { onStart?: (child: ChildProcess) => void; env?: Record<string, string> },
+  ): Promise<CliResult>;
+  /** Like {@link run}, but throws with the output when the exit code is not 0. */
+  ok(args: string[]): Promise<CliResult>;
+  /** `pulumi stack export` (with `--show-secrets` when asked). */
+  exportState(showSecrets?: boolean): Promise<ExportedStack>;
+  /** Removes the stack's settings file and backend folder; kills any engine process left. */
+  dispose(): void;
+}
+
+/**
+ * Creates stack `name` of the reliability program in a fresh backend folder, pointed at the
+ * emulator (secret API key), with the given counts.
+ */
+export async function createStack(
+  name: string,
+  emulator: RunningEmulator,
+  counts: { destinations: number; subscriptions: number },
+): Promise<TestStack> {
+  const backend = freshBackend(`reliability-${name}`);
+  const env = engineEnv(backend);
+  const run: TestStack["run"] = (args, opts = {}) =>
+    new Promise((resolve, reject) => {
+      const started = Date.now();
+      const child = spawn("pulumi", [...args, "--stack", name], {
+        cwd: PROGRAM,
+        env: { ...env, ...(opts.env ?? {}) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.on("error", reject);
+      child.on("close", (code, signal) =>
+        resolve({ code, signal, stdout, stderr, ms: Date.now() - started }),
+      );
+      opts.onStart?.(child);
+    });
+  const ok: TestStack["ok"] = async (args) => {
+    const r = await run(args);
+    if (r.code !== 0) {
+      throw new Error(
+        `pulumi ${args.join(" ")} exited ${r.code ?? r.signal}:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`,
+      );
+    }
+    return r;
+  };
+  const stack: TestStack = {
+    name,
+    backend,
+    env,
+    run,
+    ok,
+    async exportState(showSecrets = false) {
+      const r = await ok(["stack", "export", ...(showSecrets ? ["--show-secrets"] : [])]);
+      return JSON.parse(r.stdout) as ExportedStack;
+    },
+    dispose() {
+      killEngineProcesses(backend);
+      rmSync(path.join(PROGRAM, `Pulumi.${name}.yaml`), { force: true });
+      rmSync(backend, { recursive: true, force: true });
+    },
+  };
+  await ok(["stack", "init"]);
+  await ok(["config", "set", "service:baseUrl", emulator.url]);
+  await ok(["config", "set", "--secret", "service:apiKey", emulator.apiKeys[0]]);
+  await ok(["config", "set", "destinations", String(counts.destinations)]);
+  await ok(["config", "set", "subscriptions", String(counts.subscriptions)]);
+  return stack;
+}
+
+/** Runs `node <script> ...args` (a compiled command line of this package) and collects its output. */
+export function runNode(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [script, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
+  });
+}
+
+/**
+ * Kills (SIGKILL, by PID) every process whose environment names this backend folder: the
+ * engine and the plugins it started (language host, program, provider), which outlive a killed
+ * CLI. Returns the PIDs killed.
+ */
+export function killEngineProcesses(backend: string): number[] {
+  const marker = `PULUMI_BACKEND_URL=file://${backend}\0`;
+  const killed: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) {
+        process.kill(Number(entry), "SIGKILL");
+        killed.push(Number(entry));
+      }
+    } catch {
+      // gone already, or not ours to read
+    }
+  }
+  return killed;
+}
+
+/**
+ * Step 0 of the recovery on a local (file) backend: a SIGKILL that lands while the CLI writes a
+ * checkpoint can leave the checkpoint's metadata file (`<stack>.json.attrs`, written in place)
+ * empty, and every command on the stack then fails with `failed to load checkpoint: EOF`. The
+ * checkpoint itself is written to a temporary file and renamed, so it is intact (the last step
+ * that was completely saved). Deleting the empty metadata file is the whole repair. Returns the
+ * files removed.
+ */
+export function removeEmptyCheckpointAttrs(backend: string): string[] {
+  const removed: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".json.attrs") && statSync(p).size === 0) {
+        rmSync(p);
+        removed.push(p);
+      }
+    }
+  };
+  walk(path.join(backend, ".pulumi", "stacks"));
+  return removed;
+}
+
+/** IDs of the stack's subscriptions and destinations, and how many pending operations it holds. */
+export function stateIds(state: ExportedStack): {
+  subscriptions: string[];
+  destinations: string[];
+  pending: number;
+} {
+  const of = (type: string) =>
+    (state.deployment.resources ?? []).filter((r) => r.type === type && r.id).map((r) => r.id!);
+  return {
+    subscriptions: of(TYPE_TOKENS.subscription).sort(),
+    destinations: of(TYPE_TOKENS.destination).sort(),
+    pending: (state.deployment.pending_operations ?? []).length,
+  };
+}
+
+/** IDs and descriptions of what the emulator holds. */
+export function emulatorContents(em: RunningEmulator): {
+  subscriptions: { id: string; description: string }[];
+  destinations: { id: string; description: string }[];
+} {
+  const snap = em.store.snapshot();
+  const pick = (rows: unknown[]) =>
+    (rows as { id: string; description: string }[]).map(({ id, description }) => ({ id, description }));
+  return { subscriptions: pick(snap.event_subscriptions), destinations: pick(snap.event_destinations) };
+}
+
+/**
+ * Asserts that the emulator holds exactly the declared resources (one per declared description,
+ * no duplicate, no orphan) and that they are exactly the ones in the stack's state.
+ */
+export function expectConverged(
+  em: RunningEmulator,
+  state: ExportedStack,
+  counts: { destinations: number; subscriptions: number },
+): void {
+  const ids = stateIds(state);
+  const live = emulatorContents(em);
+  expect(ids.pending).toBe(0);
+  const declared = (what: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `reliability ${what} ${i}`).sort();
+  expect(live.subscriptions.map((s) => s.description).sort()).toEqual(
+    declared("subscription", counts.subscriptions),
+  );
+  expect(live.destinations.map((d) => d.description).sort()).toEqual(
+    declared("destination", counts.destinations),
+  );
+  expect(live.subscriptions.map((s) => s.id).sort()).toEqual(ids.subscriptions);
+  expect(live.destinations.map((d) => d.id).sort()).toEqual(ids.destinations);
+}
+
+/** Figures of a run, counted from the emulator's request log. */
+export interface RequestFigures {
+  requests: number;
+  byMethod: Record<string, number>;
+  /** Injected faults by kind (`503`, `429`, `reset`, `reset-after`). */
+  faults: Record<string, number>;
+  /** POSTs sent, and how many more than the resources they made (retries of creates). */
+  posts: number;
+  postRetries: number;
+  /** POSTs answered with the replay of an idempotency key. */
+  replays: number;
+  /** List requests (`GET /event_subscriptions`, `GET /event_destinations`): lookups of ambiguous creates. */
+  lookups: number;
+}
+
+/** Counts {@link RequestFigures} over `requests`, for a run that made `created` resources. */
+export function requestFigures(requests: RequestLogEntry[], created: number): RequestFigures {
+  const byMethod: Record<string, number> = {};
+  const faults: Record<string, number> = {};
+  for (const r of requests) {
+    byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
+    if (r.fault) faults[r.fault] = (faults[r.fault] ?? 0) + 1;
+  }
+  const posts = requests.filter((r) => r.method === "POST").length;
+  return {
+    requests: requests.length,
+    byMethod,
+    faults,
+    posts,
+    postRetries: posts - created,
+    replays: requests.filter((r) => r.idempotent_replay).length,
+    lookups: requests.filter(
+      (r) => r.method === "GET" && /^\/event_(subscriptions|destinations)(\?|$)/.test(r.path),
+    ).length,
+  };
+}
+
+/**
+ * The `error:` lines of a CLI run's output, and the provider's warnings about ambiguous creates
+ * (from its summary of diagnostics): how many creates it adopted after a lost answer, and how
+ * many it sent again after finding nothing.
+ */
+export function diagnostics(r: CliResult): { errors: string[]; adopted: number; resent: number } {
+  const lines = (r.stdout + "\n" + r.stderr).split("\n").map((l) => l.trim());
+  // Each warning appears once in the "Diagnostics:" summary (and again in the progress lines).
+  const summary = lines.slice(lines.indexOf("Diagnostics:") + 1);
+  const warnings = lines.includes("Diagnostics:")
+    ? summary.filter((l) =>
+        /^warning: (\[runtime\] )?(event subscription|event destination|abuse report):/.test(l),
+      )
+    : [];
+  return {
+    errors: [...new Set(lines.filter((l) => /^error:/.test(l)))],
+    adopted: warnings.filter((w) => w.endsWith("adopted it")).length,
+    resent: warnings.filter((w) => /sending it again/.test(w)).length,
+  };
+}
+
+/** Writes the output of a CLI run to `.pulumi-state/reliability-figures/<name>.log` (for a person to read). */
+export function writeOutput(name: string, r: CliResult): void {
+  mkdirSync(FIGURES_DIR, { recursive: true });
+  writeFileSync(
+    path.join(FIGURES_DIR, `${name}.log`),
+    `exit ${r.code ?? r.signal}\n${r.stdout}\n--- stderr\n${r.stderr}`,
+  );
+}
+
+/** Writes `figures` to `.pulumi-state/reliability-figures/<name>.json` and returns the path. */
+export function writeFigures(name: string, figures: unknown): string {
+  mkdirSync(FIGURES_DIR, { recursive: true });
+  const file = path.join(FIGURES_DIR, `${name}.json`);
+  writeFileSync(file, JSON.stringify(figures, null, 2) + "\n");
+  return file;
+}

@@ -1,0 +1,212 @@
+/**
+ * Issue 8, item 3: interrupted deployment. `pulumi up` of 50 event subscriptions and 5 event
+ * destinations (the project's CLI, `--parallel 10`; the emulator adds 100 ms of latency to every
+ * request, so that creates are in flight, and answers 10 % 503 and 5 % 429 with `Retry-After: 1`,
+ * so that some creates wait to be sent again, throughout the test) is killed with SIGKILL once some creates were acknowledged (watched in
+ * the emulator's request log). The plugins the CLI started (language host, provider) outlive
+ * it; they are killed too, as the end of a CI job would: at once (creates the engine had
+ * started but the provider had not sent yet never happen), or after a grace period (the
+ * provider finishes what was in flight).
+ *
+ * The stack is then left with pending creates, many of which the service holds. Recovery, the
+ * procedure of the README's Reliability section:
+ *
+ * 0. on this local backend, an empty checkpoint metadata file (`<stack>.json.attrs`, left when
+ *    the kill hits its write: 3 of 15 kills early in an `up` did; every command on the stack then
+ *    fails with `failed to load checkpoint: EOF`) is deleted. Since that does not happen on every
+ *    kill, the test empties the file itself when the kill did not, checks the failure, and
+ *    repairs it;
+ * 1. `pulumi cancel` — the killed run left its lock;
+ * 2. `pulumi stack export --show-secrets`, then `service-recover` (provider/recover-cli.ts):
+ *    each pending create the service holds is adopted into the state with its ID, the others are
+ *    cleared; `pulumi stack import`;
+ * 3. `pulumi refresh`, then `pulumi up`.
+ *
+ * The result must be exactly the declared resources, each once, all in the state (no orphan,
+ * no duplicate), and a following preview must show no change. Figures go to
+ * `.pulumi-state/reliability-figures/interrupted.json`.
+ *
+ * The short variant kills one `up`; `RELIABILITY_LONG=1` kills at eight different points, with
+ * and without a grace period for the plugins.
+ */
+import type { ChildProcess } from "node:child_process";
+import { rmSync, statSync, truncateSync } from "node:fs";
+import path from "node:path";
+import { startEmulator, type RunningEmulator } from "../helpers/emulator";
+import { REPO_ROOT } from "../../scripts/pulumi-env";
+import {
+  createStack,
+  emulatorContents,
+  expectConverged,
+  killEngineProcesses,
+  LONG,
+  removeEmptyCheckpointAttrs,
+  runNode,
+  stateIds,
+  writeFigures,
+  writeOutput,
+  type TestStack,
+} from "./engine";
+
+const COUNTS = { destinations: 5, subscriptions: 50 };
+/**
+ * One run each: kill the CLI once this many creates were answered 201, then its plugins after
+ * this many ms.
+ */
+const KILLS: [killAfter: number, graceMs: number][] = LONG
+  ? [
+      [20, 0],
+      [8, 2000],
+      [35, 0],
+      [50, 2000],
+      [5, 0],
+      [14, 2000],
+      [27, 0],
+      [44, 0],
+    ]
+  : [[20, 0]];
+const UP = ["up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "10"];
+const RECOVER_CLI = path.join(REPO_ROOT, "dist", "provider", "recover-cli.js");
+const results: unknown[] = [];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("pulumi up killed with SIGKILL, then recovered (real engine, real emulator)", () => {
+  afterAll(() => {
+    const file = writeFigures("interrupted", {
+      variant: LONG ? "long" : "short",
+      counts: COUNTS,
+      runs: results,
+    });
+    console.log(`reliability figures: ${file}\n${JSON.stringify(results)}`);
+  });
+
+  it.each(KILLS)(
+    "killed after %i creates (plugins %i ms later): cancel, service-recover, refresh and up converge",
+    async (killAfter, graceMs) => {
+      let em: RunningEmulator | undefined;
+      let stack: TestStack | undefined;
+      const t: Record<string, number> = {};
+      const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
+        const started = Date.now();
+        try {
+          return await fn();
+        } finally {
+          t[step] = (Date.now() - started) / 1000;
+        }
+      };
+      try {
+        em = await startEmulator({
+          faults: { latencyMs: 100, status503: 0.1, status429: 0.05, seed: killAfter },
+        });
+        stack = await createStack(`interrupted-${killAfter}`, em, COUNTS);
+        const created = () =>
+          em!.store.requests().filter((r) => r.method === "POST" && r.status === 201).length;
+
+        // 1. The up, killed.
+        let cli: ChildProcess | undefined;
+        const killed = await timed("up until killed", async () => {
+          const up = stack!.run(UP, { onStart: (c) => (cli = c) });
+          const deadline = Date.now() + 120_000;
+          while (created() < killAfter && Date.now() < deadline) await sleep(20);
+          const ackedAtKill = created();
+          cli!.kill("SIGKILL");
+          return { result: await up, ackedAtKill };
+        });
+        writeOutput(`interrupted-${killAfter}-killed-up`, killed.result);
+        expect(killed.result.signal).toBe("SIGKILL");
+        if (graceMs > 0) await sleep(graceMs);
+        const leftovers = killEngineProcesses(stack.backend);
+        await sleep(500); // requests the service had already received finish
+        const attrs = path.join(
+          stack.backend,
+          ".pulumi",
+          "stacks",
+          "reliability",
+          `${stack.name}.json.attrs`,
+        );
+        const emptiedByTheKill = statSync(attrs).size === 0;
+        if (!emptiedByTheKill) truncateSync(attrs, 0);
+        const broken = await stack.run(["stack", "export"]);
+        expect(broken.code).not.toBe(0);
+        expect(broken.stdout + broken.stderr).toMatch(/failed to load checkpoint: EOF/);
+        expect(removeEmptyCheckpointAttrs(stack.backend)).toEqual([attrs]);
+
+        // 2. What the kill left behind.
+        const afterKill = await stack.exportState();
+        const inState = stateIds(afterKill);
+        const live = emulatorContents(em);
+        const liveIds = [...live.subscriptions, ...live.destinations].map((r) => r.id);
+        const known = new Set([...inState.subscriptions, ...inState.destinations]);
+        const notInState = liveIds.filter((id) => !known.has(id));
+        expect(inState.pending).toBeGreaterThan(0);
+
+        // 3. Recovery.
+        const cancel = await timed("cancel", () => stack!.run(["cancel", "--yes"]));
+        expect(`${cancel.stdout}${cancel.stderr}`).toMatch(/canceled|cancelled/i);
+        const exported = path.join(stack.backend, "exported.json");
+        const fixed = path.join(stack.backend, "fixed.json");
+        await stack.ok(["stack", "export", "--show-secrets", "--file", exported]);
+        const recover = await timed("service-recover", () =>
+          runNode(RECOVER_CLI, [exported, fixed], {
+            ...process.env,
+            SERVICE_API_KEY: em!.apiKeys[0],
+            SERVICE_BASE_URL: em!.url,
+          } as Record<string, string>),
+        );
+        writeOutput(`interrupted-${killAfter}-service-recover`, recover);
+        expect(recover.code).toBe(0);
+        const decisions = recover.stderr.split("\n").filter((l) => /^(adopt|clear|keep) /.test(l));
+        const adopted = decisions.filter((l) => l.startsWith("adopt")).length;
+        const cleared = decisions.filter((l) => l.startsWith("clear")).length;
+        expect(adopted + cleared).toBe(inState.pending);
+        // Every resource the service made for a pending create is adopted, none is left over.
+        expect(adopted).toBe(notInState.length);
+        await timed("stack import", () => stack!.ok(["stack", "import", "--file", fixed]));
+        rmSync(exported, { force: true });
+        rmSync(fixed, { force: true });
+        const refresh = await timed("refresh", () =>
+          stack!.ok(["refresh", "--yes", "--skip-preview", "--non-interactive"]),
+        );
+        writeOutput(`interrupted-${killAfter}-refresh`, refresh);
+        const up = await timed("up", () => stack!.ok(UP));
+        writeOutput(`interrupted-${killAfter}-up`, up);
+
+        // 4. Exactly the declared resources, all in the state; nothing left to do.
+        const final = await stack.exportState();
+        expectConverged(em, final, COUNTS);
+        await timed("preview --expect-no-changes", () =>
+          stack!.ok(["preview", "--expect-no-changes", "--non-interactive"]),
+        );
+        results.push({
+          killAfterCreates: killAfter,
+          pluginsKilledAfterMs: graceMs,
+          acknowledgedAtKill: killed.ackedAtKill,
+          leftoverEngineProcessesKilled: leftovers.length,
+          checkpointAttrsEmptiedByTheKill: emptiedByTheKill,
+          afterKill: {
+            inState: inState.subscriptions.length + inState.destinations.length,
+            pendingCreates: inState.pending,
+            onService: liveIds.length,
+            onServiceNotInState: notInState.length,
+          },
+          recovery: {
+            adopted,
+            cleared,
+            createdByFinalUp:
+              liveIds.length === 0 ? 0 : COUNTS.subscriptions + COUNTS.destinations - liveIds.length,
+          },
+          final: {
+            subscriptions: stateIds(final).subscriptions.length,
+            destinations: stateIds(final).destinations.length,
+          },
+          seconds: t,
+        });
+      } finally {
+        stack?.dispose();
+        await em?.close();
+      }
+    },
+    600_000,
+  );
+});

@@ -1,0 +1,155 @@
+/**
+ * `planRecovery` / `applyRecovery` (provider/recovery.ts, the logic of `service-recover`) on
+ * exported stacks made up here, against the in-process emulator: every decision (adopt by the
+ * recorded ID, adopt by a unique match, clear, keep several candidates, keep abuse reports, leave
+ * other operations), the time window, IDs already in the stack, and encrypted secrets.
+ * interrupted.test.ts runs the command line on real stacks after a real kill.
+ */
+import { ServiceClient } from "../../sdk";
+import { applyRecovery, planRecovery, TYPE_TOKENS, type ExportedStack } from "../../provider/recovery";
+import { startEmulator, type RunningEmulator } from "../helpers/emulator";
+
+const SIG = "4dabf18193072939515e22adb298388d";
+const SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+const urn = (type: string, name: string) => `urn:pulumi:dev::p::${type}::${name}`;
+
+describe("service-recover's decisions", () => {
+  let em: RunningEmulator;
+  let client: ServiceClient;
+  let destination: string;
+  const sub = (description: string) => ({
+    sources: [{ type: "ip_policy_created.v0" }],
+    destinationIds: [destination],
+    description,
+  });
+  const pendingSub = (
+    name: string,
+    inputs: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    type: "creating",
+    resource: {
+      urn: urn(TYPE_TOKENS.subscription, name),
+      type: TYPE_TOKENS.subscription,
+      inputs: { __provider: "serialized", ...inputs },
+      created: new Date(Date.now() - 5000).toISOString(),
+      ...extra,
+    },
+  });
+  const stackOf = (pending: unknown[], resources: unknown[] = []): ExportedStack =>
+    ({ version: 3, deployment: { resources, pending_operations: pending } }) as ExportedStack;
+
+  beforeAll(async () => {
+    em = await startEmulator();
+    client = new ServiceClient({ apiKey: em.apiKeys[0], baseUrl: em.url });
+    destination = (
+      await client.eventDestinations.create({
+        description: "recovery",
+        target: { datadog: { apiKey: "dd-secret", ddsite: "datadoghq.eu" } },
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    await client.close();
+    await em.close();
+  });
+
+  it("adopts a unique match, clears what the service lacks, keeps several candidates", async () => {
+    const made = await client.eventSubscriptions.create(sub("made"));
+    const twins = [
+      await client.eventSubscriptions.create(sub("twin")),
+      await client.eventSubscriptions.create(sub("twin")),
+    ];
+    const stack = stackOf([
+      pendingSub("made", sub("made")),
+      pendingSub("never", sub("never made")),
+      pendingSub("twin", sub("twin")),
+    ]);
+    const decisions = await planRecovery(stack, client);
+    expect(decisions.map((d) => [d.urn.split("::").pop(), d.action, d.id])).toEqual([
+      ["made", "adopt", made.id],
+      ["never", "clear", undefined],
+      ["twin", "keep", undefined],
+    ]);
+    expect(decisions[2].candidates?.sort()).toEqual(twins.map((t) => t.id).sort());
+
+    const fixed = applyRecovery(stack, decisions);
+    expect(fixed.deployment.resources).toEqual([
+      expect.objectContaining({ urn: urn(TYPE_TOKENS.subscription, "made"), id: made.id }),
+    ]);
+    // Outputs default to the inputs (with __provider), which `pulumi refresh` replaces.
+    expect(fixed.deployment.resources![0].outputs).toMatchObject({
+      __provider: "serialized",
+      description: "made",
+    });
+    expect(fixed.deployment.pending_operations!.map((p) => p.resource.urn)).toEqual([
+      urn(TYPE_TOKENS.subscription, "twin"),
+    ]);
+    expect(stack.deployment.resources).toEqual([]); // the input is not changed
+  });
+
+  it("never adopts a resource already in the stack, nor one made before the create started", async () => {
+    const owned = await client.eventSubscriptions.create(sub("owned"));
+    const stack = stackOf(
+      [pendingSub("again", sub("owned"))],
+      [{ urn: urn(TYPE_TOKENS.subscription, "owner"), type: TYPE_TOKENS.subscription, id: owned.id }],
+    );
+    expect((await planRecovery(stack, client))[0]).toMatchObject({ action: "clear" });
+    const old = await client.eventSubscriptions.create(sub("old"));
+    const later = pendingSub("later", sub("old"), { created: new Date(Date.now() + 120_000).toISOString() });
+    expect((await planRecovery(stackOf([later]), client))[0]).toMatchObject({ action: "clear" });
+    expect(old.id).toBeTruthy();
+  });
+
+  it("adopts an ID the engine recorded when the service holds it", async () => {
+    const made = await client.eventSubscriptions.create(sub("recorded"));
+    const stack = stackOf([pendingSub("recorded", sub("something else"), { id: made.id })]);
+    expect((await planRecovery(stack, client))[0]).toMatchObject({ action: "adopt", id: made.id });
+  });
+
+  it("matches destinations with secrets exported in clear, blank on the service", async () => {
+    const stack = stackOf([
+      {
+        type: "creating",
+        resource: {
+          urn: urn(TYPE_TOKENS.destination, "dest"),
+          type: TYPE_TOKENS.destination,
+          inputs: {
+            description: "recovery",
+            target: {
+              [SIG]: SIG_VALUE,
+              plaintext: JSON.stringify({ datadog: { apiKey: "dd-secret", ddsite: "datadoghq.eu" } }),
+            },
+          },
+        },
+      },
+    ]);
+    expect((await planRecovery(stack, client))[0]).toMatchObject({ action: "adopt", id: destination });
+    const encrypted = JSON.parse(JSON.stringify(stack)) as ExportedStack;
+    (encrypted.deployment.pending_operations![0].resource.inputs as Record<string, unknown>).target = {
+      [SIG]: SIG_VALUE,
+      ciphertext: "v1:abc",
+    };
+    await expect(planRecovery(encrypted, client)).rejects.toThrow(/--show-secrets/);
+  });
+
+  it("keeps abuse reports (no list) and operations that are not creates", async () => {
+    const stack = stackOf([
+      {
+        type: "creating",
+        resource: { urn: urn(TYPE_TOKENS.report, "r"), type: TYPE_TOKENS.report, inputs: {} },
+      },
+      {
+        type: "updating",
+        resource: { urn: urn(TYPE_TOKENS.subscription, "u"), type: TYPE_TOKENS.subscription },
+      },
+    ]);
+    const decisions = await planRecovery(stack, client);
+    expect(decisions.map((d) => [d.action, d.operation])).toEqual([
+      ["keep", "creating"],
+      ["keep", "updating"],
+    ]);
+    expect(decisions[0].reason).toMatch(/abuse reports cannot be listed/);
+    expect(applyRecovery(stack, decisions).deployment.pending_operations).toHaveLength(2);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * `idempotencyKeys: "auto"` (issue 8 § 2): keys on every create, retries after resets only once
+ * the server has echoed a key; `idempotencyKeysHonoured` follows the server's answers. Against
+ * a scripted server and against the emulator (keys honoured, and ignored).
+ */
+import { APIConnectionError, type APIError, ServiceClient, type ServiceClientOptions } from "../../sdk";
+import { setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
+import {
+  fakeId,
+  json,
+  reset,
+  type ScriptedServer,
+  serviceError,
+  type Step,
+  startScriptedServer,
+  wireSubscription,
+} from "./scripted-server";
+
+const API_KEY = "sk_test_idempotency_0123456789";
+const ED_ID = fakeId("ed_", 1);
+const newSub = { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [ED_ID] };
+
+/** A 201 that echoes the request's Idempotency-Key (a server that honours keys). */
+const echoed: Step = (req, res) =>
+  json(201, wireSubscription("http://svc", 1), { "idempotency-key": String(req.headers["idempotency-key"]) })(
+    req,
+    res,
+    res.socket!,
+  );
+const plain = json(201, wireSubscription("http://svc", 1));
+
+describe('idempotencyKeys: "auto" against a scripted server', () => {
+  let server: ScriptedServer | undefined;
+  let client: ServiceClient | undefined;
+  async function setup(steps: Step[], options: ServiceClientOptions = {}) {
+    server = await startScriptedServer(steps);
+    client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, idempotencyKeys: "auto", ...options });
+    return { server, client };
+  }
+  afterEach(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  test("before any answer, a reset create is not retried (the server may ignore keys)", async () => {
+    const { server, client } = await setup([reset, echoed]);
+    expect(client.idempotencyKeysHonoured).toBeUndefined();
+    const err = await client.eventSubscriptions.create(newSub).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].headers["idempotency-key"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("once a key was echoed, a reset create is retried with the same key", async () => {
+    const { server, client } = await setup([echoed, reset, echoed]);
+    await client.eventSubscriptions.create(newSub);
+    expect(client.idempotencyKeysHonoured).toBe(true);
+    await client.eventSubscriptions.create(newSub);
+    const keys = server.requests.map((r) => r.headers["idempotency-key"]);
+    expect(keys).toHaveLength(3);
+    expect(keys[2]).toBe(keys[1]);
+    expect(keys[1]).not.toBe(keys[0]);
+  });
+
+  test("a 2xx without the echo means keys are ignored: no retry after a reset", async () => {
+    const { server, client } = await setup([plain, reset, plain]);
+    await client.eventSubscriptions.create(newSub);
+    expect(client.idempotencyKeysHonoured).toBe(false);
+    await expect(client.eventSubscriptions.create(newSub)).rejects.toBeInstanceOf(APIConnectionError);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test("the latest answer wins", async () => {
+    const { client } = await setup([plain, echoed]);
+    await client.eventSubscriptions.create(newSub);
+    expect(client.idempotencyKeysHonoured).toBe(false);
+    await client.eventSubscriptions.create(newSub);
+    expect(client.idempotencyKeysHonoured).toBe(true);
+  });
+
+  test("maybeApplied: set when any attempt's answer was lost, even if the last one was refused", async () => {
+    const refused = serviceError(503, 500, "busy", { "retry-after": "0" });
+    const lostFirst = await setup([reset, refused], { idempotencyKeys: true, maxRetries: 2 });
+    const e1 = (await lostFirst.client.eventSubscriptions
+      .create(newSub)
+      .catch((e: unknown) => e)) as APIError;
+    expect([e1.status, e1.attempts, e1.maybeApplied]).toEqual([503, 3, true]);
+    await client?.close();
+    await server?.close();
+    const refusedOnly = await setup([refused], { idempotencyKeys: true, maxRetries: 2 });
+    const e2 = (await refusedOnly.client.eventSubscriptions
+      .create(newSub)
+      .catch((e: unknown) => e)) as APIError;
+    expect([e2.status, e2.attempts, e2.maybeApplied]).toEqual([503, 3, false]);
+  });
+
+  test("idempotencyKeys: true still retries at once (it trusts the server)", async () => {
+    const { server, client } = await setup([reset, plain], { idempotencyKeys: true });
+    await client.eventSubscriptions.create(newSub);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('idempotencyKeys: "auto" against the emulator', () => {
+  let em: RunningEmulator;
+  let client: ServiceClient;
+  let destination: string;
+  beforeAll(async () => {
+    em = await startEmulator();
+    client = new ServiceClient({ apiKey: em.apiKeys[0], baseUrl: em.url, idempotencyKeys: "auto" });
+    destination = (
+      await client.eventDestinations.create({
+        target: { kinesis: { auth: { role: { roleArn: "arn:aws:iam::1:role/r" } }, streamArn: "arn:s" } },
+      })
+    ).id;
+  });
+  afterAll(async () => {
+    await client.close();
+    await em.close();
+  });
+  afterEach(async () => {
+    await setFaults(em.url, em.adminKey, {});
+    em.app.emulator.idempotency = true;
+  });
+  const subs = () => em.store.snapshot().event_subscriptions.length;
+
+  test("keys honoured: creates through reset-after faults make exactly one resource each", async () => {
+    expect(client.idempotencyKeysHonoured).toBe(true);
+    const before = subs();
+    await setFaults(em.url, em.adminKey, { resetAfter: 0.5, seed: 3 });
+    for (let i = 0; i < 10; i++) {
+      await client.eventSubscriptions.create({
+        ...newSub,
+        destinationIds: [destination],
+        description: `a${i}`,
+      });
+    }
+    await setFaults(em.url, em.adminKey, {});
+    expect(subs()).toBe(before + 10);
+    const replays = em.store.requests().filter((r) => r.idempotent_replay);
+    expect(replays.length).toBeGreaterThan(0);
+  });
+
+  test("keys ignored: the client learns it and stops retrying creates after resets", async () => {
+    em.app.emulator.idempotency = false;
+    await client.eventSubscriptions.create({
+      ...newSub,
+      destinationIds: [destination],
+      description: "learn",
+    });
+    expect(client.idempotencyKeysHonoured).toBe(false);
+    const before = subs();
+    await setFaults(em.url, em.adminKey, { resetAfter: 1 });
+    const err = await client.eventSubscriptions
+      .create({ ...newSub, destinationIds: [destination], description: "once" })
+      .catch((e: unknown) => e);
+    await setFaults(em.url, em.adminKey, {});
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect(subs()).toBe(before + 1); // created once, not retried into a duplicate
+  });
+});
