@@ -11,7 +11,7 @@ import type { AbuseReport } from "../../sdk";
 import { checkAbuseReportInputs } from "../validation";
 import { sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
-import { getClient, isNotFound, warn, warnQuietly } from "./runtime";
+import { getClient, getUnlessGone, warn, warnQuietly } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface ReportInputs {
@@ -89,14 +89,11 @@ export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateR
 
 /** `read` (refresh): the report as reviewed so far; a 404 removes it from the state. */
 export async function read(id: string): Promise<pulumi.dynamic.ReadResult> {
-  try {
-    const outs = toOutputs(await getClient().abuseReports.get(id));
-    const inputs: ReportInputs = { urls: outs.urls, ...(outs.metadata ? { metadata: outs.metadata } : {}) };
-    return { id, props: outs, inputs };
-  } catch (err) {
-    if (isNotFound(err)) return {};
-    throw err;
-  }
+  const report = await getUnlessGone(() => getClient().abuseReports.get(id));
+  if (!report) return {};
+  const outs = toOutputs(report);
+  const inputs: ReportInputs = { urls: outs.urls, ...(outs.metadata ? { metadata: outs.metadata } : {}) };
+  return { id, props: outs, inputs };
 }
 
 /** `delete`: reports cannot be deleted; this only says so through Pulumi's log. */

@@ -15,7 +15,7 @@ import { checkEventDestinationInputs } from "../validation";
 import { sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { createOnce } from "./ambiguous";
-import { getClient, isNotFound, warnQuietly } from "./runtime";
+import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface DestinationInputs {
@@ -238,14 +238,10 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
 
 /** `read` (refresh): the live destination, secrets kept from the state; a 404 removes it. */
 export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
-  try {
-    const dest = await getClient().eventDestinations.get(id);
-    const outs = toOutputs(dest, props?.target);
-    return { id, props: outs, inputs: toInputs(outs) };
-  } catch (err) {
-    if (isNotFound(err)) return {};
-    throw err;
-  }
+  const dest = await getUnlessGone(() => getClient().eventDestinations.get(id));
+  if (!dest) return {};
+  const outs = toOutputs(dest, props?.target);
+  return { id, props: outs, inputs: toInputs(outs) };
 }
 
 /** `update`: sends every managed field, the whole target included. */
@@ -260,9 +256,5 @@ export async function update(
 
 /** `delete`: deletes the destination; one already gone (404) counts as deleted. */
 export async function remove(id: string): Promise<void> {
-  try {
-    await getClient().eventDestinations.delete(id);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await deleteUnlessGone(() => getClient().eventDestinations.delete(id));
 }

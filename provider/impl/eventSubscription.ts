@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs, UNKNOWN } from "../validation";
-import { getClient, isNotFound, warnQuietly } from "./runtime";
+import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
 import { sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { createOnce } from "./ambiguous";
@@ -168,14 +168,10 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
 
 /** `read` (refresh): the live subscription; a 404 removes it from the state. */
 export async function read(id: string, _props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
-  try {
-    const sub = await getClient().eventSubscriptions.get(id);
-    const outs = toOutputs(sub);
-    return { id, props: outs, inputs: toInputs(outs) };
-  } catch (err) {
-    if (isNotFound(err)) return {};
-    throw err;
-  }
+  const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id));
+  if (!sub) return {};
+  const outs = toOutputs(sub);
+  return { id, props: outs, inputs: toInputs(outs) };
 }
 
 /** `update`: sends every managed field, so the result is exactly what the program says. */
@@ -190,9 +186,5 @@ export async function update(
 
 /** `delete`: deletes the subscription; one already gone (404) counts as deleted. */
 export async function remove(id: string): Promise<void> {
-  try {
-    await getClient().eventSubscriptions.delete(id);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await deleteUnlessGone(() => getClient().eventSubscriptions.delete(id));
 }

@@ -80,6 +80,28 @@ export function isNotFound(err: unknown): boolean {
 }
 
 /**
+ * Runs a `get` for `read` (refresh): its result, or `undefined` when the service answers 404
+ * (the resource was deleted outside Pulumi and leaves the state).
+ * @throws any other client error, as is.
+ */
+export async function getUnlessGone<T>(get: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await get();
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Runs a `delete`; a 404 (already gone) counts as deleted.
+ * @throws any other client error, as is.
+ */
+export async function deleteUnlessGone(del: () => Promise<unknown>): Promise<void> {
+  await getUnlessGone(del);
+}
+
+/**
  * The dynamic-provider process gets the engine's address as its first argument but does not
  * hand it to `@pulumi/pulumi`'s log; doing so makes `pulumi.log` messages appear in the
  * engine's output (`pulumi up`) instead of only on the process's stderr.
