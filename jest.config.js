@@ -9,4 +9,5 @@ module.exports = {
   modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/.pulumi-state/", "<rootDir>/.emulator/"],
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],
 };
