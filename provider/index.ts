@@ -1,6 +1,9 @@
 /**
- * Pulumi resources of the service: `EventSubscription`, `EventDestination`, `AbuseReport`,
- * the input validation their `check` uses, and the typed client (`sdk`).
+ * Pulumi resources of the service: `EventSubscription`, `EventDestination`, `AbuseReport`, and
+ * the input validation their `check` uses. The typed client is the package's `./sdk` entry
+ * (`import { ServiceClient } from "pulumi-service/sdk"`), kept out of this index so that a
+ * Pulumi program does not load the HTTP client it never uses (the providers load it in their
+ * own process).
  *
  * @packageDocumentation
  */
@@ -18,4 +21,3 @@ export {
   checkEventSubscriptionInputs,
   type CheckFailure,
 } from "./validation";
-export * as sdk from "../sdk";

@@ -12,12 +12,12 @@
  *
  * @packageDocumentation
  */
+import type { ValidationIssue } from "../sdk/errors";
 import {
   validateAbuseReportCreate,
   validateEventDestinationCreate,
   validateEventSubscriptionCreate,
-  type ValidationIssue,
-} from "../sdk";
+} from "../sdk/validation";
 
 /** The value Pulumi's engine sends for an input that is not known yet (during a preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -2,7 +2,8 @@
 // Links this package into its own node_modules (node_modules/pulumi-service -> ..), as
 // `npm install pulumi-service` would for a user. The examples import the package by its name,
 // and the dynamic providers load their implementation by package name in the provider
-// process, which resolves modules from the program's folder upwards. Run by `prepare`.
+// process, which resolves modules from the program's folder upwards. Run by `prepare`, and
+// again by `pretest`, `predemo` and `bench` (`npm install <pkg>` prunes the link).
 "use strict";
 const fs = require("fs");
 const path = require("path");
