@@ -21,6 +21,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { seededRandom } from "../../emulator/faults";
 import { spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 
 const LONG = process.env.RELIABILITY_LONG === "1";
@@ -44,18 +45,6 @@ const SOURCE_TYPES = [
   "tunnel_credential_deleted.v0",
   "http_request_complete.v0",
 ];
-
-/** Deterministic PRNG (mulberry32) so that a failing round can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = "dest" | "sub";
 
@@ -526,7 +515,7 @@ describe("emulator crash safety (SIGKILL during a stream of writes)", () => {
       const args = ["--port", "0", "--data", file, "--api-key", KEY, "--admin-key", ADMIN];
       const writers: Writer[] = Array.from({ length: WRITERS }, (_, n) => ({
         n,
-        random: prng(1000 + n),
+        random: seededRandom(1000 + n),
         counter: 0,
         known: new Map(),
       }));
