@@ -170,6 +170,8 @@ function sha256(s: string): Buffer {
 interface RouteInfo {
   /** `public` API route, `operator` route, or a `405` catch-all for wrong methods. */
   kind: "public" | "operator" | "405";
+  /** The route (or the 405 catch-all) is on an operator path: admin key, not logged. */
+  operator: boolean;
   /** Route needs an account authorized for abuse reports (221). */
   abuse?: boolean;
   /** `Allow` header of a 405 route. */
@@ -178,10 +180,20 @@ interface RouteInfo {
   idempotent?: boolean;
 }
 
-function isOperatorPath(url: string): boolean {
-  return (
-    url === OPERATOR_PREFIX || url.startsWith(OPERATOR_PREFIX + "/") || url.startsWith(OPERATOR_PREFIX + "?")
-  );
+/**
+ * The route the router matched for `request`, or `undefined` when it matched none. Access, fault
+ * injection and request logging are decided on this, never on the text of `request.url` (which
+ * the router decodes and normalizes before matching).
+ */
+function matchedRoute(request: FastifyRequest): RouteInfo | undefined {
+  if (request.is404) return undefined;
+  const info = request.routeOptions?.config as unknown as Partial<RouteInfo> | undefined;
+  return info?.kind === undefined ? undefined : (info as RouteInfo);
+}
+
+/** Whether the request was routed to an operator endpoint (or to its 405 catch-all). */
+function isOperatorRoute(request: FastifyRequest): boolean {
+  return matchedRoute(request)?.operator === true;
 }
 
 /** The one "no such route" error, used for unknown paths everywhere. */
@@ -316,7 +328,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
     // route: the same 404 as any unknown path, through the same error rendering.
     frameworkErrors: (_error, request, reply) => {
       sendError(routeNotFound(request), request, reply);
-      if (!isOperatorPath(request.url)) logRequest(request, 404);
+      logRequest(request, 404);
     },
     // A request without Host reaches the hooks below (which answer it with the usual error body)
     // instead of Node's bare 400 with no body.
@@ -397,7 +409,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   });
 
   app.addHook("onResponse", (request, reply, done) => {
-    if (!isOperatorPath(request.url)) logRequest(request, reply.statusCode);
+    if (!isOperatorRoute(request)) logRequest(request, reply.statusCode);
     done();
   });
 
@@ -484,8 +496,8 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   }
 
   function checkRoute(request: FastifyRequest): RouteInfo | undefined {
-    if (request.is404) throw routeNotFound(request);
-    const info = request.routeOptions.config as unknown as RouteInfo;
+    const info = matchedRoute(request);
+    if (info === undefined) throw routeNotFound(request);
     if (info.kind === "405") {
       throw new ServiceError(
         405,
@@ -581,7 +593,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
       done(new ServiceError(213, "an HTTP/1.1 request must have a Host header"));
       return;
     }
-    if (isOperatorPath(request.url)) {
+    if (isOperatorRoute(request)) {
       try {
         checkOperator(request);
       } catch (err) {
@@ -598,7 +610,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
 
   // --- routes ----------------------------------------------------------------------------------
   type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
-  const routesByPath = new Map<string, string[]>();
+  const routesByPath = new Map<string, { operator: boolean; methods: string[] }>();
   function route(
     kind: "public" | "operator",
     method: string,
@@ -606,9 +618,17 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
     handler: Handler,
     abuse = false,
   ): void {
-    const info: RouteInfo = { kind, abuse, idempotent: kind === "public" && method === "POST" };
+    const info: RouteInfo = {
+      kind,
+      operator: kind === "operator",
+      abuse,
+      idempotent: kind === "public" && method === "POST",
+    };
     app.route({ method: method as "GET", url, handler, config: info as unknown as Record<string, unknown> });
-    routesByPath.set(url, [...(routesByPath.get(url) ?? []), method]);
+    routesByPath.set(url, {
+      operator: kind === "operator",
+      methods: [...(routesByPath.get(url)?.methods ?? []), method],
+    });
   }
 
   function pathId(request: FastifyRequest, prefix: string, what: string): string {
@@ -848,10 +868,10 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   });
 
   // 405 for every other method on a known path.
-  for (const [url, methods] of routesByPath) {
+  for (const [url, { operator, methods }] of routesByPath) {
     const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
     const others = ALL_METHODS.filter((m) => !allowed.includes(m));
-    const info: RouteInfo = { kind: "405", allow: methods.join(", ") };
+    const info: RouteInfo = { kind: "405", operator, allow: methods.join(", ") };
     app.route({
       method: others as unknown as "GET"[],
       url,

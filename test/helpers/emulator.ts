@@ -37,6 +37,11 @@ export interface RawRequest {
   method: string;
   /** Absolute URL. */
   url: string;
+  /**
+   * Request target sent verbatim instead of the URL's normalized path (e.g. `/./x`, `//x`,
+   * `/%5Fx`): only scheme, host and port are taken from `url`.
+   */
+  path?: string;
   headers?: Record<string, string>;
   /** Sent as is; `Content-Length` is set from it unless `chunked` is true. */
   body?: string | Buffer;
@@ -63,7 +68,7 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
         method: req.method,
         hostname: u.hostname,
         port: u.port,
-        path: u.pathname + u.search,
+        path: req.path ?? u.pathname + u.search,
         headers,
         agent: false,
       },
