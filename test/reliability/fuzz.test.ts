@@ -292,6 +292,54 @@ async function ensureSeeds(): Promise<void> {
 
 const snap = () => JSON.stringify(em.store.snapshot());
 
+/** The fault configuration with injection off, as `GET /_operator/faults` renders it. */
+const NO_FAULTS = JSON.stringify({});
+
+/**
+ * Whether a request target could reach an operator route under any reading a router might make
+ * of it: percent-decoded (twice), `;` parameters cut off, slashes collapsed, dot segments
+ * resolved, case ignored. No public route reads like this, so a 2xx on such a path without the
+ * admin key is an access hole.
+ */
+function resolvesToOperatorPath(target: string): boolean {
+  let p = target.split(/[?#]/)[0];
+  for (let i = 0; i < 2; i++)
+    p = p.replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+  p = p.split(/[?#;]/)[0].replace(/\/+/g, "/");
+  try {
+    p = new URL(p, "http://x").pathname;
+  } catch {
+    // keep the path as it is
+  }
+  return /^\/_operator(\/|$)/i.test(p);
+}
+
+/**
+ * An operator path in one of the spellings a router may decode to it: characters percent-encoded
+ * at random (either case, slashes included), doubled slashes, dot segments, upper case.
+ */
+const encodedOperatorPath = fc
+  .tuple(
+    fc.constantFrom("/_operator/faults", "/_operator/requests", "/_operator/abuse_reports/$R1/review"),
+    fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 64, maxLength: 64 }),
+    fc.constantFrom("", "/", "//", "/./", "/x/../", "/X/%2E%2E/"),
+    fc.boolean(),
+  )
+  .map(([path, modes, lead, upper]) => {
+    const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(2, "0");
+    let i = 0;
+    const encode = (part: string) =>
+      [...part]
+        .map((c) => {
+          const mode = modes[i++ % modes.length];
+          return mode === 1 ? `%${hex(c).toUpperCase()}` : mode === 2 ? `%${hex(c)}` : c;
+        })
+        .join("");
+    // `$R1` is a placeholder for a report ID, filled in when the case is sent.
+    const spelled = (lead === "" ? "/" : lead) + path.slice(1).split("$R1").map(encode).join("$R1");
+    return upper ? spelled.replace("_operator", "_OPERATOR") : spelled;
+  });
+
 /**
  * Sends one case and checks everything: answer in time, no 5xx, error shape, no change on a
  * rejection. A 2xx create is deleted again and a 2xx delete of seed data is undone, so the store
@@ -324,13 +372,31 @@ async function runCase(
     expectErrorShape(res.status, res.headers["operation-id"], res.text, what);
 
   const now = snap();
-  const faults = em.app.emulator.getFaults();
+  const faults = JSON.stringify(em.app.emulator.getFaults());
+  const asAdmin = headers.authorization === `Bearer ${ADMIN}`;
+  const operatorPath = resolvesToOperatorPath(path);
   if (res.status >= 300) {
     if (now !== snapshot) throw new Error(`${what}: answered ${res.status} but changed the stored data`);
-    if (Object.keys(faults).length > 0)
-      throw new Error(`${what}: answered ${res.status} but changed the faults`);
+    if (faults !== NO_FAULTS) throw new Error(`${what}: answered ${res.status} but changed the faults`);
   } else {
-    if (Object.keys(faults).length > 0) em.app.emulator.setFaults({});
+    if (operatorPath && !asAdmin)
+      throw new Error(`${what}: an operator path answered ${res.status} without the admin key`);
+    if (faults !== NO_FAULTS) {
+      // Only the operator's own request to the faults endpoint may change them; the change is then
+      // undone openly, through the same endpoint, and counted.
+      if (!(asAdmin && operatorPath && method === "PUT"))
+        throw new Error(`${what}: answered ${res.status} and changed the faults to ${faults}`);
+      const undo = await send(
+        "PUT",
+        "/_operator/faults",
+        { ...std(ADMIN), "content-type": "application/json" },
+        "{}",
+      );
+      if (undo.status !== 200)
+        throw new Error(`undoing the faults set by ${what}: ${undo.status} ${undo.text}`);
+      counts["faults set by the operator, then switched off again"] =
+        (counts["faults set by the operator, then switched off again"] ?? 0) + 1;
+    }
     if (method === "POST" && res.status === 201 && !path.startsWith("/abuse_reports")) {
       const created = JSON.parse(res.text) as { id: string };
       const collection = created.id.startsWith("esb_") ? "event_subscriptions" : "event_destinations";
@@ -818,6 +884,32 @@ describe("the emulator under hostile HTTP input", () => {
   );
 
   it(
+    "operator paths in encoded spellings: a 2xx only with the admin key",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom("GET", "PUT", "POST", "DELETE"),
+          encodedOperatorPath,
+          fc.constantFrom("none", "A", "R", "wrong admin", "admin"),
+          fc.constantFrom(
+            undefined,
+            JSON.stringify({ status503: 1 }),
+            JSON.stringify({ hostnames: [{ hostname: "seed.example.com", status: "UNBANNED" }] }),
+          ),
+          async (method, path, who, body) => {
+            const key = { none: undefined, A, R, "wrong admin": ADMIN + "x", admin: ADMIN }[who];
+            const headers: Record<string, string> = key === undefined ? {} : std(key);
+            if (body !== undefined) headers["content-type"] = "application/json";
+            await runCase("operator paths, encoded", method, fill(path), headers, body);
+          },
+        ),
+        runs(400),
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "paths: random segments, encoded characters, wrong prefixes, very long IDs",
     async () => {
       const prefix = fc.constantFrom(
@@ -830,6 +922,11 @@ describe("the emulator under hostile HTTP input", () => {
         "/_operator/requests",
         "/_operator/faults",
         "/_operator/abuse_reports",
+        "/%5Foperator/faults",
+        "/%5foperator/requests",
+        "/_operator%2Ffaults",
+        "//_operator/requests",
+        "/_OPERATOR/faults",
         "/v2/event_subscriptions",
         "/Event_Subscriptions",
         "//event_subscriptions",
