@@ -159,6 +159,9 @@ const OPERATOR_PREFIX = "/_operator";
 /** How long the emulator remembers an `Idempotency-Key`: 24 hours, in **milliseconds**. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
+/** Most request log entries in one page of `GET /_operator/requests` (also its default `limit`). */
+export const REQUEST_LOG_PAGE_MAX = 1000;
+
 /** Well-formed `Idempotency-Key` values: 1 to 255 visible ASCII characters (a UUID fits). */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -856,11 +859,33 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
     }
   });
   route("operator", "GET", `${OPERATOR_PREFIX}/requests`, (request) => {
-    const since = (request.query as Record<string, unknown>).since;
+    const q = request.query as Record<string, unknown>;
+    const since = q.since;
     if (since !== undefined && (typeof since !== "string" || !/^\d{1,15}$/.test(since))) {
       throw new ServiceError(215, `since: must be a non-negative integer, got ${JSON.stringify(since)}`);
     }
-    return { requests: store.requests(since === undefined ? 0 : Number(since)) };
+    let limit = REQUEST_LOG_PAGE_MAX;
+    if (q.limit !== undefined) {
+      const n = typeof q.limit === "string" && /^\d{1,5}$/.test(q.limit) ? Number(q.limit) : NaN;
+      if (!(n >= 1 && n <= REQUEST_LOG_PAGE_MAX)) {
+        throw new ServiceError(
+          233,
+          `limit must be an integer between 1 and ${REQUEST_LOG_PAGE_MAX}, got ${JSON.stringify(q.limit)}`,
+        );
+      }
+      limit = n;
+    }
+    // One entry more than the page tells whether another page follows.
+    const entries = store.requests(since === undefined ? 0 : Number(since), limit + 1);
+    const page = entries.slice(0, limit);
+    const next = entries.length > limit ? page[page.length - 1].seq : undefined;
+    return {
+      requests: page,
+      next_page_uri:
+        next === undefined
+          ? null
+          : `${base(request)}${OPERATOR_PREFIX}/requests?since=${next}&limit=${limit}`,
+    };
   });
   route("operator", "DELETE", `${OPERATOR_PREFIX}/requests`, (_request, reply) => {
     store.clearRequests();

@@ -33,8 +33,32 @@ import { autoReviewStatus, type HostnameStatus } from "./review";
 /** Prefix of account IDs (ours; accounts are not part of the public API). */
 export const ACCOUNT_ID_PREFIX = "acct_";
 
-/** The request log keeps this many most recent entries; older ones are dropped. */
-export const REQUEST_LOG_MAX_ENTRIES = 100_000;
+/** The request log keeps at most this many most recent entries; older ones are dropped. */
+export const REQUEST_LOG_MAX_ENTRIES = 20_000;
+
+/**
+ * The request log keeps at most this many **bytes** of entries (see
+ * {@link REQUEST_LOG_ENTRY_OVERHEAD_BYTES}); the oldest entries are dropped first. 8 MiB.
+ */
+export const REQUEST_LOG_MAX_BYTES = 8 * 1024 * 1024;
+
+/** What one entry counts towards {@link REQUEST_LOG_MAX_BYTES} besides its path's UTF-8 bytes. */
+export const REQUEST_LOG_ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * Longest path kept in the request log, in **characters** (UTF-16 code units); a longer path is
+ * cut there and ends with `…`.
+ */
+export const REQUEST_LOG_MAX_PATH_CHARS = 1024;
+
+/** `path` cut to {@link REQUEST_LOG_MAX_PATH_CHARS} characters plus `…` when it is longer. */
+export function truncateLoggedPath(path: string): string {
+  if (path.length <= REQUEST_LOG_MAX_PATH_CHARS) return path;
+  let cut = path.slice(0, REQUEST_LOG_MAX_PATH_CHARS);
+  // Never end on the first half of a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut + "…";
+}
 
 /** One recorded public API request (never the API key or the body). */
 export interface RequestLogEntry {
@@ -44,7 +68,10 @@ export interface RequestLogEntry {
   time: string;
   /** HTTP method, e.g. `POST`. */
   method: string;
-  /** Path including the query string, e.g. `/event_subscriptions?limit=10`. */
+  /**
+   * Path including the query string, as the client sent it, e.g. `/event_subscriptions?limit=10`;
+   * cut after {@link REQUEST_LOG_MAX_PATH_CHARS} characters (then ending with `…`).
+   */
   path: string;
   /** HTTP status sent; `0` when an injected fault destroyed the connection. */
   status: number;
@@ -234,11 +261,16 @@ export interface Store {
 
   /**
    * Queues a request log entry; entries are written in batches (at the latest on the next tick,
-   * and before any read of the log). Only the last {@link REQUEST_LOG_MAX_ENTRIES} are kept.
+   * and before any read of the log). Paths are cut to {@link REQUEST_LOG_MAX_PATH_CHARS}
+   * characters; only the most recent entries within {@link REQUEST_LOG_MAX_ENTRIES} and
+   * {@link REQUEST_LOG_MAX_BYTES} are kept.
    */
   logRequest(entry: RequestLogInput): void;
-  /** Request log entries with `seq` greater than `since` (all when absent), oldest first. */
-  requests(since?: number): RequestLogEntry[];
+  /**
+   * Request log entries with `seq` greater than `since` (all when absent), oldest first; at most
+   * `limit` of them when given.
+   */
+  requests(since?: number, limit?: number): RequestLogEntry[];
   /** Empties the request log (sequence numbers keep increasing). */
   clearRequests(): void;
 
@@ -491,6 +523,19 @@ export function openStore(path: string): Store {
       "INSERT INTO request_log (time, method, path, status, operation_id, account_id, fault, idempotent_replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     logSince: db.prepare<[number], RequestLogRow>("SELECT * FROM request_log WHERE seq > ? ORDER BY seq"),
+    logPage: db.prepare<[number, number], RequestLogRow>(
+      "SELECT * FROM request_log WHERE seq > ? ORDER BY seq LIMIT ?",
+    ),
+    logBytes: db.prepare<[number], { bytes: number | null }>(
+      "SELECT sum(length(CAST(path AS BLOB)) + ?) AS bytes FROM request_log",
+    ),
+    // Deletes the oldest entries until the newest ones fit in the byte budget.
+    trimLogBytes: db.prepare<[number, number]>(
+      `DELETE FROM request_log WHERE seq <= (
+         SELECT seq FROM (
+           SELECT seq, sum(length(CAST(path AS BLOB)) + ?) OVER (ORDER BY seq DESC) AS total FROM request_log
+         ) WHERE total > ? ORDER BY seq DESC LIMIT 1)`,
+    ),
     clearLog: db.prepare("DELETE FROM request_log"),
     trimLog: db.prepare<[number]>(
       "DELETE FROM request_log WHERE seq <= (SELECT max(seq) FROM request_log) - ?",
@@ -542,12 +587,16 @@ export function openStore(path: string): Store {
   let pendingLog: RequestLogInput[] = [];
   let flushScheduled = false;
   let closed = false;
+  const entryBytes = (path: string) => Buffer.byteLength(path, "utf8") + REQUEST_LOG_ENTRY_OVERHEAD_BYTES;
+  let logBytes = stmt.logBytes.get(REQUEST_LOG_ENTRY_OVERHEAD_BYTES)?.bytes ?? 0;
   const flushLog = db.transaction((entries: RequestLogInput[]) => {
     for (const e of entries) {
+      const path = truncateLoggedPath(e.path);
+      logBytes += entryBytes(path);
       stmt.insertLog.run(
         e.time,
         e.method,
-        e.path,
+        path,
         e.status,
         e.operation_id,
         e.account_id,
@@ -555,7 +604,13 @@ export function openStore(path: string): Store {
         e.idempotent_replay ? 1 : 0,
       );
     }
-    stmt.trimLog.run(REQUEST_LOG_MAX_ENTRIES);
+    // `logBytes` is exact after a trim and grows by each insert in between.
+    let trimmed = stmt.trimLog.run(REQUEST_LOG_MAX_ENTRIES).changes > 0;
+    if (logBytes > REQUEST_LOG_MAX_BYTES) {
+      stmt.trimLogBytes.run(REQUEST_LOG_ENTRY_OVERHEAD_BYTES, REQUEST_LOG_MAX_BYTES);
+      trimmed = true;
+    }
+    if (trimmed) logBytes = stmt.logBytes.get(REQUEST_LOG_ENTRY_OVERHEAD_BYTES)?.bytes ?? 0;
   });
   function flush(): void {
     flushScheduled = false;
@@ -809,14 +864,16 @@ export function openStore(path: string): Store {
       }
     },
 
-    requests(since = 0) {
+    requests(since = 0, limit) {
       flush();
-      return stmt.logSince.all(since).map((r) => ({ ...r, idempotent_replay: r.idempotent_replay === 1 }));
+      const rows = limit === undefined ? stmt.logSince.all(since) : stmt.logPage.all(since, limit);
+      return rows.map((r) => ({ ...r, idempotent_replay: r.idempotent_replay === 1 }));
     },
 
     clearRequests() {
       flush();
       stmt.clearLog.run();
+      logBytes = 0;
     },
 
     snapshot() {

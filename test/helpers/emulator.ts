@@ -141,18 +141,27 @@ async function operator(
 }
 
 /**
- * Reads the emulator's request log: the body of `GET /_operator/requests`, `{ requests }`, with the
- * entries whose `seq` is greater than `since`, oldest first.
+ * Reads the emulator's request log: every entry whose `seq` is greater than `since`, oldest
+ * first, following the pages of `GET /_operator/requests` (`{ requests, next_page_uri }`).
  */
 export async function getRequestLog(
   url: string,
   adminKey: string,
   since?: number,
 ): Promise<{ requests: RequestLogEntry[] }> {
-  const q = since === undefined ? "" : `?since=${since}`;
-  return (await operator(url, adminKey, "GET", `/_operator/requests${q}`)).json<{
-    requests: RequestLogEntry[];
-  }>();
+  const requests: RequestLogEntry[] = [];
+  let next: string | null = `/_operator/requests${since === undefined ? "" : `?since=${since}`}`;
+  while (next !== null) {
+    const page: { requests: RequestLogEntry[]; next_page_uri: string | null } = (
+      await operator(url, adminKey, "GET", next)
+    ).json();
+    requests.push(...page.requests);
+    next =
+      page.next_page_uri === null
+        ? null
+        : new URL(page.next_page_uri).pathname + new URL(page.next_page_uri).search;
+  }
+  return { requests };
 }
 
 /** Empties the emulator's request log. */

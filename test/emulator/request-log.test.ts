@@ -1,0 +1,116 @@
+/**
+ * The request log is bounded by count and by bytes, keeps long paths cut short, and is read in
+ * pages through `GET /_operator/requests`.
+ */
+import { REQUEST_LOG_PAGE_MAX } from "../../emulator/app";
+import {
+  openStore,
+  REQUEST_LOG_ENTRY_OVERHEAD_BYTES,
+  REQUEST_LOG_MAX_BYTES,
+  REQUEST_LOG_MAX_ENTRIES,
+  REQUEST_LOG_MAX_PATH_CHARS,
+  type Store,
+} from "../../emulator/store";
+import { getRequestLog, rawRequest, startEmulator, type RunningEmulator } from "../helpers/emulator";
+import { expectError } from "./fixtures";
+
+const entry = (path: string) => ({
+  time: new Date(0).toISOString(),
+  method: "GET",
+  path,
+  status: 404,
+  operation_id: "op_x",
+  account_id: null,
+});
+
+describe("request log bounds (store)", () => {
+  let store: Store;
+  beforeEach(() => {
+    store = openStore(":memory:");
+  });
+  afterEach(() => store.close());
+
+  it(`keeps only the newest ${REQUEST_LOG_MAX_ENTRIES} entries`, () => {
+    const total = REQUEST_LOG_MAX_ENTRIES + 500;
+    for (let i = 0; i < total; i++) store.logRequest(entry(`/n/${i}`));
+    const log = store.requests();
+    expect(log).toHaveLength(REQUEST_LOG_MAX_ENTRIES);
+    expect(log[0].path).toBe(`/n/500`);
+    expect(log.at(-1)?.path).toBe(`/n/${total - 1}`);
+  });
+
+  it(`cuts paths after ${REQUEST_LOG_MAX_PATH_CHARS} characters and marks the cut`, () => {
+    const long = "/event_subscriptions/esb_" + "a".repeat(16 * 1024);
+    store.logRequest(entry(long));
+    store.logRequest(entry("/short"));
+    const [first, second] = store.requests();
+    expect(first.path).toBe(long.slice(0, REQUEST_LOG_MAX_PATH_CHARS) + "…");
+    expect(second.path).toBe("/short");
+  });
+
+  it("never cuts a path inside a surrogate pair", () => {
+    const path = "/" + "a".repeat(REQUEST_LOG_MAX_PATH_CHARS - 2) + "🙂tail";
+    store.logRequest(entry(path));
+    expect(store.requests()[0].path).toBe("/" + "a".repeat(REQUEST_LOG_MAX_PATH_CHARS - 2) + "…");
+  });
+
+  it(`keeps at most ${REQUEST_LOG_MAX_BYTES} bytes, dropping the oldest entries first`, () => {
+    const path = (i: number) => `/${i}/`.padEnd(REQUEST_LOG_MAX_PATH_CHARS, "x");
+    const perEntry = REQUEST_LOG_MAX_PATH_CHARS + REQUEST_LOG_ENTRY_OVERHEAD_BYTES;
+    const fits = Math.floor(REQUEST_LOG_MAX_BYTES / perEntry);
+    const total = fits * 2;
+    for (let i = 0; i < total; i++) store.logRequest(entry(path(i)));
+    const log = store.requests();
+    const bytes = log.reduce((n, e) => n + Buffer.byteLength(e.path) + REQUEST_LOG_ENTRY_OVERHEAD_BYTES, 0);
+    expect(bytes).toBeLessThanOrEqual(REQUEST_LOG_MAX_BYTES);
+    expect(log).toHaveLength(fits);
+    expect(log.at(-1)?.path).toBe(path(total - 1));
+  });
+});
+
+describe("GET /_operator/requests pages", () => {
+  let em: RunningEmulator;
+  const get = (query: string) =>
+    rawRequest({
+      method: "GET",
+      url: `${em.url}/_operator/requests${query}`,
+      headers: { authorization: `Bearer ${em.adminKey}` },
+    });
+
+  beforeAll(async () => {
+    em = await startEmulator();
+    for (let i = 0; i < REQUEST_LOG_PAGE_MAX * 2 + 10; i++) em.store.logRequest(entry(`/p/${i}`));
+  });
+  afterAll(() => em.close());
+
+  it(`answers at most ${REQUEST_LOG_PAGE_MAX} entries and links the next page`, async () => {
+    const first = (await get("")).json();
+    expect(first.requests).toHaveLength(REQUEST_LOG_PAGE_MAX);
+    expect(first.next_page_uri).toBe(
+      `${em.url}/_operator/requests?since=${first.requests.at(-1).seq}&limit=${REQUEST_LOG_PAGE_MAX}`,
+    );
+  });
+
+  it("pages through every entry once, in order, and ends with next_page_uri null", async () => {
+    const seen: string[] = [];
+    let query = "?limit=700";
+    for (;;) {
+      const page = (await get(query)).json();
+      seen.push(...page.requests.map((r: { path: string }) => r.path));
+      if (page.next_page_uri === null) break;
+      query = new URL(page.next_page_uri).search;
+    }
+    const all = (await getRequestLog(em.url, em.adminKey)).requests.map((r) => r.path);
+    expect(seen).toEqual(all);
+    expect(seen.filter((p) => p.startsWith("/p/"))).toEqual(
+      Array.from({ length: REQUEST_LOG_PAGE_MAX * 2 + 10 }, (_, i) => `/p/${i}`),
+    );
+  });
+
+  it.each([["0"], [String(REQUEST_LOG_PAGE_MAX + 1)], ["-1"], ["abc"], ["1.5"], [""]])(
+    "rejects limit=%s with 233",
+    async (limit) => {
+      expectError(await get(`?limit=${limit}`), 400, 233);
+    },
+  );
+});
