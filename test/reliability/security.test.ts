@@ -178,15 +178,6 @@ describe("API keys are compared in constant time", () => {
     expect((await get(ADMIN.slice(0, -1) + "Z", "/_operator/faults")).status).toBe(401);
     expect(digestCalls()).toBe(1);
   });
-
-  it("the source compares tokens only through timingSafeEqual on digests", () => {
-    const source = readFileSync(path.join(REPO_ROOT, "emulator/app.ts"), "utf8");
-    expect(source).toMatch(/timingSafeEqual\(e\.hash, h\)/);
-    expect(source).toMatch(/timingSafeEqual\(sha256\(token\), adminHash\)/);
-    // No direct comparison of a token or key with === / !== / includes / Map lookups.
-    const code = source.replace(/[!=]==\s*undefined/g, "");
-    expect(code).not.toMatch(/\btoken\s*[!=]==|[!=]==\s*token\b|\.(has|get|includes)\(token\)/);
-  });
 });
 
 describe("request body size", () => {

@@ -209,11 +209,14 @@ describe("configuration", () => {
       /timeoutMs/,
     );
     expect(() => new ServiceClient({ apiKey: `${API_KEY}\n`, baseUrl: "http://x" })).toThrow(/API key/);
+    let thrown: unknown;
     try {
       new ServiceClient({ apiKey: `${API_KEY}\n`, baseUrl: "http://x" });
     } catch (e) {
-      for (const s of renderings(e)) expect(s).not.toContain(API_KEY);
+      thrown = e;
     }
+    expect(thrown).toBeInstanceOf(Error);
+    for (const s of renderings(thrown)) expect(s).not.toContain(API_KEY);
   });
 
   test("the key never shows in inspect, JSON or String of the client", async () => {
@@ -351,9 +354,7 @@ describe("POST retry rule", () => {
 
   test("503 with Retry-After is retried; 503 without is not", async () => {
     const a = await setup([serviceError(503, 500, "busy", { "retry-after": "0" }), created]);
-    await a.client.abuseReports
-      .create({ urls: ["https://example.com/x"] })
-      .catch((e: unknown) => expect(e).toBeInstanceOf(APIResponseValidationError));
+    await expect(a.client.eventSubscriptions.create(newSub)).resolves.toMatchObject({ id: SUB_ID });
     expect(a.server.requests).toHaveLength(2);
     await a.client.close();
     await a.server.close();
