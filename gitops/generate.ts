@@ -17,12 +17,41 @@
  *   `config.requireSecret("<key>")`, to set with `pulumi config set --secret <key> <value>`.
  *   Such a destination gets one `PATCH` on adoption, which re-sends that secret.
  *
- * Output is deterministic: the same account gives the same text.
+ * Output is deterministic: the same account gives the same text. No text from the service is
+ * written raw: IDs are checked against the full ID format, and every value goes through
+ * {@link stringLiteral}; comments hold only our own text, checked IDs and config keys.
  *
  * @packageDocumentation
  */
 import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../sdk";
+import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "../sdk/limits";
 import { OPTIONAL_STRINGS, SECRET_PATHS } from "../provider/impl/eventDestination";
+
+/**
+ * A TypeScript string literal of `text` that means exactly `text`: JSON's escapes plus U+2028
+ * and U+2029 (line terminators to some parsers). The only way a value from the service enters
+ * a generated program.
+ */
+export function stringLiteral(text: string): string {
+  return JSON.stringify(text)
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+/**
+ * Checks that `id` is a full ID of its kind (`prefix` + 27 base62 characters) before it is
+ * written into a program.
+ *
+ * @throws Error naming `what` and the expected format, with the ID quoted by {@link stringLiteral}.
+ */
+function checkId(id: string, prefix: string, what: string): void {
+  if (!isWellFormedId(id, prefix)) {
+    throw new Error(
+      `generate: ${what} has the ID ${stringLiteral(String(id)).slice(0, 120)}, which is not ${prefix} followed by ` +
+        `${ID_BODY_LENGTH} letters or digits; refusing to write it into a program`,
+    );
+  }
+}
 
 /** What `generate` works from: every destination and subscription of the account. */
 export interface Inventory {
@@ -132,7 +161,7 @@ class Code {
 
 /** An object key as TypeScript: bare when it is an identifier, else a string literal. */
 function propertyKey(key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : stringLiteral(key);
 }
 
 /** TypeScript text of a JSON-like value; objects and lists on one line when short. */
@@ -151,7 +180,9 @@ function render(value: unknown, indent: string): string {
     if (!inline.includes("\n") && indent.length + inline.length <= 90) return inline;
     return `{\n${items.map((i) => `${indent}  ${i},`).join("\n")}\n${indent}}`;
   }
-  return JSON.stringify(value);
+  if (typeof value === "string") return stringLiteral(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return JSON.stringify(value);
+  throw new Error(`generate: cannot write a value of type ${typeof value} into a program`);
 }
 
 function capitalize(s: string): string {
@@ -184,7 +215,7 @@ function targetInput(
     const field = secretPath[secretPath.length - 1];
     if (!holder || !(field in holder)) continue;
     const configKey = unique(`${identifier(name)}${capitalize(field)}`, keys);
-    holder[field] = new Code(`config.requireSecret(${JSON.stringify(configKey)})`);
+    holder[field] = new Code(`config.requireSecret(${stringLiteral(configKey)})`);
     secrets.push({
       configKey,
       resourceName: name,
@@ -200,6 +231,13 @@ function targetInput(
  * Pure and deterministic.
  */
 export function generateProgram(inventory: Inventory): GeneratedProgram {
+  for (const d of inventory.destinations) checkId(d.id, ID_PREFIX.eventDestination, "an event destination");
+  for (const s of inventory.subscriptions) {
+    checkId(s.id, ID_PREFIX.eventSubscription, "an event subscription");
+    for (const ref of s.destinations) {
+      checkId(ref.id, ID_PREFIX.eventDestination, `a destination of event subscription ${s.id}`);
+    }
+  }
   const destinations = [...inventory.destinations].sort((a, b) => compareIds(a.id, b.id));
   const subscriptions = [...inventory.subscriptions].sort((a, b) => compareIds(a.id, b.id));
   const destNames = assignNames(destinations);
@@ -220,8 +258,7 @@ export function generateProgram(inventory: Inventory): GeneratedProgram {
     if (d.format !== "json") args.format = d.format;
     args.target = targetInput(d.target, d, name, keys, secrets);
     blocks.push(
-      `// ${d.id}, created ${d.createdAt}\n` +
-        `const ${v} = EventDestination.adopt(${JSON.stringify(name)}, ${JSON.stringify(d.id)}, ${render(args, "")});`,
+      `const ${v} = EventDestination.adopt(${stringLiteral(name)}, ${stringLiteral(d.id)}, ${render(args, "")});`,
     );
   }
   const subVars = new Map<string, string>();
@@ -237,8 +274,7 @@ export function generateProgram(inventory: Inventory): GeneratedProgram {
       destVars.has(ref.id) ? new Code(`${destVars.get(ref.id)}.id`) : ref.id,
     );
     blocks.push(
-      `// ${s.id}, created ${s.createdAt}\n` +
-        `const ${v} = EventSubscription.adopt(${JSON.stringify(name)}, ${JSON.stringify(s.id)}, ${render(args, "")});`,
+      `const ${v} = EventSubscription.adopt(${stringLiteral(name)}, ${stringLiteral(s.id)}, ${render(args, "")});`,
     );
   }
 

@@ -3,7 +3,6 @@
  * events, secret masking and redaction, the table, and code generation's names and references.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
-import type { EventDestination, EventSubscription } from "../../sdk";
 import {
   analyzePreviewEvents,
   analyzeRefreshEvents,
@@ -13,7 +12,6 @@ import {
   type DriftReport,
 } from "../../gitops/drift";
 import { formatReport } from "../../gitops/format";
-import { assignNames, generateProgram, identifier, slug } from "../../gitops/generate";
 import { main, type CliIo } from "../../gitops/cli";
 
 const SECRET = {
@@ -186,88 +184,6 @@ describe("drift analysis of refresh events", () => {
       /PROGRAM CHANGES NOT YET DEPLOYED[^\n]*\n[^\n]*\n\s+update\s+dest\s+EventDestination\s+metadata/,
     );
     expect(text).toMatch(/exit code 2/);
-  });
-});
-
-function dest(id: string, description: string, target: EventDestination["target"]): EventDestination {
-  return {
-    id,
-    uri: `u/${id}`,
-    createdAt: "2026-11-21T05:00:00Z",
-    metadata: "",
-    description,
-    format: "json",
-    target,
-  };
-}
-function sub(id: string, description: string, destinationIds: string[]): EventSubscription {
-  return {
-    id,
-    uri: `u/${id}`,
-    createdAt: "2026-11-21T05:00:00Z",
-    metadata: "",
-    description,
-    sources: [{ type: "ip_policy_created.v0", uri: "" }],
-    destinations: destinationIds.map((d) => ({ id: d, uri: "" })),
-  } as EventSubscription;
-}
-
-describe("code generation", () => {
-  it("names: slug of the description, else the ID; duplicates numbered in ID order", () => {
-    expect(slug("  Audit stream — prod! ")).toBe("audit-stream-prod");
-    expect(slug("Équipe réseau")).toBe("equipe-reseau");
-    expect(slug("!!!")).toBe("");
-    expect(slug("word ".repeat(30)).length).toBeLessThanOrEqual(48);
-    const names = assignNames([
-      { id: "esb_3", description: "Alerts" },
-      { id: "esb_1", description: "Alerts" },
-      { id: "esb_2", description: "" },
-      { id: "esb_4", description: "alerts 2" },
-    ]);
-    expect(Object.fromEntries(names)).toEqual({
-      esb_1: "alerts",
-      esb_2: "esb_2",
-      esb_3: "alerts-2",
-      esb_4: "alerts-2-2",
-    });
-    expect(identifier("audit-stream")).toBe("auditStream");
-    expect(identifier("ed_3MPx")).toBe("ed3MPx");
-    expect(identifier("2fa-alerts")).toBe("r2faAlerts");
-  });
-
-  it("references destinations of the listing by resource, others by literal ID; output is deterministic", () => {
-    const inventory = {
-      destinations: [
-        dest("ed_2", "", { datadog: { apiKey: "", ddtags: "", service: "", ddsite: "datadoghq.eu" } }),
-        dest("ed_1", "Stream", {
-          kinesis: {
-            auth: { role: { roleArn: "arn:aws:iam::1:role/r" } },
-            streamArn: "arn:aws:kinesis:us-east-1:1:stream/s",
-          },
-        }),
-      ],
-      subscriptions: [sub("esb_1", "Alerts", ["ed_1", "ed_9", "ed_2"])],
-    };
-    const a = generateProgram(inventory);
-    const b = generateProgram({
-      destinations: [...inventory.destinations].reverse(),
-      subscriptions: inventory.subscriptions,
-    });
-    expect(b.source).toBe(a.source);
-    expect(a.source).toContain('destinationIds: [streamDestination.id, "ed_9", ed2Destination.id]');
-    expect(a.source).toContain('EventDestination.adopt("ed_2", "ed_2", {');
-    expect(a.source).toContain('apiKey: config.requireSecret("ed2ApiKey")');
-    expect(a.source).not.toContain("ddtags");
-    expect(a.secrets).toEqual([
-      { configKey: "ed2ApiKey", resourceName: "ed_2", id: "ed_2", path: "target.datadog.apiKey" },
-    ]);
-    expect(a.names).toEqual({ ed_1: "stream", ed_2: "ed_2", esb_1: "alerts" });
-  });
-
-  it("a program without secrets does not read the config", () => {
-    const p = generateProgram({ destinations: [], subscriptions: [] });
-    expect(p.source).not.toContain("pulumi.Config");
-    expect(p.source).toContain("export const destinationIds = {};");
   });
 });
 

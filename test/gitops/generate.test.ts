@@ -1,0 +1,336 @@
+/**
+ * `service-drift generate`'s code generation: names, references, determinism, and that nothing
+ * the service returns can become code in the generated program.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import type { EventDestination, EventSubscription } from "../../sdk";
+import { assignNames, generateProgram, identifier, slug, stringLiteral } from "../../gitops/generate";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+
+/** A well-formed ID: `prefix` + 27 base62 characters ending in `tail`. */
+const id = (prefix: string, tail: string) => prefix + tail.padStart(27, "0");
+const ED1 = id("ed_", "1");
+const ED2 = id("ed_", "2");
+const ED9 = id("ed_", "9");
+const ESB1 = id("esb_", "1");
+
+function dest(
+  destId: string,
+  description: string,
+  target: EventDestination["target"],
+  extra = {},
+): EventDestination {
+  return {
+    id: destId,
+    uri: `u/${destId}`,
+    createdAt: "2026-11-21T05:00:00Z",
+    metadata: "",
+    description,
+    format: "json",
+    target,
+    ...extra,
+  };
+}
+function sub(subId: string, description: string, destinationIds: string[], extra = {}): EventSubscription {
+  return {
+    id: subId,
+    uri: `u/${subId}`,
+    createdAt: "2026-11-21T05:00:00Z",
+    metadata: "",
+    description,
+    sources: [{ type: "ip_policy_created.v0", uri: "" }],
+    destinations: destinationIds.map((d) => ({ id: d, uri: "" })),
+    ...extra,
+  } as EventSubscription;
+}
+
+describe("code generation", () => {
+  it("names: slug of the description, else the ID; duplicates numbered in ID order", () => {
+    expect(slug("  Audit stream — prod! ")).toBe("audit-stream-prod");
+    expect(slug("Équipe réseau")).toBe("equipe-reseau");
+    expect(slug("!!!")).toBe("");
+    expect(slug("word ".repeat(30)).length).toBeLessThanOrEqual(48);
+    const names = assignNames([
+      { id: "esb_3", description: "Alerts" },
+      { id: "esb_1", description: "Alerts" },
+      { id: "esb_2", description: "" },
+      { id: "esb_4", description: "alerts 2" },
+    ]);
+    expect(Object.fromEntries(names)).toEqual({
+      esb_1: "alerts",
+      esb_2: "esb_2",
+      esb_3: "alerts-2",
+      esb_4: "alerts-2-2",
+    });
+    expect(identifier("audit-stream")).toBe("auditStream");
+    expect(identifier("ed_3MPx")).toBe("ed3MPx");
+    expect(identifier("2fa-alerts")).toBe("r2faAlerts");
+  });
+
+  it("references destinations of the listing by resource, others by literal ID; output is deterministic", () => {
+    const inventory = {
+      destinations: [
+        dest(ED2, "", { datadog: { apiKey: "", ddtags: "", service: "", ddsite: "datadoghq.eu" } }),
+        dest(ED1, "Stream", {
+          kinesis: {
+            auth: { role: { roleArn: "arn:aws:iam::1:role/r" } },
+            streamArn: "arn:aws:kinesis:us-east-1:1:stream/s",
+          },
+        }),
+      ],
+      subscriptions: [sub(ESB1, "Alerts", [ED1, ED9, ED2])],
+    };
+    const a = generateProgram(inventory);
+    const b = generateProgram({
+      destinations: [...inventory.destinations].reverse(),
+      subscriptions: inventory.subscriptions,
+    });
+    expect(b.source).toBe(a.source);
+    expect(runWithStandIns(a.source).find((c) => c.kind === "EventSubscription")?.args).toMatchObject({
+      destinationIds: ["EventDestination:stream", ED9, `EventDestination:${ED2}`],
+    });
+    expect(a.source).toContain(`EventDestination.adopt("${ED2}", "${ED2}", {`);
+    expect(a.source).toContain(`apiKey: config.requireSecret("${identifier(ED2)}ApiKey")`);
+    expect(a.source).not.toContain("ddtags");
+    expect(a.secrets).toEqual([
+      { configKey: `${identifier(ED2)}ApiKey`, resourceName: ED2, id: ED2, path: "target.datadog.apiKey" },
+    ]);
+    expect(a.names).toEqual({ [ED1]: "stream", [ED2]: ED2, [ESB1]: "alerts" });
+  });
+
+  it("a program without secrets does not read the config", () => {
+    const p = generateProgram({ destinations: [], subscriptions: [] });
+    expect(p.source).not.toContain("pulumi.Config");
+    expect(p.source).toContain("export const destinationIds = {};");
+  });
+});
+
+/** Texts that break out of a comment, a string or a template when written raw. */
+const HOSTILE = [
+  ["a newline", "x\nglobalThis.__injected = 1; //"],
+  ["a comment end", "x */ globalThis.__injected = 1; /* "],
+  ["a backtick", "x` + (globalThis.__injected = 1) + `"],
+  ["a template placeholder", "${(globalThis.__injected = 1)}"],
+  ["double quotes", 'x", globalThis.__injected = 1, "'],
+  ["single quotes", "x', globalThis.__injected = 1, '"],
+  ["a backslash before a quote", 'x\\", globalThis.__injected = 1, "'],
+  ["U+2028", "x\u2028globalThis.__injected = 1; //"],
+  ["U+2029", "x\u2029globalThis.__injected = 1; //"],
+  ["a carriage return", "x\rglobalThis.__injected = 1; //"],
+] as const;
+
+describe("hostile IDs are refused before anything is written", () => {
+  const good = () => ({
+    destinations: [dest(ED1, "d", { datadog: { apiKey: "", ddtags: "", service: "", ddsite: "" } })],
+    subscriptions: [sub(ESB1, "s", [ED1])],
+  });
+  const spoil = (base: string, text: string) => base.slice(0, 10) + text;
+
+  describe.each(HOSTILE)("an ID holding %s", (_label, text) => {
+    it.each([
+      [
+        "a destination's ID",
+        (inv: ReturnType<typeof good>) => (inv.destinations[0].id = spoil(ED1, text)),
+        "an event destination",
+      ],
+      [
+        "a subscription's ID",
+        (inv: ReturnType<typeof good>) => (inv.subscriptions[0].id = spoil(ESB1, text)),
+        "an event subscription",
+      ],
+      [
+        "a destination ID a subscription refers to",
+        (inv: ReturnType<typeof good>) => (inv.subscriptions[0].destinations[0].id = spoil(ED1, text)),
+        "a destination of event subscription",
+      ],
+    ])("%s", (_where, mutate, what) => {
+      const inventory = good();
+      mutate(inventory);
+      expect(() => generateProgram(inventory)).toThrow(`generate: ${what}`);
+    });
+  });
+
+  it.each([
+    ["too short", ED1.slice(0, -1)],
+    ["too long", ED1 + "0"],
+    ["a non-base62 character", ED1.slice(0, -1) + "-"],
+    ["the wrong prefix", "esb_" + ED1.slice(3)],
+  ])("an ID %s", (_label, bad) => {
+    const inventory = good();
+    inventory.destinations[0].id = bad;
+    expect(() => generateProgram(inventory)).toThrow(/is not ed_ followed by 27 letters or digits/);
+  });
+});
+
+/** Top-level statements that only declare: imports, `const`s of adopt calls or config, exports. */
+function nonDeclarations(source: string): string[] {
+  const file = ts.createSourceFile("index.ts", source, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+  const bad: string[] = [];
+  const isAllowedInit = (e: ts.Expression | undefined): boolean => {
+    if (e === undefined) return false;
+    if (ts.isNewExpression(e)) return e.expression.getText(file) === "pulumi.Config";
+    if (ts.isCallExpression(e))
+      return ["EventDestination.adopt", "EventSubscription.adopt"].includes(e.expression.getText(file));
+    return ts.isObjectLiteralExpression(e);
+  };
+  for (const st of file.statements) {
+    if (ts.isImportDeclaration(st)) continue;
+    if (
+      ts.isVariableStatement(st) &&
+      st.declarationList.declarations.every((d) => isAllowedInit(d.initializer))
+    )
+      continue;
+    bad.push(st.getText(file).slice(0, 200));
+  }
+  return bad;
+}
+
+/** Runs the generated program with stand-ins for the packages; returns the `adopt` calls. */
+function runWithStandIns(source: string): { kind: string; name: string; id: string; args: unknown }[] {
+  const calls: { kind: string; name: string; id: string; args: unknown }[] = [];
+  const standIn = (kind: string) => ({
+    adopt: (name: string, resourceId: string, args: unknown) => {
+      calls.push({ kind, name, id: resourceId, args });
+      return { id: `${kind}:${name}` };
+    },
+  });
+  const modules: Record<string, unknown> = {
+    "pulumi-service": {
+      EventDestination: standIn("EventDestination"),
+      EventSubscription: standIn("EventSubscription"),
+    },
+    "@pulumi/pulumi": {
+      Config: class {
+        requireSecret = (key: string) => `<secret ${key}>`;
+      },
+    },
+  };
+  const js = ts.transpileModule(source, {
+    compilerOptions: {
+      module: ts.ModuleKind.CommonJS,
+      target: ts.ScriptTarget.ES2022,
+      esModuleInterop: true,
+    },
+  }).outputText;
+  const fakeRequire = (name: string) => {
+    if (!(name in modules)) throw new Error(`the generated program requires ${name}`);
+    return modules[name];
+  };
+  new Function("require", "exports", "module", js)(fakeRequire, {}, { exports: {} });
+  return calls;
+}
+
+describe.each(HOSTILE)("a value holding %s stays a value", (_label, text) => {
+  const inventory = {
+    destinations: [
+      dest(
+        ED1,
+        text,
+        { datadog: { apiKey: "", ddtags: text, service: text, ddsite: text } },
+        { metadata: text, createdAt: text },
+      ),
+      dest(ED2, "", {
+        kinesis: {
+          auth: { creds: { awsAccessKeyId: text, awsSecretAccessKey: "" } },
+          streamArn: text,
+        },
+      }),
+    ],
+    subscriptions: [
+      sub(ESB1, text, [ED1, ED9], {
+        metadata: text,
+        createdAt: text,
+        sources: [{ type: text, uri: text }],
+      }),
+    ],
+  };
+  const { source } = generateProgram(inventory);
+
+  afterEach(() => {
+    delete (globalThis as { __injected?: unknown }).__injected;
+  });
+
+  it("the program holds nothing but declarations", () => {
+    expect(nonDeclarations(source)).toEqual([]);
+  });
+
+  it("running it passes each value through unchanged and runs nothing else", () => {
+    const calls = runWithStandIns(source);
+    expect((globalThis as { __injected?: unknown }).__injected).toBeUndefined();
+    expect(calls.map((c) => [c.kind, c.id])).toEqual([
+      ["EventDestination", ED1],
+      ["EventDestination", ED2],
+      ["EventSubscription", ESB1],
+    ]);
+    expect(calls[0].args).toEqual({
+      description: text,
+      metadata: text,
+      target: {
+        datadog: { apiKey: expect.stringMatching(/^<secret /), ddtags: text, service: text, ddsite: text },
+      },
+    });
+    expect(calls[1].args).toEqual({
+      target: {
+        kinesis: {
+          auth: { creds: { awsAccessKeyId: text, awsSecretAccessKey: expect.stringMatching(/^<secret /) } },
+          streamArn: text,
+        },
+      },
+    });
+    expect(calls[2].args).toEqual({
+      description: text,
+      metadata: text,
+      sources: [{ type: text }],
+      destinationIds: ["EventDestination:" + calls[0].name, ED9],
+    });
+  });
+});
+
+describe("string literals", () => {
+  it.each(HOSTILE)("%s: the literal evaluates to the text and spans one line", (_label, text) => {
+    const literal = stringLiteral(text);
+    expect(literal).not.toMatch(/[\n\r\u2028\u2029]/);
+    expect(new Function(`return ${literal};`)()).toBe(text);
+  });
+});
+
+describe("the generated program type-checks against the package's declarations", () => {
+  it("with every hostile value at once", () => {
+    const text = HOSTILE.map(([, t]) => t).join("");
+    const { source } = generateProgram({
+      destinations: [
+        dest(
+          ED1,
+          text,
+          { datadog: { apiKey: "", ddtags: text, service: text, ddsite: text } },
+          { metadata: text },
+        ),
+      ],
+      subscriptions: [sub(ESB1, text, [ED1, ED9], { metadata: text, sources: [{ type: text, uri: "" }] })],
+    });
+    // Inside the repository so that `pulumi-service` resolves to the built package (dist/).
+    const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "generated-hostile-"));
+    try {
+      fs.writeFileSync(path.join(dir, "index.ts"), source);
+      const program = ts.createProgram([path.join(dir, "index.ts")], {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.CommonJS,
+        moduleResolution: ts.ModuleResolutionKind.Node10,
+        esModuleInterop: true,
+        skipLibCheck: true,
+        types: ["node"],
+      });
+      const diagnostics = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      expect(diagnostics).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
