@@ -1,0 +1,56 @@
+/**
+ * The last line of `npm test` (test/helpers/summary-reporter.js) counts suites that fail to load,
+ * not only failed tests.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+const REPORTER = path.join(REPO_ROOT, "test/helpers/summary-reporter.js");
+const JEST = path.join(REPO_ROOT, "node_modules/jest/bin/jest.js");
+
+/** Runs jest with the summary reporter on a folder holding `files`; returns its last line. */
+function summaryOf(files: Record<string, string>): { line: string; status: number | null } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "summary-reporter-"));
+  try {
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    fs.writeFileSync(
+      path.join(dir, "jest.config.js"),
+      `module.exports = { rootDir: ${JSON.stringify(dir)}, testMatch: ["**/*.test.js"], reporters: [${JSON.stringify(REPORTER)}] };`,
+    );
+    const run = spawnSync(
+      process.execPath,
+      [JEST, "--config", path.join(dir, "jest.config.js"), "--maxWorkers=1"],
+      {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    const lines = run.stdout.trim().split("\n");
+    return { line: lines[lines.length - 1], status: run.status };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("summary line", () => {
+  it("counts a suite that fails to load as a failed suite", () => {
+    const { line, status } = summaryOf({
+      "good.test.js": 'test("passes", () => expect(1).toBe(1));',
+      "broken.test.js": 'test("never runs", () => {\n',
+    });
+    expect(line).toBe("jest: 1 passed, 0 failed, 0 skipped; suites: 1 passed, 1 failed");
+    expect(status).toBe(1);
+  });
+
+  it("counts failed tests and skipped ones", () => {
+    const { line } = summaryOf({
+      "mixed.test.js":
+        'test("passes", () => {});\ntest("fails", () => { throw new Error("no"); });\ntest.skip("skipped", () => {});',
+    });
+    expect(line).toBe("jest: 1 passed, 1 failed, 1 skipped; suites: 0 passed, 1 failed");
+  });
+});
