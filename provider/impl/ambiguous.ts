@@ -23,6 +23,13 @@
  * Kinds without a list (abuse reports) rely on the key alone: step 2 when the server honours
  * keys, else an error that says the report may or may not have been filed.
  *
+ * The lookup never adopts an ID that this provider process has already created, adopted or been
+ * handed by the engine (see {@link claimId}): the provider process serves every resource of one
+ * deployment, so a stack with several resources of identical values cannot end with two of them
+ * sharing one ID. What remains possible: a resource with identical values made by another
+ * deployment (another stack, another process) inside the lookup window is indistinguishable from
+ * the lost create's and can be adopted.
+ *
  * Known limit: a create that timed out may still be running on the service; against a server
  * that ignores keys, a lookup that runs before it commits finds nothing, and the create sent
  * again then makes a second resource. The client's 30-second timeout makes that unlikely; a
@@ -68,6 +75,23 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   now?(): number;
 }
 
+/** IDs this provider process has created, adopted, or been given by the engine for a resource. */
+const claimedIds = new Set<string>();
+
+/**
+ * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
+ * the engine to `diff`, `read`, `update` or `delete`), so that a lost create's lookup never
+ * adopts it for another resource.
+ */
+export function claimId(id: string): void {
+  if (typeof id === "string" && id !== "") claimedIds.add(id);
+}
+
+/** True when `id` was recorded by {@link claimId} in this provider process. */
+export function isClaimed(id: string): boolean {
+  return claimedIds.has(id);
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -103,7 +127,9 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   let lost: unknown;
   const attempt = async (): Promise<{ ok: T } | undefined> => {
     try {
-      return { ok: await spec.create(key) };
+      const made = await spec.create(key);
+      claimId(made.id);
+      return { ok: made };
     } catch (err) {
       // Once an earlier attempt may have made it, no later failure says it does not exist.
       if (lost === undefined && !possiblyMade(err)) throw err;
@@ -137,7 +163,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     try {
       for await (const live of spec.list!()) {
         if (Date.parse(live.createdAt) < since) break;
-        if (spec.matches!(live)) found.push(live);
+        if (spec.matches!(live) && !isClaimed(live.id)) found.push(live);
       }
     } catch (err) {
       throw new Error(
@@ -153,8 +179,9 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     const found = await lookFor();
     if (found.length === 1) {
       await spec.warn?.(
-        `${spec.what}: the create failed and may have been made (${describe(lost)}); the service holds exactly one ${spec.what} with these values made since it started, ${found[0].id}: adopted it`,
+        `${spec.what}: the create failed and may have been made (${describe(lost)}); the service holds exactly one ${spec.what} with these values made since it started that no other resource of this deployment holds, ${found[0].id}: adopted it`,
       );
+      claimId(found[0].id);
       return found[0];
     }
     if (found.length > 1) {

@@ -14,7 +14,7 @@ import type { DestinationTarget, EventDestination } from "../../sdk";
 import { checkEventDestinationInputs } from "../validation";
 import { sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
-import { createOnce } from "./ambiguous";
+import { claimId, createOnce } from "./ambiguous";
 import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
@@ -166,10 +166,11 @@ export async function check(_olds: unknown, news: DestinationInputs): Promise<pu
 
 /** `diff`: every change (the target's kind included) is an update in place. */
 export async function diff(
-  _id: string,
+  id: string,
   olds: DestinationOutputs,
   news: DestinationInputs,
 ): Promise<pulumi.dynamic.DiffResult> {
+  claimId(id);
   const changes =
     (olds.format ?? "json") !== (news.format ?? "json") ||
     (olds.description ?? "") !== (news.description ?? "") ||
@@ -203,6 +204,7 @@ export function hasWriteOnlySecret(target: DestinationTarget | undefined): boole
 export async function create(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) {
+    claimId(news.adoptId);
     const live = await readForAdoption("event destination", "ed_", news.adoptId, (id) =>
       client.eventDestinations.get(id),
     );
@@ -238,6 +240,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
 
 /** `read` (refresh): the live destination, secrets kept from the state; a 404 removes it. */
 export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
+  claimId(id);
   const dest = await getUnlessGone(() => getClient().eventDestinations.get(id));
   if (!dest) return {};
   const outs = toOutputs(dest, props?.target);
@@ -250,6 +253,7 @@ export async function update(
   _olds: DestinationOutputs,
   news: DestinationInputs,
 ): Promise<pulumi.dynamic.UpdateResult> {
+  claimId(id);
   const dest = await getClient().eventDestinations.update(id, body(news));
   return { outs: toOutputs(dest, news.target) };
 }

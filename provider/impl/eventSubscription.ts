@@ -11,7 +11,7 @@ import { checkEventSubscriptionInputs, UNKNOWN } from "../validation";
 import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
 import { sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
-import { createOnce } from "./ambiguous";
+import { claimId, createOnce } from "./ambiguous";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface SubscriptionInputs {
@@ -110,10 +110,11 @@ export async function check(_olds: unknown, news: SubscriptionInputs): Promise<p
  * place; `adoptId` is only read on create, so changing it later changes nothing.
  */
 export async function diff(
-  _id: string,
+  id: string,
   olds: SubscriptionOutputs,
   news: SubscriptionInputs,
 ): Promise<pulumi.dynamic.DiffResult> {
+  claimId(id);
   const changed = Object.keys(MANAGED).filter((k) => !MANAGED[k](olds, news));
   return {
     changes: changed.length > 0,
@@ -133,6 +134,7 @@ export async function diff(
 export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) {
+    claimId(news.adoptId);
     const live = toOutputs(
       await readForAdoption("event subscription", "esb_", news.adoptId, (id) =>
         client.eventSubscriptions.get(id),
@@ -168,6 +170,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
 
 /** `read` (refresh): the live subscription; a 404 removes it from the state. */
 export async function read(id: string, _props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
+  claimId(id);
   const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id));
   if (!sub) return {};
   const outs = toOutputs(sub);
@@ -180,6 +183,7 @@ export async function update(
   _olds: SubscriptionOutputs,
   news: SubscriptionInputs,
 ): Promise<pulumi.dynamic.UpdateResult> {
+  claimId(id);
   const sub = await getClient().eventSubscriptions.update(id, body(news));
   return { outs: toOutputs(sub) };
 }

@@ -21,7 +21,7 @@
 import { APIConnectionError, makeAPIError } from "../../sdk";
 import { drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "../../emulator/faults";
 import type { RequestLogEntry } from "../../emulator";
-import { setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
+import { apiRequest, setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
 import * as runtime from "../../provider/impl/runtime";
 import * as subscriptions from "../../provider/impl/eventSubscription";
 import * as destinations from "../../provider/impl/eventDestination";
@@ -226,17 +226,58 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
       expect(storedSubs(d)).toEqual([value.id]);
     });
 
-    it("several subscriptions with exactly these values: an error naming them, no adoption", async () => {
+    it("a twin this provider process made is never adopted: the lost create's own subscription is", async () => {
+      em.app.emulator.idempotency = false;
+      await warmUp();
+      const d = `twin-made-${tag}`;
+      const twin = await subscriptions.create(subInputs(d));
+      const { value } = await withFaults("resetAfter", [true, false], () =>
+        subscriptions.create(subInputs(d)),
+      );
+      expect(value.id).not.toBe(twin.id);
+      expect(storedSubs(d).sort()).toEqual([twin.id, value.id].sort());
+    });
+
+    it("a reset before the handler, with a twin this provider process made: the twin is not adopted, the create is sent again", async () => {
+      em.app.emulator.idempotency = false;
+      await warmUp();
+      const d = `twin-reset-${tag}`;
+      const twin = await subscriptions.create(subInputs(d));
+      const { value, log } = await withFaults("reset", [true, false, false], () =>
+        subscriptions.create(subInputs(d)),
+      );
+      expect(log).toEqual([
+        "POST /event_subscriptions 0 reset",
+        "GET /event_subscriptions 200",
+        "POST /event_subscriptions 201",
+      ]);
+      expect(value.id).not.toBe(twin.id);
+      expect(storedSubs(d).sort()).toEqual([twin.id, value.id].sort());
+    });
+
+    it("several subscriptions with exactly these values made elsewhere: an error naming them, no adoption", async () => {
       em.app.emulator.idempotency = false;
       await warmUp();
       const d = `several-${tag}`;
-      const twin = await subscriptions.create(subInputs(d));
+      // Made by another deployment (not this provider process), through the API.
+      const inputs = subInputs(d);
+      const elsewhere = await apiRequest(em.url, em.apiKeys[0], "POST", "/event_subscriptions", {
+        sources: inputs.sources,
+        destination_ids: inputs.destinationIds,
+        description: inputs.description,
+        metadata: inputs.metadata,
+      });
+      expect(elsewhere.status).toBe(201);
+      const twin = elsewhere.json().id as string;
       const err = await withFaults("resetAfter", [true, false], () =>
-        subscriptions.create(subInputs(d)).catch((e: unknown) => e as Error),
+        subscriptions.create(subInputs(d)).then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        ),
       );
       const ids = storedSubs(d);
       expect(ids).toHaveLength(2);
-      expect(ids).toContain(twin.id);
+      expect(ids).toContain(twin);
       expect(err.value).toBeInstanceOf(Error);
       expect((err.value as Error).message).toMatch(
         /2 event subscriptions made since .* have exactly these values/,
