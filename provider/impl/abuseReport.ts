@@ -9,7 +9,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { AbuseReport } from "../../sdk";
 import { checkAbuseReportInputs } from "../validation";
-import { sameSet } from "./compare";
+import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
 import { getClient, getUnlessGone, warn, warnQuietly } from "./runtime";
 
@@ -46,6 +46,12 @@ export async function check(_olds: unknown, news: ReportInputs): Promise<pulumi.
   return { inputs: news, failures: checkAbuseReportInputs(news as unknown as Record<string, unknown>) };
 }
 
+/** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
+const MANAGED: Record<string, (olds: ReportOutputs, news: ReportInputs) => boolean> = {
+  urls: (o, n) => sameSet(o.urls ?? [], n.urls ?? []),
+  metadata: (o, n) => (o.metadata ?? "") === (n.metadata ?? ""),
+};
+
 /**
  * `diff`: a change of `urls` (ignoring their order) or `metadata` replaces the report; the
  * review's `status` and `hostnames` are outputs and never cause a change.
@@ -55,9 +61,7 @@ export async function diff(
   olds: ReportOutputs,
   news: ReportInputs,
 ): Promise<pulumi.dynamic.DiffResult> {
-  const replaces: string[] = [];
-  if (!sameSet(olds.urls ?? [], news.urls ?? [])) replaces.push("urls");
-  if ((olds.metadata ?? "") !== (news.metadata ?? "")) replaces.push("metadata");
+  const replaces = changedProperties(MANAGED, olds, news);
   return {
     changes: replaces.length > 0,
     replaces,

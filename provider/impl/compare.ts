@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { UNKNOWN } from "../validation";
+import { UNKNOWN, unknownPaths } from "../validation";
 
 /** True when `a` and `b` hold the same strings, in any order, and neither holds an unknown. */
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {
@@ -43,4 +43,24 @@ export function sameJson(a: unknown, b: unknown): boolean {
 /** `value` without unknown entries (for lists that may hold outputs not known yet). */
 export function withoutUnknown<T>(value: readonly T[]): T[] {
   return value.filter((v) => (v as unknown) !== UNKNOWN);
+}
+
+/** True when `value` is, or holds anywhere inside it, a value not known yet (a preview's unknown). */
+export function hasUnknown(value: unknown): boolean {
+  return unknownPaths(value).length > 0;
+}
+
+/**
+ * The properties of `managed` whose new input differs from the old output: an input that is or
+ * holds an unknown always counts as changed, and its comparison is not run (so it never sees a
+ * sentinel string where it expects a list or an object).
+ */
+export function changedProperties<O, N>(
+  managed: Record<string, (olds: O, news: N) => boolean>,
+  olds: O,
+  news: N,
+): string[] {
+  return Object.keys(managed).filter(
+    (k) => hasUnknown((news as Record<string, unknown>)[k]) || !managed[k](olds, news),
+  );
 }

@@ -12,7 +12,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { DestinationTarget, EventDestination } from "../../sdk";
 import { checkEventDestinationInputs } from "../validation";
-import { sameJson } from "./compare";
+import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
@@ -164,6 +164,14 @@ export async function check(_olds: unknown, news: DestinationInputs): Promise<pu
   return { inputs: news, failures: checkEventDestinationInputs(news as unknown as Json) };
 }
 
+/** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
+const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs) => boolean> = {
+  format: (o, n) => (o.format ?? "json") === (n.format ?? "json"),
+  description: (o, n) => (o.description ?? "") === (n.description ?? ""),
+  metadata: (o, n) => (o.metadata ?? "") === (n.metadata ?? ""),
+  target: (o, n) => sameJson(normalizeTarget(o.target), normalizeTarget(n.target)),
+};
+
 /** `diff`: every change (the target's kind included) is an update in place. */
 export async function diff(
   id: string,
@@ -171,11 +179,7 @@ export async function diff(
   news: DestinationInputs,
 ): Promise<pulumi.dynamic.DiffResult> {
   claimId(id);
-  const changes =
-    (olds.format ?? "json") !== (news.format ?? "json") ||
-    (olds.description ?? "") !== (news.description ?? "") ||
-    (olds.metadata ?? "") !== (news.metadata ?? "") ||
-    !sameJson(normalizeTarget(olds.target), normalizeTarget(news.target));
+  const changes = changedProperties(MANAGED, olds, news).length > 0;
   return { changes, replaces: [], stables: ["uri", "createdAt"], deleteBeforeReplace: false };
 }
 

@@ -7,9 +7,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { EventSubscription } from "../../sdk";
-import { checkEventSubscriptionInputs, UNKNOWN } from "../validation";
+import { checkEventSubscriptionInputs } from "../validation";
 import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
-import { sameList, sameSet } from "./compare";
+import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 
@@ -38,7 +38,7 @@ const MANAGED: Record<string, (olds: SubscriptionOutputs, news: SubscriptionInpu
   sources: (o, n) =>
     sameSet(
       (o.sources ?? []).map((s) => s.type),
-      (n.sources ?? []).map((s) => (s === (UNKNOWN as unknown) ? UNKNOWN : s.type)),
+      (n.sources ?? []).map((s) => s.type),
     ),
   destinationIds: (o, n) => sameSet(o.destinationIds ?? [], n.destinationIds ?? []),
   description: (o, n) => (o.description ?? "") === (n.description ?? ""),
@@ -115,7 +115,7 @@ export async function diff(
   news: SubscriptionInputs,
 ): Promise<pulumi.dynamic.DiffResult> {
   claimId(id);
-  const changed = Object.keys(MANAGED).filter((k) => !MANAGED[k](olds, news));
+  const changed = changedProperties(MANAGED, olds, news);
   return {
     changes: changed.length > 0,
     replaces: [],
