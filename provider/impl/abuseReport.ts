@@ -11,7 +11,7 @@ import type { AbuseReport } from "../../sdk";
 import { checkAbuseReportInputs } from "../validation";
 import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
-import { getClient, getUnlessGone, warn, warnQuietly } from "./runtime";
+import { getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface ReportInputs {
@@ -86,7 +86,7 @@ export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateR
         { idempotencyKey },
       ),
     keysHonoured: () => client.idempotencyKeysHonoured,
-    warn: warnQuietly,
+    warn,
   });
   return { id: report.id, outs: toOutputs(report) };
 }

@@ -15,7 +15,7 @@ import { checkEventDestinationInputs } from "../validation";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
-import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
+import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface DestinationInputs {
@@ -237,7 +237,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
     list: () => client.eventDestinations.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotencyKeysHonoured,
-    warn: warnQuietly,
+    warn,
   });
   return { id: dest.id, outs: toOutputs(dest, news.target) };
 }

@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs } from "../validation";
-import { deleteUnlessGone, getClient, getUnlessGone, warnQuietly } from "./runtime";
+import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
@@ -163,7 +163,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
     list: () => client.eventSubscriptions.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotencyKeysHonoured,
-    warn: warnQuietly,
+    warn,
   });
   return { id: sub.id, outs: toOutputs(sub) };
 }

@@ -113,13 +113,11 @@ function connectLogToEngine(): void {
   }
 }
 
-/** Logs a warning through Pulumi's log (shown by `pulumi up`). */
+/**
+ * Logs a warning through Pulumi's log (shown by `pulumi up`). Never fails: a log that cannot be
+ * written (the engine connection gone, say) loses the note, never the operation it describes.
+ */
 export async function warn(message: string): Promise<void> {
-  await pulumi.log.warn(message);
-}
-
-/** Like {@link warn}, but never fails: for notes that must not turn a success into an error. */
-export async function warnQuietly(message: string): Promise<void> {
   try {
     await pulumi.log.warn(message);
   } catch {
