@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
-import { startEmulator } from "../helpers/emulator";
+import { review, startEmulator } from "../helpers/emulator";
 import { freshBackend, localStack } from "../helpers/pulumi";
 import { backendFingerprint, checkpointFile, runDriftCli, type CliRun } from "./helpers";
 import type { DriftReport } from "../../gitops/drift";
@@ -40,6 +40,7 @@ function baseSpec() {
       },
       { name: "single", destinations: ["dd"], args: { sources: [{ type: "ip_policy_updated.v0" }] } },
     ],
+    reports: [{ name: "report", urls: ["https://phish.drift.example.com/login"] }],
   };
 }
 
@@ -50,7 +51,11 @@ describe("service-drift: drift report (real engine, real emulator, child process
   let env: Record<string, string>;
   let backend: string;
   let apiKey: string;
-  let ids: { destinationIds: Record<string, string>; subscriptionIds: Record<string, string> };
+  let ids: {
+    destinationIds: Record<string, string>;
+    subscriptionIds: Record<string, string>;
+    reportIds: Record<string, string>;
+  };
   const timings: Record<string, number> = {};
 
   const setSpec = (s: unknown) => stack.setConfig("spec", { value: JSON.stringify(s), secret: true });
@@ -81,7 +86,11 @@ describe("service-drift: drift report (real engine, real emulator, child process
     const up = await stack.up();
     expect(up.summary.result).toBe("succeeded");
     const o = await stack.outputs();
-    ids = { destinationIds: o.destinationIds.value, subscriptionIds: o.subscriptionIds.value };
+    ids = {
+      destinationIds: o.destinationIds.value,
+      subscriptionIds: o.subscriptionIds.value,
+      reportIds: o.reportIds.value,
+    };
   }, ENGINE_TIMEOUT);
 
   afterAll(async () => {
@@ -101,10 +110,29 @@ describe("service-drift: drift report (real engine, real emulator, child process
         stack: STACK,
         drift: false,
         resources: [],
-        checkedResources: 4,
+        checkedResources: 5,
         exitCode: 0,
         pendingChanges: { present: false, resources: [] },
       });
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "an abuse report reviewed since the deploy: its new status is not drift (exit 0)",
+    async () => {
+      const id = ids.reportIds.report;
+      const reviewed = await review(emulator.url, emulator.adminKey, id, [
+        { hostname: "phish.drift.example.com", status: "BANNED" },
+      ]);
+      expect(reviewed.status).toBe("PROCESSED");
+      const state = (await stack.exportStack()).deployment.resources.find(
+        (r: { id?: string }) => r.id === id,
+      );
+      expect(state.outputs.status).toBe("PENDING");
+      const run = await drift("report reviewed", ["--json"]);
+      expect(run.code).toBe(0);
+      expect(run.json).toMatchObject({ drift: false, resources: [], checkedResources: 5, exitCode: 0 });
     },
     ENGINE_TIMEOUT,
   );
