@@ -53,7 +53,7 @@ import {
   PAGE_LIMIT_MAX,
   PAGE_LIMIT_MIN,
   SERVICE_VERSION,
-} from "../sdk/limits";
+} from "../contract/limits";
 import { errorBody, ServiceError, toServiceError } from "./errors";
 import { checkFaults, drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "./faults";
 import { KsuidGenerator } from "./ids";

@@ -9,39 +9,9 @@
  * @packageDocumentation
  */
 
-/**
- * The service error codes of decisions.md § Errors and their HTTP statuses, plus codes of ours
- * documented in emulator/README.md: 240 (409) — an `Idempotency-Key` reused with a different
- * request.
- */
-export const ERROR_STATUS = {
-  201: 401,
-  202: 401,
-  203: 401,
-  221: 403,
-  217: 400,
-  218: 400,
-  216: 400,
-  210: 415,
-  211: 400,
-  213: 400,
-  214: 400,
-  215: 400,
-  223: 400,
-  227: 400,
-  233: 400,
-  238: 400,
-  404: 404,
-  405: 405,
-  409: 409,
-  240: 409,
-  413: 413,
-  226: 429,
-  500: 500,
-} as const;
+import { ERROR_STATUS, type ErrorCode } from "../contract/errors";
 
-/** A service error code (a key of {@link ERROR_STATUS}), e.g. `215`. */
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export { ERROR_STATUS, type ErrorCode };
 
 /**
  * Body of every error response (decisions.md § Errors):

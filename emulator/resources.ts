@@ -4,6 +4,8 @@
  *
  * @packageDocumentation
  */
+import { SECRET_PATHS } from "../contract/eventDestination";
+import { camelToSnake, snakeToCamel } from "../contract/wire";
 import type { HostnameStatus, ReportStatus } from "./review";
 import { reportStatus } from "./review";
 import { TARGET_KINDS, type AwsAuth, type TargetInput } from "./validate";
@@ -141,21 +143,24 @@ export function targetKind(t: StoredTarget): (typeof TARGET_KINDS)[number] {
   return TARGET_KINDS.find((k) => k in t)!;
 }
 
-function redactAuth(auth: StoredAwsAuth): StoredAwsAuth {
-  return "creds" in auth ? { creds: { ...auth.creds, aws_secret_access_key: "" } } : auth;
-}
-
 /**
- * The target as responses show it: write-only secrets (`aws_secret_access_key`, datadog
- * `api_key`, azure `client_secret`) replaced by `""` (decisions.md § Event destinations).
+ * The target as responses show it: every field the contract marks write-only (AWS secret
+ * access keys, the Datadog API key, the Azure client secret) replaced by `""`.
  */
 export function redactTarget(t: StoredTarget): StoredTarget {
-  if ("firehose" in t) return { firehose: { ...t.firehose, auth: redactAuth(t.firehose.auth) } };
-  if ("kinesis" in t) return { kinesis: { ...t.kinesis, auth: redactAuth(t.kinesis.auth) } };
-  if ("cloudwatch_logs" in t)
-    return { cloudwatch_logs: { ...t.cloudwatch_logs, auth: redactAuth(t.cloudwatch_logs.auth) } };
-  if ("datadog" in t) return { datadog: { ...t.datadog, api_key: "" } };
-  return { azure_logs_ingestion: { ...t.azure_logs_ingestion, client_secret: "" } };
+  const copy = JSON.parse(JSON.stringify(t)) as Record<string, Record<string, unknown>>;
+  const wireKind = Object.keys(copy)[0];
+  for (const path of SECRET_PATHS[snakeToCamel(wireKind)] ?? []) {
+    let holder: Record<string, unknown> | undefined = copy[wireKind];
+    const wirePath = path.map(camelToSnake);
+    for (const key of wirePath.slice(0, -1)) {
+      const next: unknown = holder?.[key];
+      holder = next && typeof next === "object" ? (next as Record<string, unknown>) : undefined;
+    }
+    const field = wirePath[wirePath.length - 1];
+    if (holder && field in holder) holder[field] = "";
+  }
+  return copy as unknown as StoredTarget;
 }
 
 /** Wire form of an abuse report (service-interface.md § Abuse report). */

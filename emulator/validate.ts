@@ -29,7 +29,7 @@ import {
   SOURCES_MAX,
   SOURCES_MIN,
   utf8Bytes,
-} from "../sdk/limits";
+} from "../contract/limits";
 import { ServiceError } from "./errors";
 
 /** A string field. Lengths in characters are Unicode code points; lengths in bytes are UTF-8. */

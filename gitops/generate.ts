@@ -24,8 +24,8 @@
  * @packageDocumentation
  */
 import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../sdk";
-import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "../sdk/limits";
-import { OPTIONAL_STRINGS, SECRET_PATHS } from "../provider/impl/eventDestination";
+import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "../contract/limits";
+import { OPTIONAL_STRINGS, SECRET_PATHS } from "../contract/eventDestination";
 
 /**
  * A TypeScript string literal of `text` that means exactly `text`: JSON's escapes plus U+2028

@@ -28,8 +28,8 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import { keysToCamel } from "./casing";
-import { ErrorBody } from "./schemas";
+import { keysToCamel } from "../contract/wire";
+import { ErrorBody } from "../contract/errors";
 
 /** One problem found by client-side validation. `message` starts with `field`. */
 export interface ValidationIssue {

@@ -11,7 +11,11 @@
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
 export type { CreateOptions, RequestOptions } from "./transport";
 export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
-export * from "./schemas";
+export * from "../contract/abuseReport";
+export * from "../contract/eventSubscription";
+export * from "../contract/eventDestination";
+export { ErrorBody, ERROR_CODES, type ErrorCode } from "../contract/errors";
+export { Id, idPattern, Ref, Timestamp, type FieldMeta } from "../contract/common";
 export * from "./errors";
 export {
   validateAbuseReportCreate,
@@ -30,5 +34,5 @@ export {
   type RetryPolicy,
   type RetryRequest,
 } from "./retry";
-export { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "./casing";
-export * from "./limits";
+export { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "../contract/wire";
+export * from "../contract/limits";

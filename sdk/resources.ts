@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { APIResponseValidationError, ValidationError, type ValidationIssue } from "./errors";
-import { ID_PREFIX } from "./limits";
+import { ID_PREFIX } from "../contract/limits";
 import {
   AbuseReport,
   type AbuseReportCreate,
@@ -22,7 +22,7 @@ import {
   type EventSubscriptionCreate,
   EventSubscriptionList,
   type EventSubscriptionUpdate,
-} from "./schemas";
+} from "../contract";
 import type { CreateOptions, RequestOptions, Transport } from "./transport";
 import {
   validateAbuseReportCreate,

@@ -7,7 +7,7 @@
  */
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import { keysToCamel, keysToSnake } from "./casing";
+import { keysToCamel, keysToSnake } from "../contract/wire";
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -16,7 +16,7 @@ import {
   ValidationError,
   makeAPIError,
 } from "./errors";
-import { MAX_BODY_BYTES, SERVICE_VERSION } from "./limits";
+import { MAX_BODY_BYTES, SERVICE_VERSION } from "../contract/limits";
 import { type RetryPolicy, withRetries } from "./retry";
 
 /** Per-call options accepted by every resource method. */

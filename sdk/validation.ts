@@ -32,7 +32,7 @@ import {
   isEventType,
   isWellFormedId,
   utf8Bytes,
-} from "./limits";
+} from "../contract/limits";
 import {
   AbuseReportCreate,
   AwsCredentials,
@@ -46,7 +46,7 @@ import {
   EventSubscriptionCreate,
   FirehoseTarget,
   KinesisTarget,
-} from "./schemas";
+} from "../contract";
 
 export type { ValidationIssue } from "./errors";
 

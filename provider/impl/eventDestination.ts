@@ -13,6 +13,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { DestinationTarget, EventDestination } from "../../sdk";
 import { checkEventDestinationInputs } from "../validation";
 import { changedProperties, sameJson } from "./compare";
+import { OPTIONAL_STRINGS, SECRET_PATHS } from "../../contract/eventDestination";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
@@ -38,32 +39,15 @@ export interface DestinationOutputs {
 
 type Json = Record<string, unknown>;
 
-/**
- * Paths of the write-only secrets inside a target, per kind (decisions.md § Event
- * destinations), below the kind's key: e.g. `["auth", "creds", "awsSecretAccessKey"]`.
- */
-export const SECRET_PATHS: Readonly<Record<string, string[][]>> = {
-  firehose: [["auth", "creds", "awsSecretAccessKey"]],
-  kinesis: [["auth", "creds", "awsSecretAccessKey"]],
-  cloudwatchLogs: [["auth", "creds", "awsSecretAccessKey"]],
-  datadog: [["apiKey"]],
-  azureLogsIngestion: [["clientSecret"]],
-};
-
-/** Optional string fields the API returns as `""` when not set, per kind. */
-export const OPTIONAL_STRINGS: Readonly<Record<string, string[]>> = {
-  datadog: ["ddtags", "service", "ddsite"],
-};
-
 function kindOf(target: unknown): string | undefined {
   return target && typeof target === "object" ? Object.keys(target as Json)[0] : undefined;
 }
 
-function getPath(obj: unknown, path: string[]): unknown {
+function getPath(obj: unknown, path: readonly string[]): unknown {
   return path.reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Json)[k] : undefined), obj);
 }
 
-function setPath(obj: Json, path: string[], value: unknown): void {
+function setPath(obj: Json, path: readonly string[], value: unknown): void {
   let o: Json = obj;
   for (const k of path.slice(0, -1)) {
     if (!o[k] || typeof o[k] !== "object") return;

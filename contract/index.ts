@@ -1,0 +1,15 @@
+/**
+ * The service described once: zod schemas of every request and response body (camelCase form;
+ * `wire.ts` maps keys to and from the wire's snake_case), the limits, the error codes, and the
+ * field metadata consumers read. Imports nothing of this package. Re-exports only.
+ *
+ * @packageDocumentation
+ */
+export * from "./limits";
+export * from "./wire";
+export * from "./common";
+export * from "./abuseReport";
+export * from "./eventSubscription";
+export * from "./eventDestination";
+export * from "./errors";
+export * from "./operator";

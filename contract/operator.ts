@@ -1,0 +1,57 @@
+/**
+ * The emulator's operator endpoints (not part of the service's public API): review of abuse
+ * reports, injected faults, and the request log. Admin key only. Reference: docs/service-api.md
+ * § Operator endpoints.
+ *
+ * @packageDocumentation
+ */
+import { z } from "zod";
+import { AbuseReportHostnameStatus } from "./abuseReport";
+
+/** Body of `POST /_operator/abuse_reports/{id}/review`: statuses to set, by hostname. */
+export const Review = z.strictObject({
+  hostnames: z.array(z.strictObject({ hostname: z.string(), status: AbuseReportHostnameStatus })).min(1),
+});
+/** Body of an operator review (see the schema of the same name). */
+export type Review = z.infer<typeof Review>;
+
+/** A share between 0 and 1. */
+const share = () => z.number().min(0).max(1);
+
+/**
+ * The emulator's fault injection (`GET`/`PUT /_operator/faults`): shares of public requests
+ * answered 503 or 429, reset before or after the handler, latency in **milliseconds**, and a seed.
+ */
+export const FaultConfig = z.strictObject({
+  status503: share().optional(),
+  status429: share().optional(),
+  reset: share().optional(),
+  resetAfter: share().optional(),
+  latencyMs: z.number().min(0).optional(),
+  seed: z.number().int().optional(),
+});
+/** The emulator's fault injection (see the schema of the same name). */
+export type FaultConfig = z.infer<typeof FaultConfig>;
+
+/** One entry of the emulator's request log (wire names are the snake_case of these). */
+export const RequestLogEntry = z.object({
+  seq: z.number().int(),
+  time: z.string(),
+  method: z.string(),
+  path: z.string(),
+  status: z.number().int(),
+  operationId: z.string(),
+  accountId: z.string().nullable(),
+  fault: z.string().nullable(),
+  idempotentReplay: z.boolean(),
+});
+/** One entry of the emulator's request log. */
+export type RequestLogEntry = z.infer<typeof RequestLogEntry>;
+
+/** One page of `GET /_operator/requests` (oldest first). */
+export const RequestLogPage = z.object({
+  requests: z.array(RequestLogEntry),
+  nextPageUri: z.string().nullable(),
+});
+/** One page of the request log. */
+export type RequestLogPage = z.infer<typeof RequestLogPage>;
