@@ -13,3 +13,4 @@ export * from "./eventSubscription";
 export * from "./eventDestination";
 export * from "./errors";
 export * from "./operator";
+export * from "./openapi";

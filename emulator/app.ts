@@ -54,6 +54,7 @@ import {
   PAGE_LIMIT_MIN,
   SERVICE_VERSION,
 } from "../contract/limits";
+import { buildOpenApiDocument } from "../contract/openapi";
 import { errorBody, ServiceError, toServiceError } from "./errors";
 import { checkFaults, drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "./faults";
 import { KsuidGenerator } from "./ids";
@@ -171,8 +172,11 @@ function sha256(s: string): Buffer {
 
 /** Per-route data in Fastify's route `config`. */
 interface RouteInfo {
-  /** `public` API route, `operator` route, or a `405` catch-all for wrong methods. */
-  kind: "public" | "operator" | "405";
+  /**
+   * `public` API route, `operator` route, `document` (the OpenAPI document: no authentication),
+   * or a `405` catch-all for wrong methods.
+   */
+  kind: "public" | "operator" | "document" | "405";
   /** The route (or the 405 catch-all) is on an operator path: admin key, not logged. */
   operator: boolean;
   /** Route needs an account authorized for abuse reports (221). */
@@ -596,6 +600,10 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
       done(new ServiceError(213, "an HTTP/1.1 request must have a Host header"));
       return;
     }
+    if (matchedRoute(request)?.kind === "document") {
+      done();
+      return;
+    }
     if (isOperatorRoute(request)) {
       try {
         checkOperator(request);
@@ -890,6 +898,15 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   route("operator", "DELETE", `${OPERATOR_PREFIX}/requests`, (_request, reply) => {
     store.clearRequests();
     return reply.code(204).send();
+  });
+
+  // The OpenAPI document of the service and of these operator endpoints, built once.
+  const openApiDocument = JSON.stringify(buildOpenApiDocument());
+  app.route({
+    method: "GET",
+    url: "/openapi.json",
+    config: { kind: "document", operator: false } satisfies RouteInfo as unknown as Record<string, unknown>,
+    handler: (_request, reply) => reply.type("application/json; charset=utf-8").send(openApiDocument),
   });
 
   // 405 for every other method on a known path.

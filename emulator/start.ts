@@ -40,6 +40,11 @@ export interface StartEmulatorOptions {
   logger?: boolean | "debug" | "info" | "warn" | "error";
   /** Clock in **milliseconds** for review delays and rate limits (tests). */
   clock?: () => number;
+  /**
+   * Called with the app after it is built and before it listens, e.g. to add a Fastify hook
+   * (the tests validate every response against the OpenAPI document this way).
+   */
+  onApp?: (app: EmulatorApp) => void | Promise<void>;
 }
 
 /** A running emulator returned by {@link startEmulator}. */
@@ -98,6 +103,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
       logger: opts.logger,
       clock: opts.clock,
     });
+    await opts.onApp?.(app);
     await app.listen({ port: opts.port ?? 0, host });
   } catch (e) {
     store.close();

@@ -15,7 +15,28 @@ import http from "node:http";
 import path from "node:path";
 import type { FaultConfig, RequestLogEntry } from "../../emulator";
 
-export { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "../../emulator";
+import {
+  startEmulator as startEmulatorApp,
+  type RunningEmulator,
+  type StartEmulatorOptions,
+} from "../../emulator";
+import { attachResponseValidation } from "./openapi";
+
+export type { RunningEmulator, StartEmulatorOptions } from "../../emulator";
+
+/**
+ * The emulator in process (see `startEmulator` of `emulator/`), with every response it sends
+ * validated against `docs/openapi.json`: `close()` rejects when any broke the document.
+ */
+export function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulatorApp({
+    ...opts,
+    onApp: async (app) => {
+      await attachResponseValidation(app as never);
+      await opts.onApp?.(app);
+    },
+  });
+}
 export type { FaultConfig, RequestLogEntry } from "../../emulator";
 
 /** Absolute path of the compiled command line. */

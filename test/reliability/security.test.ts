@@ -28,7 +28,6 @@ import {
   type SpawnedEmulator,
 } from "../helpers/emulator";
 
-
 let dir: string;
 const running: SpawnedEmulator[] = [];
 
