@@ -7,6 +7,7 @@
 import { createApp } from "../../emulator/app";
 import { openStore, type Store } from "../../emulator/store";
 import { apiRequest, rawRequest, type RawResponse } from "../helpers/emulator";
+import { attachResponseValidation } from "../helpers/openapi";
 
 const PUBLIC = "key_operator_access_public";
 const RESTRICTED = "rkey_operator_access_restricted";
@@ -67,6 +68,7 @@ interface Running {
 async function start(adminKey: string | undefined): Promise<Running> {
   const store = openStore(":memory:");
   const app = createApp({ store, apiKeys: [PUBLIC], restrictedApiKeys: [RESTRICTED], adminKey });
+  await attachResponseValidation(app);
   await app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = app.server.address() as { port: number };
   return {

@@ -102,9 +102,17 @@ export async function attachResponseValidation(app: FastifyInstance): Promise<{ 
   app.addHook("onSend", (request, reply, payload, done) => {
     const body =
       typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("utf8") : "";
+    // Validate against the path the server routed (decoded, normalized), not the raw spelling.
+    const template = request.is404 ? undefined : request.routeOptions?.url;
+    const params = (request.params ?? {}) as Record<string, string>;
+    const routed =
+      template === undefined
+        ? request.url
+        : template.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(params[name] ?? "")) +
+          (request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : "");
     const problems = responseViolations(api, {
       method: request.method,
-      url: request.url,
+      url: routed,
       status: reply.statusCode,
       body,
     });
