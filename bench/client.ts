@@ -1,5 +1,5 @@
 /**
- * Overhead of the typed client (issue 4, "Done when"): 2,000 sequential GETs and 2,000 GETs at
+ * Overhead of the typed client: 2,000 sequential GETs and 2,000 GETs at
  * concurrency 32 of one subscription (`GET /event_subscriptions/{id}`) through `ServiceClient`,
  * timed against a bare undici `Pool` loop making the same requests (same headers; it reads the
  * body and `JSON.parse`s it, but does no case mapping, no zod parsing, no retry bookkeeping) in

@@ -1,5 +1,5 @@
 /**
- * Benchmarks 1 and 2 of issue 7 through the real Pulumi engine:
+ * Benchmarks of deploys through the real Pulumi engine:
  *
  * - **Deploy**: `pulumi up` from empty of one `EventDestination` and N `EventSubscription`s
  *   (bench/fixtures/deploy) against the emulator, timed against the same program shape whose

@@ -1,5 +1,5 @@
 /**
- * Throughput of the emulator (issue 3 "Done when"; issue 7 benchmark 4): autocannon against
+ * Throughput of the emulator: autocannon against
  * the compiled command line (`dist/emulator/cli.js`) on a file-backed store, in its own process
  * so that the load generator does not share the server's event loop.
  *

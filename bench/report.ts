@@ -1,6 +1,6 @@
 /**
  * The results document of `npm run bench` (bench/results/latest.json): the machine, the
- * versions, the figures of the four benchmarks, and each goal of issue 7 as met or missed; and
+ * versions, the figures of the four benchmarks, and each goal as met or missed; and
  * its rendering as Markdown tables.
  *
  * @packageDocumentation
@@ -56,7 +56,7 @@ export interface Versions {
   pulumiSdk: string;
 }
 
-/** One goal of issue 7. */
+/** One performance goal. */
 export interface Goal {
   /** Short name, e.g. `deploy-300`. */
   id: string;
@@ -90,7 +90,7 @@ export interface BenchResults {
   client: ClientResults;
   /** Benchmark 4. */
   emulator: EmulatorResults;
-  /** Every goal of issue 7, met or missed. */
+  /** Every performance goal, met or missed. */
   goals: Goal[];
   /** Wall time of the whole run, seconds. */
   durationSeconds: number;
@@ -126,7 +126,7 @@ export const LINEARITY_MAX_SEGMENT_GROWTH = 1.5;
 /** Smallest R² of the least-squares line for the cost to count as linear. */
 export const LINEARITY_MIN_R2 = 0.98;
 
-/** Evaluates every goal of issue 7 against the figures. */
+/** Evaluates every performance goal against the figures. */
 export function evaluateGoals(
   d: DeployResults,
   s: StateResults,

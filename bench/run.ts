@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmarks of issue 7 — deploy against the engine floor, state size,
+ * `npm run bench`: the benchmarks — deploy against the engine floor, state size,
  * client against bare undici, emulator throughput — written to `bench/results/latest.json`
  * and printed as Markdown tables on stdout (progress goes to stderr).
  *

@@ -2,8 +2,7 @@
  * Limits and catalogues of the service, shared by the client's validation and the emulator so
  * that both enforce exactly the same rules.
  *
- * Spec: `service-interface.md` § Limits and `decisions.md` § Abuse reports, § Event
- * subscriptions, § Event destinations, § Errors.
+ * Reference: docs/service-api.md § Requests.
  *
  * @packageDocumentation
  */
@@ -43,7 +42,7 @@ export const PAGE_LIMIT_MAX = 100;
 /** Largest request body the service accepts, in bytes (1 MiB); larger bodies answer 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** ID prefixes of each resource kind (decisions.md § Wire basics). */
+/** ID prefixes of each resource kind (docs/service-api.md § Requests). */
 export const ID_PREFIX = {
   abuseReport: "abrp_",
   eventSubscription: "esb_",
@@ -76,7 +75,7 @@ const RESOURCES_WITH_LIFECYCLE_EVENTS = [
 
 /**
  * Every event type a subscription's `sources[].type` may name: 55 types, all `.v0`
- * (decisions.md § Event subscriptions).
+ * (docs/service-api.md § Event subscriptions).
  */
 export const EVENT_TYPES: readonly string[] = Object.freeze([
   ...RESOURCES_WITH_LIFECYCLE_EVENTS.flatMap((r) => [
@@ -124,7 +123,7 @@ export function isWellFormedId(id: string, prefix: string): boolean {
 /**
  * True when `s` is an absolute `http` or `https` URL with a host, written out in full
  * (`http://` or `https://`, any case, with nothing before it), e.g. `https://example.com/x`.
- * This is the rule for an abuse report's `urls` (decisions.md § Abuse reports).
+ * This is the rule for an abuse report's `urls` (docs/service-api.md § Abuse reports).
  */
 export function isAbsoluteHttpUrl(s: string): boolean {
   if (!/^https?:\/\//i.test(s)) return false;

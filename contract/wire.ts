@@ -10,7 +10,7 @@
  * (`destination_ids` ⇄ `destinationIds`, `aws_secret_access_key` ⇄ `awsSecretAccessKey`,
  * `azure_logs_ingestion` ⇄ `azureLogsIngestion`, `ddtags` ⇄ `ddtags`, …).
  *
- * Spec: decisions.md § Wire basics ("Field names on the wire are snake_case").
+ * Reference: docs/service-api.md § Requests.
  *
  * @packageDocumentation
  */

@@ -1,6 +1,5 @@
 /**
- * The emulator's HTTP application (issue 3; contract: service-interface.md, gaps filled by
- * decisions.md).
+ * The emulator's HTTP application (reference: docs/service-api.md).
  *
  * {@link createApp} builds an unstarted Fastify instance serving the public API (abuse reports,
  * event subscriptions, event destinations) and the operator endpoints under `/_operator`.
@@ -26,7 +25,7 @@
  * | existence, references | store transaction | 404, 223, 409 |
  * | `Idempotency-Key` of a create (when honoured) | handler, store transaction | 215 malformed key, 409 / 240 key reused with another request |
  *
- * **Idempotency keys** (issue 8): a `POST` that creates a resource and carries an
+ * **Idempotency keys**: a `POST` that creates a resource and carries an
  * `Idempotency-Key` header runs at most once per account and key within
  * {@link IDEMPOTENCY_KEY_TTL_MS}: the key is stored in the same transaction as the resource, a
  * repeat with the same method, path and body gets the first response again (same status and
@@ -386,7 +385,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => done(null, body));
 
   // --- the one error handler and the one not-found handler --------------------------------------
-  /** Renders any error as the decisions.md error body, with its status and headers. */
+  /** Renders any error as the service's error body, with its status and headers. */
   function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const e = toServiceError(error);
     if (e.status === 500 && e.options.status === undefined)

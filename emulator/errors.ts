@@ -1,10 +1,10 @@
 /**
- * The single place where emulator errors become HTTP responses (decisions.md § Errors).
+ * The single place where emulator errors become HTTP responses (docs/service-api.md § Errors).
  *
  * Every failure inside the emulator is a {@link ServiceError} carrying a service error code; the
  * code table below fixes its HTTP status. {@link toServiceError} also maps the few errors Fastify
  * raises by itself (body too large, broken content length, …) onto the same codes, and
- * {@link errorBody} renders the one error body shape of decisions.md.
+ * {@link errorBody} renders the service's one error body shape.
  *
  * @packageDocumentation
  */
@@ -14,7 +14,7 @@ import { ERROR_STATUS, type ErrorCode } from "../contract/errors";
 export { ERROR_STATUS, type ErrorCode };
 
 /**
- * Body of every error response (decisions.md § Errors):
+ * Body of every error response (docs/service-api.md § Errors):
  * `{ error_code: "ERR_SERVICE_<code>", status_code, msg, details: { operation_id } }`.
  */
 export interface ErrorBody {
@@ -62,7 +62,7 @@ export class ServiceError extends Error {
   }
 }
 
-/** Renders the decisions.md error body of `err` for the request with the given operation ID. */
+/** Renders the service's error body of `err` for the request with the given operation ID. */
 export function errorBody(err: ServiceError, operationId: string): ErrorBody {
   return {
     error_code: `ERR_SERVICE_${err.code}`,

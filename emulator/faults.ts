@@ -1,5 +1,5 @@
 /**
- * Fault injection and duration parsing of the emulator (issue 3, "Fault injection").
+ * Fault injection and duration parsing of the emulator.
  *
  * @packageDocumentation
  */

@@ -1,5 +1,5 @@
 /**
- * Identifiers and timestamps of the emulator (decisions.md § Wire basics).
+ * Identifiers and timestamps of the emulator (docs/service-api.md § Requests).
  *
  * IDs are KSUID-like: 20 bytes (a 32-bit count of seconds since the KSUID epoch, then a 128-bit
  * payload) written as exactly 27 base62 characters (`0-9A-Za-z`, in ASCII order, left-padded with
@@ -114,7 +114,7 @@ export class KsuidGenerator {
 
 /**
  * Formats whole seconds since the Unix epoch as an RFC 3339 UTC timestamp without fractional
- * seconds, e.g. `2026-11-21T09:30:00Z` (decisions.md § Wire basics).
+ * seconds, e.g. `2026-11-21T09:30:00Z` (docs/service-api.md § Requests).
  */
 export function rfc3339(unixSeconds: number): string {
   return new Date(unixSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -1,6 +1,6 @@
 /**
  * The service emulator: a local implementation of the whole service interface
- * (service-interface.md, with decisions.md), for tests, the demo and offline use.
+ * (docs/service-api.md), for tests, the demo and offline use.
  *
  * @packageDocumentation
  */

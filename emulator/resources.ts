@@ -1,6 +1,5 @@
 /**
- * Stored records of the emulator and their wire form (service-interface.md § Resources and their
- * fields; decisions.md § Wire basics, § Event subscriptions, § Event destinations).
+ * Stored records of the emulator and their wire form (docs/service-api.md § Requests, § Event subscriptions, § Event destinations).
  *
  * @packageDocumentation
  */
@@ -163,7 +162,7 @@ export function redactTarget(t: StoredTarget): StoredTarget {
   return copy as unknown as StoredTarget;
 }
 
-/** Wire form of an abuse report (service-interface.md § Abuse report). */
+/** Wire form of an abuse report (docs/service-api.md § Abuse reports). */
 export interface AbuseReportView {
   id: string;
   uri: string;
@@ -174,7 +173,7 @@ export interface AbuseReportView {
   hostnames: { hostname: string; status: HostnameStatus }[];
 }
 
-/** Wire form of an event subscription (service-interface.md § Event subscription). */
+/** Wire form of an event subscription (docs/service-api.md § Event subscriptions). */
 export interface SubscriptionView {
   id: string;
   uri: string;
@@ -185,7 +184,7 @@ export interface SubscriptionView {
   destinations: { id: string; uri: string }[];
 }
 
-/** Wire form of an event destination (decisions.md § Event destinations). */
+/** Wire form of an event destination (docs/service-api.md § Event destinations). */
 export interface DestinationView {
   id: string;
   uri: string;

@@ -1,5 +1,5 @@
 /**
- * Abuse report review rules (decisions.md § Abuse reports).
+ * Abuse report review rules (docs/service-api.md § Abuse reports).
  *
  * @packageDocumentation
  */
@@ -12,7 +12,7 @@ export type ReportStatus = "PENDING" | "PROCESSED" | "PARTIALLY_PROCESSED";
 
 /**
  * Derives a report's status from its hostnames: all `PENDING` → `PENDING`; none `PENDING` →
- * `PROCESSED`; otherwise `PARTIALLY_PROCESSED` (decisions.md § Abuse reports).
+ * `PROCESSED`; otherwise `PARTIALLY_PROCESSED` (docs/service-api.md § Abuse reports).
  */
 export function reportStatus(hostnames: readonly { status: HostnameStatus }[]): ReportStatus {
   const pending = hostnames.filter((h) => h.status === "PENDING").length;

@@ -1,5 +1,5 @@
 /**
- * In-process emulator for tests and the demo (issue 3).
+ * In-process emulator for tests and the demo.
  *
  * @packageDocumentation
  */

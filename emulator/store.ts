@@ -1,5 +1,5 @@
 /**
- * Persistent store of the emulator on better-sqlite3 (issue 3, "What to build").
+ * Persistent store of the emulator on better-sqlite3.
  *
  * - One SQLite database, WAL journal, `synchronous = NORMAL` (a committed transaction survives a
  *   crash of the process), foreign keys on, a busy timeout for a second process on the same file.

@@ -1,6 +1,6 @@
 /**
  * Request validation of the emulator, in the order a real server applies it
- * (decisions.md § Errors):
+ * (docs/service-api.md § Errors):
  *
  * 1. {@link parseJsonObject}: the body is JSON and a JSON object, else 213;
  * 2. {@link validate} pass 1: no unknown field anywhere in the body, else 214 (the message lists
@@ -259,7 +259,7 @@ function patchOf(schema: ObjectSchema): ObjectSchema {
 /**
  * The problem with an abuse report URL, or `undefined` when it is an absolute `http` or `https`
  * URL with a host, written out in full (the shared rule {@link isAbsoluteHttpUrl} of
- * `sdk/limits.ts`; decisions.md § Abuse reports).
+ * contract/limits.ts).
  */
 export function urlProblem(s: string): string | undefined {
   if (isAbsoluteHttpUrl(s)) return undefined;
@@ -338,7 +338,7 @@ const awsAuthSchema: ObjectSchema = {
   },
 };
 
-/** The five target kinds of an event destination, in the order of decisions.md. */
+/** The five target kinds of an event destination, in the order of the service reference. */
 export const TARGET_KINDS = [
   "firehose",
   "kinesis",
@@ -347,7 +347,7 @@ export const TARGET_KINDS = [
   "azure_logs_ingestion",
 ] as const;
 
-/** `target` of an event destination: exactly one kind (decisions.md § Event destinations). */
+/** `target` of an event destination: exactly one kind (docs/service-api.md § Event destinations). */
 export const targetSchema: ObjectSchema = {
   kind: "object",
   exactlyOne: TARGET_KINDS,
@@ -434,7 +434,7 @@ export interface CreateDestinationInput {
 /** Validated `PATCH /event_destinations/{id}` body. */
 export type UpdateDestinationInput = Partial<CreateDestinationInput> & { id?: string };
 
-/** Hostname statuses the operator review may set (decisions.md § Abuse reports). */
+/** Hostname statuses the operator review may set (docs/service-api.md § Abuse reports). */
 export const HOSTNAME_STATUSES = ["PENDING", "BANNED", "UNBANNED", "IGNORE"] as const;
 
 /** `POST /_operator/abuse_reports/{id}/review` body. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `service-drift`: the GitOps command line of this package (issue 6 § 1 and § 3).
+ * `service-drift`: the GitOps command line of this package.
  *
  * ```text
  * service-drift --stack dev [--cwd DIR] [--json]     drift report of a stack

@@ -1,5 +1,5 @@
 /**
- * The drift report of `service-drift` (issue 6 § 1), built on Pulumi's Automation API.
+ * The drift report of `service-drift`, built on Pulumi's Automation API.
  *
  * How drift is computed:
  *

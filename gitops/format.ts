@@ -1,6 +1,6 @@
 /**
  * The readable (table) form of a {@link DriftReport}, printed by `service-drift` without
- * `--json` (issue 6 § 1). Values are shown as compact JSON, cut at 60 characters; secrets are
+ * `--json`. Values are shown as compact JSON, cut at 60 characters; secrets are
  * already `[secret]` in the report.
  *
  * @packageDocumentation

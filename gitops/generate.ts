@@ -1,5 +1,5 @@
 /**
- * Code generation of `service-drift generate` (issue 6 § 3): a TypeScript Pulumi program that
+ * Code generation of `service-drift generate`: a TypeScript Pulumi program that
  * adopts every event destination and event subscription of an account, so that existing
  * resources come under code without being created again.
  *

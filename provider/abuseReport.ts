@@ -15,7 +15,7 @@ const provider: pulumi.dynamic.ResourceProvider = {
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
-/** Inputs of an {@link AbuseReport}. Spec: service-interface.md § Create abuse report. */
+/** Inputs of an {@link AbuseReport}. Reference: docs/service-api.md § Abuse reports. */
 export interface AbuseReportArgs {
   /** 1 to 100 absolute `http`/`https` URLs with a host that contain suspected abusive content. */
   urls: pulumi.Input<pulumi.Input<string>[]>;

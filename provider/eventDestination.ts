@@ -28,7 +28,7 @@ export type AwsAuthInput =
     };
 
 /**
- * Where a destination sends events: exactly one kind (decisions.md § Event destinations).
+ * Where a destination sends events: exactly one kind (docs/service-api.md § Event destinations).
  * Secrets (`awsSecretAccessKey`, `apiKey`, `clientSecret`) are write-only.
  */
 export type DestinationTargetInput =
@@ -54,7 +54,7 @@ export type DestinationTargetInput =
       }>;
     };
 
-/** Inputs of an {@link EventDestination}. Spec: decisions.md § Event destinations. */
+/** Inputs of an {@link EventDestination}. Reference: docs/service-api.md § Event destinations. */
 export interface EventDestinationArgs {
   /** Payload format; only `"json"` exists (the default). */
   format?: pulumi.Input<"json">;
@@ -65,8 +65,8 @@ export interface EventDestinationArgs {
   /** Arbitrary data, at most 4096 **bytes** of UTF-8. */
   metadata?: pulumi.Input<string>;
   /**
-   * ID (`ed_…`) of an existing destination to take under management instead of creating one
-   * (issue 6 § 2): on create it is read (an error naming the ID if it does not exist in the
+   * ID (`ed_…`) of an existing destination to take under management instead of creating one:
+   * on create it is read (an error naming the ID if it does not exist in the
    * account) and updated to these inputs with one `PATCH`, except when the target holds no
    * write-only secret and the live values already equal the inputs (then nothing is sent). A
    * target with a secret is always sent, since the API never returns secrets. Read only on

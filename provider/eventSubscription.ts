@@ -20,8 +20,7 @@ const provider: pulumi.dynamic.ResourceProvider = {
 };
 
 /**
- * Inputs of an {@link EventSubscription}. Spec: service-interface.md § Create event
- * subscription; decisions.md § Event subscriptions.
+ * Inputs of an {@link EventSubscription}. Reference: docs/service-api.md § Event subscriptions.
  */
 export interface EventSubscriptionArgs {
   /** Event types that trigger the subscription: 1 to 10 `{ type }`, no duplicates, from the catalogue (e.g. `ip_policy_created.v0`). Order does not matter. */
@@ -33,8 +32,8 @@ export interface EventSubscriptionArgs {
   /** Machine-readable data, at most 4096 characters (code points). Removing it clears it. */
   metadata?: pulumi.Input<string>;
   /**
-   * ID (`esb_…`) of an existing subscription to take under management instead of creating one
-   * (issue 6 § 2): on create it is read (an error naming the ID if it does not exist in the
+   * ID (`esb_…`) of an existing subscription to take under management instead of creating one:
+   * on create it is read (an error naming the ID if it does not exist in the
    * account of the API key) and, only if its live values differ from these inputs (lists
    * compared as sets), updated to them with one `PATCH`; no `POST` is ever sent. Read only on
    * create: changing it later changes nothing. `destroy` deletes the adopted subscription like

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `service-recover`: settles the pending creates an interrupted `pulumi up` left in a stack
- * (issue 8 § 3; see provider/recovery.ts and the README's Reliability section).
+ * (see provider/recovery.ts and the README's Reliability section).
  *
  * ```text
  * pulumi stack export --show-secrets --file state.json

@@ -1,5 +1,5 @@
 /**
- * Recovery after an interrupted deployment (issue 8 § 3).
+ * Recovery after an interrupted deployment.
  *
  * When the Pulumi engine dies in the middle of `pulumi up` (SIGKILL, a CI job cancelled, a lost
  * machine), every create it had started but not finished stays in the stack as a **pending

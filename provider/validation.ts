@@ -8,7 +8,7 @@
  * failures: issues about them, or about a list that holds one, are dropped, and `up` checks
  * again once they are known.
  *
- * Spec: decisions.md § Abuse reports, § Event subscriptions, § Event destinations.
+ * Reference: docs/service-api.md § Abuse reports, § Event subscriptions, § Event destinations.
  *
  * @packageDocumentation
  */

@@ -2,7 +2,7 @@
  * `ServiceClient`: the typed, resilient client of the abuse-report / event-subscription /
  * event-destination service.
  *
- * Spec: service-interface.md (whole), decisions.md (whole).
+ * Reference: docs/service-api.md.
  *
  * @packageDocumentation
  */

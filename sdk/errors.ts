@@ -23,7 +23,7 @@
  * No error ever holds the API key: the client never puts request headers in an error, and
  * scrubs the key from any response text before it reaches an error (see `ServiceClient`).
  *
- * Spec: decisions.md § Errors.
+ * Reference: docs/service-api.md § Errors.
  *
  * @packageDocumentation
  */

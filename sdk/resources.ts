@@ -3,7 +3,7 @@
  * Every method validates its input with `validation.ts` first (throwing `ValidationError` before
  * any request), then sends one operation through the transport (retries included).
  *
- * Spec: service-interface.md § Endpoints; decisions.md § Event subscriptions (paging).
+ * Reference: docs/service-api.md § Paging.
  *
  * @packageDocumentation
  */
@@ -225,7 +225,7 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
 /**
  * `client.abuseReports`: create and get abuse reports (no list, update or delete).
  * Only accounts authorized for abuse reports may use it; others get `PermissionDeniedError`.
- * Spec: service-interface.md § Abuse reports.
+ * Reference: docs/service-api.md § Abuse reports.
  */
 export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate> {
   /** @internal Built by `ServiceClient`. */
@@ -245,7 +245,7 @@ export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate
 
 /**
  * `client.eventSubscriptions`: create, get, list, update and delete event subscriptions.
- * Spec: service-interface.md § Event subscriptions; decisions.md § Event subscriptions.
+ * Reference: docs/service-api.md § Event subscriptions.
  */
 export class EventSubscriptions extends Collection<
   typeof EventSubscription,
@@ -275,7 +275,7 @@ export class EventSubscriptions extends Collection<
 /**
  * `client.eventDestinations`: create, get, list, update and delete event destinations. Secrets
  * in `target` are write-only: responses show them as `""`.
- * Spec: decisions.md § Event destinations.
+ * Reference: docs/service-api.md § Event destinations.
  */
 export class EventDestinations extends Collection<
   typeof EventDestination,

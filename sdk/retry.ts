@@ -1,7 +1,7 @@
 /**
  * The retry policy of the client, in one place.
  *
- * What is retried (service-interface.md has no rule; these are ours, see README § Client):
+ * What is retried (the service reference has no rule; these are ours, see README § Client):
  *
  * | failure                                   | GET / PATCH / DELETE | POST (no idempotency key) |
  * |-------------------------------------------|----------------------|---------------------------|

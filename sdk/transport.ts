@@ -34,7 +34,7 @@ export interface CreateOptions extends RequestOptions {
    * when the client has `idempotencyKeys: true` or `"auto"`, which generate a UUID per call),
    * the POST is retried after connection resets and timeouts like a PATCH — with `"auto"` only
    * once the server has shown that it honours keys. Only safe against a server that honours the
-   * header (issue 8).
+   * header.
    */
   idempotencyKey?: string;
 }

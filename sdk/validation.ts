@@ -1,10 +1,10 @@
 /**
  * Client-side validation: pure functions that check an input against the same rules as the
- * service (decisions.md § Abuse reports, § Event subscriptions, § Event destinations) and return
+ * service (docs/service-api.md § Abuse reports, § Event subscriptions, § Event destinations) and return
  * every problem found. They never throw, whatever the input (it is typed `unknown` on purpose,
  * so the provider can check user input before any request). An empty array means "valid".
  *
- * Units follow decisions.md exactly: abuse-report and destination `metadata` are counted in
+ * Units follow the service reference exactly: abuse-report and destination `metadata` are counted in
  * **bytes** of UTF-8; subscription `metadata` and every `description` in **characters**
  * (Unicode code points). Limits come from `limits.ts`, shared with the emulator.
  *
@@ -164,7 +164,7 @@ function safely(check: (issues: Issues) => void): ValidationIssue[] {
 /**
  * Checks an {@link AbuseReportCreate}: `urls` required, 1 to 100 absolute `http`/`https` URLs
  * with a host; `metadata` optional, at most 4096 **bytes** of UTF-8.
- * Spec: decisions.md § Abuse reports. Never throws.
+ * Reference: docs/service-api.md § Abuse reports. Never throws.
  */
 export function validateAbuseReportCreate(input: unknown): ValidationIssue[] {
   return safely((issues) => {
@@ -225,7 +225,7 @@ function checkSubscription(issues: Issues, input: unknown, partial: boolean): vo
  * Checks an {@link EventSubscriptionCreate}: `sources` required, 1 to 10 entries `{type}` of
  * known event types without duplicates; `destinationIds` required, 1 to 10 distinct
  * well-formed `ed_…` IDs; `metadata` ≤ 4096 **characters**; `description` ≤ 255 **characters** (code points).
- * Spec: decisions.md § Event subscriptions. Never throws.
+ * Reference: docs/service-api.md § Event subscriptions. Never throws.
  */
 export function validateEventSubscriptionCreate(input: unknown): ValidationIssue[] {
   return safely((issues) => checkSubscription(issues, input, false));
@@ -340,7 +340,7 @@ function checkDestination(issues: Issues, input: unknown, partial: boolean): voi
  * AWS kinds, exactly one of `auth.role` / `auth.creds`), every field of the kind a non-empty
  * string (Datadog's optional `ddtags`, `service`, `ddsite` any string);
  * `format` optional, only `"json"`; `metadata` ≤ 4096 **bytes**; `description` ≤ 255
- * **characters**. Spec: decisions.md § Event destinations. Never throws.
+ * **characters**. Reference: docs/service-api.md § Event destinations. Never throws.
  */
 export function validateEventDestinationCreate(input: unknown): ValidationIssue[] {
   return safely((issues) => checkDestination(issues, input, false));

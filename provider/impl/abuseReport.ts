@@ -1,7 +1,7 @@
 /**
  * Implementation of the `AbuseReport` dynamic provider, loaded by package name inside the
- * provider methods (see provider/abuseReport.ts). Spec: service-interface.md § Abuse reports;
- * decisions.md § Abuse reports. Reports can be created and read only: any change of an input
+ * provider methods (see provider/abuseReport.ts). Reference: docs/service-api.md § Abuse reports.
+ * Reports can be created and read only: any change of an input
  * replaces the resource (a new report is filed), and delete makes no API call.
  *
  * @packageDocumentation
@@ -74,7 +74,7 @@ export async function diff(
  * `create`: files the report (it starts `PENDING`), with one `Idempotency-Key` per logical create.
  * Reports cannot be listed, so an answer lost on the way back is resolved by the key alone: the
  * create is sent again with the same key when the service has shown that it honours keys;
- * otherwise the error says the report may or may not have been filed (issue 8 § 2).
+ * otherwise the error says the report may or may not have been filed.
  */
 export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();

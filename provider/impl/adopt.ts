@@ -1,5 +1,5 @@
 /**
- * Adoption (issue 6 § 2): taking an existing subscription or destination under management with
+ * Adoption: taking an existing subscription or destination under management with
  * `adoptId` instead of creating one. Loaded by the providers' implementations inside the
  * provider process, never captured by the serialized provider.
  *

@@ -1,5 +1,5 @@
 /**
- * Ambiguous creates (issue 8 § 2): a `POST` whose request reached the service but whose answer
+ * Ambiguous creates: a `POST` whose request reached the service but whose answer
  * was lost (connection reset, timeout, a gateway's 502/504) may or may not have created the
  * resource. Sending it again could make a duplicate; giving up could leave an orphan that no
  * stack knows about. {@link createOnce} resolves it:

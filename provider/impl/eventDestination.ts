@@ -1,6 +1,6 @@
 /**
  * Implementation of the `EventDestination` dynamic provider, loaded by package name inside the
- * provider methods (see provider/eventDestination.ts). Spec: decisions.md § Event destinations.
+ * provider methods (see provider/eventDestination.ts). Reference: docs/service-api.md § Event destinations.
  *
  * Write-only secrets (`awsSecretAccessKey`, Datadog `apiKey`, Azure `clientSecret`) come back
  * from the API as `""`; the provider keeps the values the program gave, so a refresh shows no
@@ -131,7 +131,7 @@ export function asReturned(target: DestinationTarget): DestinationTarget {
  * True when the live destination has exactly the values a create with these inputs sends:
  * format, description, metadata (`""` when absent) and target — compared in the form the API
  * returns, so write-only secrets, which come back as `""`, cannot tell two destinations apart.
- * Used to find the destination an ambiguous create made (issue 8 § 2) and by recovery after an
+ * Used to find the destination an ambiguous create made and by recovery after an
  * interrupted deployment.
  */
 export function matchesInputs(live: EventDestination, news: DestinationInputs): boolean {
@@ -182,8 +182,8 @@ export function hasWriteOnlySecret(target: DestinationTarget | undefined): boole
 }
 
 /**
- * `create`: creates the destination, or, with `adoptId`, takes an existing one under management
- * (issue 6 § 2): reads it (an error naming the ID if it does not exist in this account) and
+ * `create`: creates the destination, or, with `adoptId`, takes an existing one under management:
+ * reads it (an error naming the ID if it does not exist in this account) and
  * updates it with one `PATCH` of every managed field, unless its live values already equal the
  * program's. That shortcut applies only to targets without a write-only secret: a secret
  * cannot be read back, so a target holding one is always sent (the PATCH re-sends the
@@ -205,7 +205,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
     return { id: dest.id, outs: toOutputs(dest, news.target) };
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
-  // a duplicate or an orphan (issue 8 § 2, see ambiguous.ts).
+  // a duplicate or an orphan (see ambiguous.ts).
   const dest = await createOnce({
     what: "event destination",
     create: (idempotencyKey) =>

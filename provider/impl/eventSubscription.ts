@@ -1,7 +1,6 @@
 /**
  * Implementation of the `EventSubscription` dynamic provider, loaded by package name inside the
- * provider methods (see provider/eventSubscription.ts). Spec: service-interface.md § Event
- * subscriptions; decisions.md § Event subscriptions.
+ * provider methods (see provider/eventSubscription.ts). Reference: docs/service-api.md § Event subscriptions.
  *
  * @packageDocumentation
  */
@@ -81,7 +80,7 @@ function body(news: SubscriptionInputs) {
 /**
  * True when the live subscription has exactly the values a create with these inputs sends:
  * sources and destinations in the same order, description and metadata (`""` when absent).
- * Used to find the subscription an ambiguous create made (issue 8 § 2) and by recovery after an
+ * Used to find the subscription an ambiguous create made and by recovery after an
  * interrupted deployment.
  */
 export function matchesInputs(live: EventSubscription, news: SubscriptionInputs): boolean {
@@ -126,7 +125,7 @@ export async function diff(
 
 /**
  * `create`: creates the subscription, or, with `adoptId`, takes an existing one under
- * management (issue 6 § 2): reads it (an error naming the ID if it does not exist in this
+ * management: reads it (an error naming the ID if it does not exist in this
  * account) and, only when its live values differ from the program's (lists compared as sets,
  * like `diff`), updates it with one `PATCH` of every managed field. An adopted subscription that
  * already matches the program gets no write at all.
@@ -147,7 +146,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
     return { id: sub.id, outs: toOutputs(sub) };
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
-  // a duplicate or an orphan (issue 8 § 2, see ambiguous.ts).
+  // a duplicate or an orphan (see ambiguous.ts).
   const sub = await createOnce({
     what: "event subscription",
     create: (idempotencyKey) =>

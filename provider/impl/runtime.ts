@@ -10,7 +10,7 @@
  *
  * The client sends an `Idempotency-Key` with every create (`idempotencyKeys: "auto"`), so a
  * create whose connection is reset is retried safely once the service has shown that it honours
- * keys; `ambiguous.ts` handles the rest (issue 8 § 2).
+ * keys; `ambiguous.ts` handles the rest.
  *
  * @packageDocumentation
  */

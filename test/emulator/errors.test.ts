@@ -1,5 +1,5 @@
 /**
- * Every row of the error table of decisions.md § Errors, over real HTTP, with the order in which
+ * Every row of the error table of docs/service-api.md § Errors, over real HTTP, with the order in which
  * the checks apply. After each bad request the stored data must be exactly what it was before.
  */
 import {

@@ -80,7 +80,7 @@ export const subscriptionBody = (destinationIds: string[], extra: Record<string,
 });
 
 /**
- * Asserts that `res` is a decisions.md error response with this status and code, that its body
+ * Asserts that `res` is an error response of the service with this status and code, that its body
  * has exactly the four members, and that its operation ID matches the `Operation-Id` header.
  */
 export function expectError(res: RawResponse, status: number, code: number, msg?: string | RegExp): void {

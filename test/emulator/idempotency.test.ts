@@ -1,5 +1,5 @@
 /**
- * Idempotency keys on creates (issue 8 § 2) and the `reset-after` fault: replay of the first
+ * Idempotency keys on creates and the `reset-after` fault: replay of the first
  * response, 409 / 240 for a key reused with another request, per-account keys, 24-hour expiry,
  * the key and the resource committed together, `idempotency: false`, and a connection destroyed
  * after the handler committed.

@@ -1,5 +1,5 @@
 /**
- * List paging (decisions.md § Event subscriptions: newest first, `limit` 1..100 default 100,
+ * List paging (docs/service-api.md § Paging: newest first, `limit` 1..100 default 100,
  * `before_id`, absolute `next_page_uri` or null).
  */
 import { apiRequest, startEmulator, type RunningEmulator } from "../helpers/emulator";

@@ -1,6 +1,5 @@
 /**
- * Success shapes of every endpoint, field by field (service-interface.md § Resources and their
- * fields; decisions.md § Wire basics, § Abuse reports, § Event subscriptions, § Event destinations).
+ * Success shapes of every endpoint, field by field (docs/service-api.md § Requests, § Abuse reports, § Event subscriptions, § Event destinations).
  */
 import {
   apiRequest,

@@ -1,5 +1,5 @@
 /**
- * Abuse report review: the operator endpoint, the status rule of decisions.md § Abuse reports, the
+ * Abuse report review: the operator endpoint, the status rule of docs/service-api.md § Abuse reports, the
  * admin key, and the automatic review after a delay.
  */
 import { autoReviewStatus, reportStatus } from "../../emulator/review";
@@ -7,6 +7,7 @@ import { createApp } from "../../emulator/app";
 import { openStore } from "../../emulator/store";
 import { apiRequest, rawRequest, review, startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { absentId, expectError } from "./fixtures";
+import { attachResponseValidation } from "../helpers/openapi";
 
 const KEY = "key-review";
 const OTHER = "key-review-other";
@@ -168,6 +169,7 @@ describe("operator review", () => {
   it("answers 404 on every operator path when no admin key is configured", async () => {
     const store = openStore(":memory:");
     const app = createApp({ store, apiKeys: ["k-no-admin"] });
+    await attachResponseValidation(app);
     try {
       await app.listen({ port: 0, host: "127.0.0.1" });
       const { port } = app.server.address() as { port: number };

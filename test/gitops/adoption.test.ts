@@ -1,5 +1,5 @@
 /**
- * Issue 6 § 2 and § 3, end to end: resources made outside Pulumi (through the client) are
+ * Resources made outside Pulumi (through the client) are
  * turned into a program by `service-drift generate` (compiled, run as a child process), and
  * that program is deployed by the real engine against the real emulator: adoption creates and
  * deletes nothing, updates only what cannot be compared, and then the stack is managed like any

@@ -1,5 +1,5 @@
 /**
- * Issue 6 § 1, end to end: the `service-drift` command line (compiled, run as a child process)
+ * The `service-drift` command line (compiled, run as a child process)
  * against a stack deployed by the real Pulumi engine on the real emulator. Every run also
  * proves that the local backend was not written (state, backup, history: byte for byte).
  */

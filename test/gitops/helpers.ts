@@ -1,5 +1,5 @@
 /**
- * Helpers of the GitOps suites (issue 6): run the compiled `service-drift` command line as a
+ * Helpers of the GitOps suites: run the compiled `service-drift` command line as a
  * child process, and fingerprint a local file backend to prove it was not written.
  */
 import { spawn } from "child_process";

@@ -1,5 +1,5 @@
 /**
- * Issue 6, the pure parts of `service-drift` (no engine, no emulator): drift analysis of engine
+ * The pure parts of `service-drift` (no engine, no emulator): drift analysis of engine
  * events, secret masking and redaction, the table, and code generation's names and references.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 2: ambiguous creates. A `POST` whose connection dies after the server stored the
+ * Ambiguous creates. A `POST` whose connection dies after the server stored the
  * resource (the emulator's `reset-after` fault: the handler runs and commits, then the socket is
  * destroyed without a response) must leave neither an orphan nor a duplicate.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 4: crash safety of the emulator.
+ * Crash safety of the emulator.
  *
  * The compiled command line runs on a data file under the system temp folder. Six writers send a
  * stream of creates, updates and deletes of destinations and subscriptions, each writer one

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 1: deploy through faults. `pulumi up` (the real engine, the project's CLI,
+ * Deploy through faults. `pulumi up` (the real engine, the project's CLI,
  * `--parallel 10`) of 50 event subscriptions and 5 event destinations against the emulator
  * injecting 503 (10 %, `Retry-After: 1`), 429 (5 %, `Retry-After: 1`), connection resets before
  * the handler (2 %) and 100 ms of latency on every request. Some runs add `reset-after` (5 %:

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 5: hostile input, property-based (fast-check).
+ * Hostile input, property-based (fast-check).
  *
  * Over real HTTP, to an emulator started in-process: mutated valid bodies (wrong types, huge
  * strings, Unicode, nested junk, missing and extra fields, `__proto__` / `constructor` keys), raw
@@ -8,7 +8,7 @@
  * and raw bytes on a socket. For every case:
  *
  * - the answer comes within the per-request timeout (never a hang) and is never a 5xx;
- * - every error has the decisions.md body (`error_code`, `status_code`, `msg`,
+ * - every error has the service's error body (`error_code`, `status_code`, `msg`,
  *   `details.operation_id`, the same ID as the `Operation-Id` header);
  * - a rejected (non-2xx) request leaves the stored data exactly as it was, and the fault
  *   configuration and `Object.prototype` untouched.
@@ -221,7 +221,7 @@ const std = (key = A): Record<string, string> => ({
   "service-version": "2",
 });
 
-/** Asserts the decisions.md error body; `statusCode` is the HTTP status. */
+/** Asserts the service's error body; `statusCode` is the HTTP status. */
 function expectErrorShape(statusCode: number, operationIdHeader: unknown, text: string, what: string): void {
   let body: unknown;
   try {
@@ -246,7 +246,7 @@ function expectErrorShape(statusCode: number, operationIdHeader: unknown, text: 
     /^op_[0-9A-Za-z]{27}$/.test(operationIdHeader);
   if (!ok)
     throw new Error(
-      `${what}: ${statusCode} with a body not of the decisions.md shape: ${text.slice(0, 300)}`,
+      `${what}: ${statusCode} with a body not of the service's error shape: ${text.slice(0, 300)}`,
     );
 }
 

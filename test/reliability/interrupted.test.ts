@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 3: interrupted deployment. `pulumi up` of 50 event subscriptions and 5 event
+ * Interrupted deployment. `pulumi up` of 50 event subscriptions and 5 event
  * destinations (the project's CLI, `--parallel 10`; the emulator adds 100 ms of latency to every
  * request, so that creates are in flight, and answers 10 % 503 and 5 % 429 with `Retry-After: 1`,
  * so that some creates wait to be sent again, throughout the test) is killed with SIGKILL once some creates were acknowledged (watched in

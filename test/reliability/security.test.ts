@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 6: security of the emulator and the package.
+ * Security of the emulator and the package.
  *
  * - The emulator binds 127.0.0.1 by default (checked on the listening socket itself) and warns on
  *   stderr when bound elsewhere.

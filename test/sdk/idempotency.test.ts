@@ -1,5 +1,5 @@
 /**
- * `idempotencyKeys: "auto"` (issue 8 § 2): keys on every create, retries after resets only once
+ * `idempotencyKeys: "auto"`: keys on every create, retries after resets only once
  * the server has echoed a key; `idempotencyKeysHonoured` follows the server's answers. Against
  * a scripted server and against the emulator (keys honoured, and ignored).
  */
