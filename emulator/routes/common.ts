@@ -1,0 +1,132 @@
+/**
+ * What the route modules share: registering a route with its kind, reading path IDs and page
+ * parameters, and the 405 catch-alls for every other method on a known path.
+ *
+ * @packageDocumentation
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import {
+  EVENT_TYPES,
+  isEventType,
+  isWellFormedId,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
+} from "../../contract/limits";
+import { routeNotFound, type App, type EmulatorContext, type RouteInfo, type WithContext } from "../context";
+import { ServiceError } from "../errors";
+
+/** A route handler. */
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/**
+ * Registers a route and records its method for the 405 catch-alls. Public `POST`s are creates
+ * that honour `Idempotency-Key`; `abuse` routes need an account authorized for abuse reports.
+ */
+export function route(
+  app: App,
+  ctx: EmulatorContext,
+  kind: "public" | "operator",
+  method: string,
+  url: string,
+  handler: Handler,
+  abuse = false,
+): void {
+  const info: RouteInfo = {
+    kind,
+    operator: kind === "operator",
+    abuse,
+    idempotent: kind === "public" && method === "POST",
+  };
+  app.route({ method: method as "GET", url, handler, config: info as unknown as Record<string, unknown> });
+  const entry = ctx.routesByPath.get(url) ?? { operator: kind === "operator", methods: [] };
+  entry.methods.push(method);
+  ctx.routesByPath.set(url, entry);
+}
+
+/**
+ * The `:id` of the path, checked: 227 when it has another kind's prefix, 404 when it is not a
+ * well-formed ID of its kind.
+ */
+export function pathId(request: FastifyRequest, prefix: string, what: string): string {
+  const id = (request.params as { id: string }).id;
+  if (id === "") throw routeNotFound(request);
+  if (!id.startsWith(prefix)) {
+    throw new ServiceError(
+      227,
+      `the ID ${JSON.stringify(id)} in the path is not ${what} ID (they start with ${prefix})`,
+    );
+  }
+  if (!isWellFormedId(id, prefix))
+    throw new ServiceError(404, `no ${what.replace(/^an? /, "")} with ID ${JSON.stringify(id)}`);
+  return id;
+}
+
+/** `limit` (233 when not 1..100) and `before_id` (215 when not an ID of the kind) of a list. */
+export function pageQuery(request: FastifyRequest, prefix: string): { limit: number; beforeId?: string } {
+  const q = request.query as Record<string, unknown>;
+  let limit = PAGE_LIMIT_MAX;
+  if (q.limit !== undefined) {
+    const n = typeof q.limit === "string" && /^\d{1,4}$/.test(q.limit) ? Number(q.limit) : NaN;
+    if (!(n >= PAGE_LIMIT_MIN && n <= PAGE_LIMIT_MAX)) {
+      throw new ServiceError(
+        233,
+        `limit must be an integer between ${PAGE_LIMIT_MIN} and ${PAGE_LIMIT_MAX}, got ${JSON.stringify(q.limit)}`,
+      );
+    }
+    limit = n;
+  }
+  let beforeId: string | undefined;
+  if (q.before_id !== undefined) {
+    if (typeof q.before_id !== "string" || !isWellFormedId(q.before_id, prefix)) {
+      throw new ServiceError(
+        215,
+        `before_id: must be an ID starting with ${prefix}, got ${JSON.stringify(q.before_id)}`,
+      );
+    }
+    beforeId = q.before_id;
+  }
+  return { limit, beforeId };
+}
+
+/** @throws ServiceError 238 for the first source whose type is not in the catalogue. */
+export function checkEventTypes(sources: { type: string }[] | undefined): void {
+  sources?.forEach((s, i) => {
+    if (!isEventType(s.type)) {
+      throw new ServiceError(
+        238,
+        `sources[${i}].type: unknown event type ${JSON.stringify(s.type)}; known types include ${EVENT_TYPES.slice(0, 3).join(", ")}, … (${EVENT_TYPES.length} in all)`,
+      );
+    }
+  });
+}
+
+/** @throws ServiceError 215 when a PATCH body repeats an `id` other than the path's. */
+export function checkBodyId(body: { id?: string }, id: string): void {
+  if (body.id !== undefined && body.id !== id) {
+    throw new ServiceError(215, `id: must equal the ID in the path (${id}), got ${JSON.stringify(body.id)}`);
+  }
+}
+
+/** 405 with `Allow` for every other method on each path the route modules registered. */
+export const methodNotAllowedPlugin = fp<WithContext>(
+  (app, { ctx }, done) => {
+    for (const [url, { operator, methods }] of ctx.routesByPath) {
+      const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
+      const others = ALL_METHODS.filter((m) => !allowed.includes(m));
+      const info: RouteInfo = { kind: "405", operator, allow: methods.join(", ") };
+      app.route({
+        method: others as unknown as "GET"[],
+        url,
+        handler: () => {
+          throw new ServiceError(405, `method not allowed; allowed: ${info.allow}`, { allow: info.allow });
+        },
+        config: info as unknown as Record<string, unknown>,
+      });
+    }
+    done();
+  },
+  { name: "method-not-allowed" },
+);

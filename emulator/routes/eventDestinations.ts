@@ -1,0 +1,78 @@
+/**
+ * Routes of event destinations: create, list (newest first, paged), get, update, delete.
+ * Responses blank write-only secrets. Reference: docs/service-api.md § Event destinations.
+ *
+ * @packageDocumentation
+ */
+import fp from "fastify-plugin";
+import { ID_PREFIX } from "../../contract/limits";
+import type { WithContext } from "../context";
+import { ServiceError } from "../errors";
+import { create } from "../plugins/idempotency";
+import { normalizeTarget, renderDestination } from "../resources";
+import {
+  createDestinationSchema,
+  parseJsonObject,
+  updateDestinationSchema,
+  validate,
+  type CreateDestinationInput,
+  type UpdateDestinationInput,
+} from "../validate";
+import { checkBodyId, pageQuery, pathId, route } from "./common";
+
+const WHAT = "an event destination";
+
+/** The event destination routes. */
+export const eventDestinationRoutes = fp<WithContext>(
+  (app, { ctx }, done) => {
+    const { store } = ctx;
+    route(app, ctx, "public", "POST", "/event_destinations", (request, reply) =>
+      create(ctx, request, reply, () => {
+        const body = validate<CreateDestinationInput>(parseJsonObject(request.body), createDestinationSchema);
+        const dest = store.createDestination(ctx.accountOf(request).id, {
+          metadata: body.metadata ?? "",
+          description: body.description ?? "",
+          format: body.format ?? "json",
+          target: normalizeTarget(body.target),
+        });
+        return renderDestination(dest, ctx.base(request));
+      }),
+    );
+    route(app, ctx, "public", "GET", "/event_destinations", (request) => {
+      const q = pageQuery(request, ID_PREFIX.eventDestination);
+      const page = store.listDestinations(ctx.accountOf(request).id, q);
+      const b = ctx.base(request);
+      const last = page.items[page.items.length - 1];
+      return {
+        event_destinations: page.items.map((d) => renderDestination(d, b)),
+        uri: `${b}/event_destinations`,
+        next_page_uri: page.hasMore ? `${b}/event_destinations?before_id=${last.id}&limit=${q.limit}` : null,
+      };
+    });
+    route(app, ctx, "public", "GET", "/event_destinations/:id", (request) => {
+      const id = pathId(request, ID_PREFIX.eventDestination, WHAT);
+      const dest = store.getDestination(ctx.accountOf(request).id, id);
+      if (!dest) throw new ServiceError(404, `no event destination with ID ${JSON.stringify(id)}`);
+      return renderDestination(dest, ctx.base(request));
+    });
+    route(app, ctx, "public", "PATCH", "/event_destinations/:id", (request) => {
+      const body = validate<UpdateDestinationInput>(parseJsonObject(request.body), updateDestinationSchema);
+      const id = pathId(request, ID_PREFIX.eventDestination, WHAT);
+      checkBodyId(body, id);
+      const dest = store.updateDestination(ctx.accountOf(request).id, id, {
+        metadata: body.metadata,
+        description: body.description,
+        format: body.format,
+        target: body.target === undefined ? undefined : normalizeTarget(body.target),
+      });
+      return renderDestination(dest, ctx.base(request));
+    });
+    route(app, ctx, "public", "DELETE", "/event_destinations/:id", (request, reply) => {
+      const id = pathId(request, ID_PREFIX.eventDestination, WHAT);
+      store.deleteDestination(ctx.accountOf(request).id, id);
+      return reply.code(204).send();
+    });
+    done();
+  },
+  { name: "event-destination-routes" },
+);
