@@ -1,0 +1,48 @@
+/**
+ * The `idempotency_keys` table: the first response of each create sent with an
+ * `Idempotency-Key`, per account, kept for the key's lifetime. Reference: docs/service-api.md
+ * § Idempotency keys.
+ *
+ * @packageDocumentation
+ */
+import { ServiceError } from "../errors";
+import type { StoreBase } from "./database";
+import type { Store } from "./types";
+
+interface IdempotencyKeyRow {
+  fingerprint: string;
+  status: number;
+  response: string;
+}
+
+/** The idempotent-create method of the store. */
+export function idempotencyKeysRepository({ db, write }: StoreBase): Pick<Store, "idempotentCreate"> {
+  const purge = db.prepare<[number]>("DELETE FROM idempotency_keys WHERE created_at_ms < ?");
+  const keyOf = db.prepare<[string, string], IdempotencyKeyRow>(
+    "SELECT fingerprint, status, response FROM idempotency_keys WHERE account_id = ? AND key = ?",
+  );
+  const insert = db.prepare<[string, string, string, number, string, number]>(
+    "INSERT INTO idempotency_keys (account_id, key, fingerprint, status, response, created_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  return {
+    idempotentCreate(accountId, request, create) {
+      return write(() => {
+        purge.run(request.nowMs - request.ttlMs);
+        const known = keyOf.get(accountId, request.key);
+        if (known) {
+          if (known.fingerprint !== request.fingerprint) {
+            const hours = Math.round(request.ttlMs / 3_600_000);
+            throw new ServiceError(
+              240,
+              `Idempotency-Key ${JSON.stringify(request.key)} was already used in the last ${hours} hours with a different request (another path or body); use a new key for a new request`,
+            );
+          }
+          return { status: known.status, body: known.response, replayed: true };
+        }
+        const first = create();
+        insert.run(accountId, request.key, request.fingerprint, first.status, first.body, request.nowMs);
+        return { status: first.status, body: first.body, replayed: false };
+      });
+    },
+  };
+}

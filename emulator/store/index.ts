@@ -1,0 +1,69 @@
+/**
+ * The emulator's persistent store: one repository per table over one SQLite database, sharing
+ * one write-transaction helper (see `database.ts`). {@link openStore} composes them into the
+ * {@link Store} the app uses.
+ *
+ * @packageDocumentation
+ */
+import { abuseReportsRepository } from "./abuseReports";
+import { accountsRepository } from "./accounts";
+import { openDatabase } from "./database";
+import { eventDestinationsRepository } from "./eventDestinations";
+import { eventSubscriptionsRepository } from "./eventSubscriptions";
+import { idempotencyKeysRepository } from "./idempotencyKeys";
+import { requestLogRepository } from "./requestLog";
+import type { Store } from "./types";
+
+export { ACCOUNT_ID_PREFIX } from "./database";
+export {
+  REQUEST_LOG_ENTRY_OVERHEAD_BYTES,
+  REQUEST_LOG_MAX_BYTES,
+  REQUEST_LOG_MAX_ENTRIES,
+  REQUEST_LOG_MAX_PATH_CHARS,
+  truncateLoggedPath,
+} from "./requestLog";
+export type * from "./types";
+
+/**
+ * Opens (creating when needed) the store at `path`: `":memory:"` for a throw-away store, or a
+ * file path whose parent directories are created. Sets WAL mode and creates the tables.
+ *
+ * @throws Error from better-sqlite3 when the file cannot be opened or is not a database.
+ */
+export function openStore(path: string): Store {
+  const base = openDatabase(path);
+  const destinations = eventDestinationsRepository(base);
+  const { exists: _exists, ...destinationMethods } = destinations;
+  const log = requestLogRepository(base);
+  let closed = false;
+  return {
+    path,
+    ...accountsRepository(base),
+    ...abuseReportsRepository(base),
+    ...destinationMethods,
+    ...eventSubscriptionsRepository(base, destinations.exists),
+    ...idempotencyKeysRepository(base),
+    logRequest: log.logRequest,
+    requests: log.requests,
+    clearRequests: log.clearRequests,
+    snapshot() {
+      const all = (sql: string) => base.db.prepare(sql).all();
+      return {
+        accounts: all("SELECT * FROM accounts ORDER BY id"),
+        abuse_reports: all("SELECT * FROM abuse_reports ORDER BY id"),
+        event_destinations: all("SELECT * FROM event_destinations ORDER BY id"),
+        event_subscriptions: all("SELECT * FROM event_subscriptions ORDER BY id"),
+        subscription_destinations: all(
+          "SELECT * FROM subscription_destinations ORDER BY subscription_id, destination_id",
+        ),
+        idempotency_keys: all("SELECT * FROM idempotency_keys ORDER BY account_id, key"),
+      };
+    },
+    close() {
+      if (closed) return;
+      log.close();
+      closed = true;
+      base.db.close();
+    },
+  };
+}
