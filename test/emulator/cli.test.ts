@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
-import { destinationBody, expectError, subscriptionBody } from "./fixtures";
+import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
 
 let dir: string;
 const running: SpawnedEmulator[] = [];

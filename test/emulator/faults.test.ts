@@ -10,7 +10,7 @@ import {
   startEmulator,
   type RunningEmulator,
 } from "../helpers/emulator";
-import { destinationBody, expectError, subscriptionBody } from "./fixtures";
+import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
 
 const KEY = "key-faults";
 

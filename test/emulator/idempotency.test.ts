@@ -11,7 +11,7 @@ import {
   startEmulator,
   type RunningEmulator,
 } from "../helpers/emulator";
-import { destinationBody, expectError, subscriptionBody } from "./fixtures";
+import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
 
 const KEY = "key-idem";
 const OTHER = "key-idem-other";

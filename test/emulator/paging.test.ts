@@ -3,7 +3,7 @@
  * `before_id`, absolute `next_page_uri` or null).
  */
 import { apiRequest, startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { destinationBody, subscriptionBody } from "./fixtures";
+import { destinationBody, subscriptionBody } from "../helpers/emulator-fixtures";
 
 const KEY = "key-paging";
 const OTHER = "key-paging-other";

@@ -12,7 +12,7 @@ import {
   type Store,
 } from "../../emulator/store";
 import { getRequestLog, rawRequest, startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { expectError } from "./fixtures";
+import { expectError } from "../helpers/emulator-fixtures";
 
 const entry = (path: string) => ({
   time: new Date(0).toISOString(),

@@ -16,7 +16,7 @@ import {
   subscriptionBody,
   TARGETS,
   TARGETS_AS_RETURNED,
-} from "./fixtures";
+} from "../helpers/emulator-fixtures";
 
 const KEY = "key-resources";
 let em: RunningEmulator;

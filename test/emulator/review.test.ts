@@ -6,7 +6,7 @@ import { autoReviewStatus, reportStatus } from "../../emulator/review";
 import { createApp } from "../../emulator/app";
 import { openStore } from "../../emulator/store";
 import { apiRequest, rawRequest, review, startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { absentId, expectError } from "./fixtures";
+import { absentId, expectError } from "../helpers/emulator-fixtures";
 import { attachResponseValidation } from "../helpers/openapi";
 
 const KEY = "key-review";

@@ -10,7 +10,7 @@ import { drawFault, parseDuration, parseFaults, parseRateLimit, seededRandom } f
 import { KsuidGenerator, rfc3339 } from "../../emulator/ids";
 import { openStore } from "../../emulator/store";
 import { apiRequest, startEmulator } from "../helpers/emulator";
-import { destinationBody, subscriptionBody } from "./fixtures";
+import { destinationBody, subscriptionBody } from "../helpers/emulator-fixtures";
 
 describe("KSUID-like IDs", () => {
   it("are the prefix and 27 base62 characters, with the creation second inside", () => {

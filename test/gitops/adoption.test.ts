@@ -13,7 +13,7 @@ import { ServiceClient, type EventDestination, type EventSubscription } from "..
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { clearRequestLog, getRequestLog, startEmulator } from "../helpers/emulator";
 import { freshBackend, localStack } from "../helpers/pulumi";
-import { checkpointFile, runDriftCli } from "./helpers";
+import { checkpointFile, runDriftCli } from "../helpers/gitops";
 
 const ENGINE_TIMEOUT = 600_000;
 const DD_KEY = "dd-adopt-secret-key-4c1d9e7f";

@@ -9,7 +9,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { review, startEmulator } from "../helpers/emulator";
 import { freshBackend, localStack } from "../helpers/pulumi";
-import { backendFingerprint, checkpointFile, runDriftCli, type CliRun } from "./helpers";
+import { backendFingerprint, checkpointFile, runDriftCli, type CliRun } from "../helpers/gitops";
 import type { DriftReport } from "../../gitops/drift";
 
 const program = path.join(__dirname, "..", "fixtures", "gitops-drift");

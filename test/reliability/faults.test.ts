@@ -30,7 +30,7 @@ import {
   writeFigures,
   writeOutput,
   type TestStack,
-} from "./engine";
+} from "../helpers/reliability";
 
 const COUNTS = { destinations: 5, subscriptions: 50 };
 const BASE_FAULTS: FaultConfig = { status503: 0.1, status429: 0.05, reset: 0.02, latencyMs: 100 };

@@ -7,7 +7,7 @@
  * each ID in the state once.
  */
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { createStack, diagnostics, emulatorContents, stateIds, type TestStack } from "./engine";
+import { createStack, diagnostics, emulatorContents, stateIds, type TestStack } from "../helpers/reliability";
 
 const COUNTS = { destinations: 3, subscriptions: 5 };
 /** Sequential, so that each create's lookup sees what its siblings made before it. */

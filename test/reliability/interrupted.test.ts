@@ -46,7 +46,7 @@ import {
   writeFigures,
   writeOutput,
   type TestStack,
-} from "./engine";
+} from "../helpers/reliability";
 
 const COUNTS = { destinations: 5, subscriptions: 50 };
 /**
