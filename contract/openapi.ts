@@ -10,80 +10,12 @@
  *
  * @packageDocumentation
  */
-import { z } from "zod";
-import { AbuseReport, AbuseReportCreate } from "./abuseReport";
-import { ERROR_CODES, ErrorResponse } from "./errors";
-import {
-  EventDestination,
-  EventDestinationCreate,
-  EventDestinationList,
-  EventDestinationUpdate,
-} from "./eventDestination";
-import {
-  EventSubscription,
-  EventSubscriptionCreate,
-  EventSubscriptionList,
-  EventSubscriptionUpdate,
-} from "./eventSubscription";
+import { ERROR_CODES } from "./errors";
+import { COMPONENTS, json, type Json } from "./jsonSchema";
 import { ID_BODY_LENGTH, ID_PREFIX, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SERVICE_VERSION } from "./limits";
-import { FaultConfig, RequestLogPage, Review } from "./operator";
-import { camelToSnake } from "./wire";
 
 /** Version of the document (`info.version`): the service's `Service-Version`. */
 export const OPENAPI_INFO_VERSION = SERVICE_VERSION;
-
-/** A JSON value of the document. */
-type Json = { [key: string]: unknown };
-
-/** Renames every property name of a JSON Schema to snake_case (values are left alone). */
-function snakeProperties(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(snakeProperties);
-  if (!node || typeof node !== "object") return node;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(node as Json)) {
-    if (k === "properties" && v && typeof v === "object") {
-      out[k] = Object.fromEntries(
-        Object.entries(v as Json).map(([p, s]) => [camelToSnake(p), snakeProperties(s)]),
-      );
-    } else if (k === "required" && Array.isArray(v)) {
-      out[k] = v.map((p) => camelToSnake(String(p)));
-    } else if (k === "enum" || k === "const" || k === "default" || k === "examples") {
-      out[k] = v;
-    } else {
-      out[k] = snakeProperties(v);
-    }
-  }
-  return out;
-}
-
-/** The JSON Schema of `schema` in wire form (snake_case names unless `camelCaseOnWire`). */
-function wireSchema(schema: z.ZodType, camelCaseOnWire = false): Json {
-  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input" }) as Json;
-  delete json.$schema;
-  return (camelCaseOnWire ? json : snakeProperties(json)) as Json;
-}
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ content: { "application/json": { schema: ref(name) } } });
-
-/** The schemas of `components.schemas`, by name. */
-const COMPONENTS: Record<string, Json> = {
-  AbuseReport: wireSchema(AbuseReport),
-  AbuseReportCreate: wireSchema(AbuseReportCreate),
-  EventSubscription: wireSchema(EventSubscription),
-  EventSubscriptionCreate: wireSchema(EventSubscriptionCreate),
-  EventSubscriptionUpdate: wireSchema(EventSubscriptionUpdate),
-  EventSubscriptionList: wireSchema(EventSubscriptionList),
-  EventSource: wireSchema(z.object({ type: z.string(), uri: z.string() })),
-  EventDestination: wireSchema(EventDestination),
-  EventDestinationCreate: wireSchema(EventDestinationCreate),
-  EventDestinationUpdate: wireSchema(EventDestinationUpdate),
-  EventDestinationList: wireSchema(EventDestinationList),
-  Error: wireSchema(ErrorResponse),
-  Review: wireSchema(Review),
-  FaultConfig: wireSchema(FaultConfig, true),
-  RequestLogPage: wireSchema(RequestLogPage),
-};
 
 const HEADERS = {
   "Operation-Id": {

@@ -37,8 +37,16 @@ import {
   type EngineEvent,
   type OpMap,
   type Stack,
-  type StepEventMetadata,
 } from "@pulumi/pulumi/automation";
+import {
+  analyzePreviewEvents,
+  analyzeRefreshEvents,
+  nameOf,
+  type DriftedResource,
+  type PendingChange,
+} from "./events";
+
+export * from "./events";
 
 /** Exit codes of the drift report, like `terraform plan -detailed-exitcode`. */
 export const EXIT_CODES = {
@@ -49,57 +57,6 @@ export const EXIT_CODES = {
   /** Drift found: at least one resource changed or deleted outside Pulumi. */
   drift: 2,
 } as const;
-
-/** The text every secret value is replaced with in reports. */
-export const SECRET_TEXT = "[secret]";
-
-/** Keys of the engine's masked secret value: `{ [SECRET_SIG_KEY]: SECRET_SIG_VALUE, ciphertext }`. */
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG_VALUE = "1b47061264138c4ac30d75fd1eb44270";
-
-/** One property of a resource whose live value differs from the last deployment. */
-export interface PropertyDrift {
-  /** Top-level output property, e.g. `description`. */
-  property: string;
-  /** Value at the last deployment (JSON; `"[secret]"` for a secret; `null` when absent). */
-  before: unknown;
-  /** Live value on the service (same conventions as `before`). */
-  after: unknown;
-  /** True when the value is (or holds) a secret, so `before` / `after` are masked. */
-  secret: boolean;
-}
-
-/** A resource that drifted: changed or deleted outside Pulumi since the last deployment. */
-export interface DriftedResource {
-  /** Pulumi resource name (the last part of the URN), e.g. `multi`. */
-  name: string;
-  /** Short type, e.g. `EventSubscription` (the part after the last `:`). */
-  type: string;
-  /** Full type token, e.g. `pulumi-nodejs:dynamic/service:EventSubscription`. */
-  typeToken: string;
-  /** The resource's URN. */
-  urn: string;
-  /** The service's ID (`esb_…`, `ed_…`). */
-  id: string;
-  /** `changed`: it exists with other values; `deleted`: it no longer exists on the service. */
-  status: "changed" | "deleted";
-  /** The differing properties (empty for `deleted`). */
-  properties: PropertyDrift[];
-}
-
-/** A resource the next `pulumi up` would change because the program changed. */
-export interface PendingChange {
-  /** Pulumi resource name. */
-  name: string;
-  /** Short type, e.g. `EventSubscription`. */
-  type: string;
-  /** The resource's URN. */
-  urn: string;
-  /** The engine's operation: `create`, `update`, `delete`, `replace`, … */
-  op: string;
-  /** Top-level inputs whose program value differs from the state (secret inputs are masked and never listed). */
-  properties: string[];
-}
 
 /** The whole report, as `service-drift --json` prints it. */
 export interface DriftReport {
@@ -144,186 +101,6 @@ export interface DriftOptions {
  */
 export class DriftError extends Error {
   override name = "DriftError";
-}
-
-/** True for the engine's masked secret value. */
-function isMaskedSecret(v: unknown): boolean {
-  return (
-    !!v &&
-    typeof v === "object" &&
-    !Array.isArray(v) &&
-    (v as Record<string, unknown>)[SECRET_SIG_KEY] === SECRET_SIG_VALUE
-  );
-}
-
-/**
- * `value` with each masked secret replaced by `"[secret]"`; `secret` tells whether any was.
- * Also accepts values that are already `"[secret]"`.
- */
-export function maskSecrets(value: unknown): { value: unknown; secret: boolean } {
-  let secret = false;
-  const walk = (v: unknown): unknown => {
-    if (isMaskedSecret(v) || v === SECRET_TEXT) {
-      secret = true;
-      return SECRET_TEXT;
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, walk(x)]));
-    }
-    return v;
-  };
-  return { value: walk(value), secret };
-}
-
-/** A canonical JSON text of `v`: object keys sorted, lists sorted (order does not count). */
-function canonical(v: unknown): string {
-  const norm = (x: unknown): unknown => {
-    if (Array.isArray(x)) {
-      return x
-        .map(norm)
-        .map((e) => JSON.stringify(e))
-        .sort()
-        .map((s) => JSON.parse(s) as unknown);
-    }
-    if (x && typeof x === "object") {
-      const o = x as Record<string, unknown>;
-      return Object.fromEntries(
-        Object.keys(o)
-          .sort()
-          .filter((k) => o[k] !== undefined)
-          .map((k) => [k, norm(o[k])]),
-      );
-    }
-    return x ?? null;
-  };
-  return JSON.stringify(norm(v));
-}
-
-/** Short type of a type token: `pulumi-nodejs:dynamic/service:EventSubscription` → `EventSubscription`. */
-export function shortType(typeToken: string): string {
-  const i = typeToken.lastIndexOf(":");
-  return i >= 0 ? typeToken.slice(i + 1) : typeToken;
-}
-
-function nameOf(urn: string): string {
-  const i = urn.lastIndexOf("::");
-  return i >= 0 ? urn.slice(i + 2) : urn;
-}
-
-function isProviderType(type: string): boolean {
-  return type.startsWith("pulumi:providers:");
-}
-
-/**
- * Top-level properties of `before` and `after` (engine property maps, secrets masked) whose
- * values differ, lists compared in any order; keys starting with `__` (Pulumi's own, e.g. the
- * serialized dynamic provider) are left out.
- */
-export function diffProperties(
-  before: Record<string, unknown> | undefined,
-  after: Record<string, unknown> | undefined,
-): PropertyDrift[] {
-  const b = before ?? {};
-  const a = after ?? {};
-  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])].filter((k) => !k.startsWith("__")).sort();
-  const out: PropertyDrift[] = [];
-  for (const k of keys) {
-    const mb = maskSecrets(b[k]);
-    const ma = maskSecrets(a[k]);
-    if (canonical(mb.value) !== canonical(ma.value)) {
-      out.push({
-        property: k,
-        before: mb.value ?? null,
-        after: ma.value ?? null,
-        secret: mb.secret || ma.secret,
-      });
-    }
-  }
-  return out;
-}
-
-/** Top-level properties of `props` whose value is or holds a secret. */
-function secretProperties(props: Record<string, unknown> | undefined): string[] {
-  return Object.keys(props ?? {})
-    .filter((k) => !k.startsWith("__") && maskSecrets((props ?? {})[k]).secret)
-    .sort();
-}
-
-/**
- * Drift from the events of a `previewRefresh` (see the module comment): one entry per custom
- * resource whose refresh result is `update` or `delete`.
- *
- * @returns the drifted resources and how many resources were checked.
- */
-export function analyzeRefreshEvents(events: readonly EngineEvent[]): {
-  checked: number;
-  resources: DriftedResource[];
-} {
-  let checked = 0;
-  const resources: DriftedResource[] = [];
-  for (const e of events) {
-    const md: StepEventMetadata | undefined = e.resOutputsEvent?.metadata;
-    if (!md) continue;
-    const state = md.old ?? md.new;
-    if (!state?.custom || isProviderType(md.type)) continue;
-    checked += 1;
-    const base = {
-      name: nameOf(md.urn),
-      type: shortType(md.type),
-      typeToken: md.type,
-      urn: md.urn,
-      id: md.old?.id ?? md.new?.id ?? "",
-    };
-    if (md.op === "delete") {
-      resources.push({ ...base, status: "deleted", properties: [] });
-    } else if (md.op === "update") {
-      let properties = diffProperties(md.old?.outputs, md.new?.outputs);
-      if (properties.length === 0) {
-        // The provider saw a change that no visible value explains: it is in a secret.
-        properties = secretProperties(md.new?.outputs).map((property) => ({
-          property,
-          before: SECRET_TEXT,
-          after: SECRET_TEXT,
-          secret: true,
-        }));
-      }
-      resources.push({ ...base, status: "changed", properties });
-    }
-  }
-  return { checked, resources };
-}
-
-const IGNORED_PREVIEW_OPS = new Set(["same", "read", "refresh"]);
-const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
-
-/**
- * Pending program changes from the events of a `preview`: one entry per resource the next
- * `pulumi up` would create, update, delete or replace (the steps of a replacement merged into
- * one `replace`).
- */
-export function analyzePreviewEvents(events: readonly EngineEvent[]): PendingChange[] {
-  const byUrn = new Map<string, PendingChange>();
-  for (const e of events) {
-    const md = e.resourcePreEvent?.metadata;
-    // Provider resources change with the stack's config; the engine's summary leaves them out too.
-    if (!md || IGNORED_PREVIEW_OPS.has(md.op) || isProviderType(md.type)) continue;
-    const op = REPLACE_OPS.has(md.op) ? "replace" : md.op;
-    const properties =
-      op === "update" || op === "replace"
-        ? diffProperties(md.old?.inputs, md.new?.inputs)
-            .filter((p) => !p.secret)
-            .map((p) => p.property)
-        : [];
-    const prev = byUrn.get(md.urn);
-    if (prev) {
-      if (op === "replace") prev.op = "replace";
-      prev.properties = [...new Set([...prev.properties, ...properties])].sort();
-      continue;
-    }
-    byUrn.set(md.urn, { name: nameOf(md.urn), type: shortType(md.type), urn: md.urn, op, properties });
-  }
-  return [...byUrn.values()];
 }
 
 /**
