@@ -9,7 +9,13 @@ import {
   type RawResponse,
   type RunningEmulator,
 } from "../helpers/emulator";
-import { absentId, destinationBody, expectError, subscriptionBody, TARGETS } from "../helpers/emulator-fixtures";
+import {
+  absentId,
+  destinationBody,
+  expectError,
+  subscriptionBody,
+  TARGETS,
+} from "../helpers/emulator-fixtures";
 
 const A = "key-account-a";
 const B = "key-account-b";
