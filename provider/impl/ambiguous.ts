@@ -47,16 +47,6 @@ import { isLostAnswer } from "../../sdk/retry";
  */
 export const CLOCK_SKEW_MS = 30_000;
 
-/**
- * True when `err` leaves a create's outcome unknown: the request was sent and no answer came
- * back (reset, timeout), or a 502 / 504 / 503 without `Retry-After` (a gateway that may have
- * passed the request on). Errors the service answered itself (4xx, 429, 503 with
- * `Retry-After`, 500) and connections that never opened are not ambiguous.
- */
-export function isAmbiguous(err: unknown): boolean {
-  return isLostAnswer(err);
-}
-
 /** What {@link createOnce} needs to know about one kind of resource. */
 export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /** Kind in words, for messages, e.g. `event subscription`. */
@@ -97,13 +87,14 @@ function describe(err: unknown): string {
 }
 
 /**
- * True when a create that failed with `err` may nevertheless have been made: the error is
- * {@link isAmbiguous}, or an earlier attempt of the call was (the client's `maybeApplied`: e.g. a
- * reset retried with an `Idempotency-Key`, whatever the last attempt answered).
+ * True when a create that failed with `err` may nevertheless have taken effect: the client's
+ * `maybeApplied` (an earlier attempt's answer was lost: e.g. a reset retried with an
+ * `Idempotency-Key`, whatever the last attempt answered), or the error itself is a lost answer
+ * (`isLostAnswer`: a reset or timeout after sending, a 502, 504 or 503 without `Retry-After`).
  */
-export function possiblyMade(err: unknown): boolean {
+export function maybeApplied(err: unknown): boolean {
   if (err instanceof APIError || err instanceof APIConnectionError)
-    return err.maybeApplied || isAmbiguous(err);
+    return err.maybeApplied || isLostAnswer(err);
   return false;
 }
 
@@ -132,7 +123,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
       return { ok: made };
     } catch (err) {
       // Once an earlier attempt may have made it, no later failure says it does not exist.
-      if (lost === undefined && !possiblyMade(err)) throw err;
+      if (lost === undefined && !maybeApplied(err)) throw err;
       lost = err;
       return undefined;
     }

@@ -26,7 +26,8 @@ import * as runtime from "../../provider/impl/runtime";
 import * as subscriptions from "../../provider/impl/eventSubscription";
 import * as destinations from "../../provider/impl/eventDestination";
 import * as reports from "../../provider/impl/abuseReport";
-import { createOnce, isAmbiguous, possiblyMade } from "../../provider/impl/ambiguous";
+import { createOnce, maybeApplied } from "../../provider/impl/ambiguous";
+import { isLostAnswer } from "../../sdk/retry";
 
 jest.setTimeout(30_000);
 
@@ -330,14 +331,14 @@ describe("createOnce against scripted outcomes", () => {
   }
 
   it("ambiguity: resets and timeouts after sending, 502/504 and 503 without Retry-After", () => {
-    expect(isAmbiguous(reset())).toBe(true);
-    expect(isAmbiguous(new APIConnectionError("x", { request: "x", requestNotSent: true }))).toBe(false);
+    expect(isLostAnswer(reset())).toBe(true);
+    expect(isLostAnswer(new APIConnectionError("x", { request: "x", requestNotSent: true }))).toBe(false);
     const status = (s: number, retryAfter?: string) =>
       makeAPIError({ status: s, method: "POST", path: "/x", bodyText: "", retryAfter });
-    expect([502, 504, 503].map((s) => isAmbiguous(status(s)))).toEqual([true, true, true]);
-    expect([429, 400, 409, 500].map((s) => isAmbiguous(status(s)))).toEqual([false, false, false, false]);
-    expect(isAmbiguous(status(503, "1"))).toBe(false);
-    expect(isAmbiguous(new Error("other"))).toBe(false);
+    expect([502, 504, 503].map((s) => isLostAnswer(status(s)))).toEqual([true, true, true]);
+    expect([429, 400, 409, 500].map((s) => isLostAnswer(status(s)))).toEqual([false, false, false, false]);
+    expect(isLostAnswer(status(503, "1"))).toBe(false);
+    expect(isLostAnswer(new Error("other"))).toBe(false);
   });
 
   it("two ambiguous attempts and nothing on the service: an error saying nothing was created", async () => {
@@ -389,13 +390,13 @@ describe("createOnce against scripted outcomes", () => {
     const limited = makeAPIError({ status: 429, method: "POST", path: "/x", bodyText: "" });
     const { spec: s } = spec([limited], []);
     await expect(createOnce(s)).rejects.toBe(limited);
-    expect(possiblyMade(limited)).toBe(false);
+    expect(maybeApplied(limited)).toBe(false);
   });
 
   it("refusals all along (no answer lost) made nothing: thrown as they are", async () => {
     const limited = makeAPIError({ status: 429, method: "POST", path: "/x", bodyText: "" });
     limited.attempts = 5;
-    expect(possiblyMade(limited)).toBe(false);
+    expect(maybeApplied(limited)).toBe(false);
     const { spec: s } = spec([limited], []);
     await expect(createOnce(s)).rejects.toBe(limited);
   });
@@ -404,7 +405,7 @@ describe("createOnce against scripted outcomes", () => {
     const limited = makeAPIError({ status: 429, method: "POST", path: "/x", bodyText: "" });
     limited.attempts = 5;
     limited.maybeApplied = true;
-    expect(possiblyMade(limited)).toBe(true);
+    expect(maybeApplied(limited)).toBe(true);
     const mine = { id: "mine-2", createdAt: at(T0), v: "mine" };
     const { spec: s } = spec([limited], [mine]);
     await expect(createOnce(s)).resolves.toBe(mine);
