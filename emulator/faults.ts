@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+import ms from "ms";
 
 /**
  * Which share of public API requests fail, and how. Every share is a number from 0 to 1; all
@@ -36,18 +37,22 @@ export interface FaultConfig {
   seed?: number;
 }
 
-const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /**
- * Parses a duration such as `200ms`, `30s`, `1.5m` or `2h` into **milliseconds**. A bare number
- * is read in `defaultUnit`.
+ * Parses a duration such as `200ms`, `30s`, `1.5m`, `2h` or `1d` (the `ms` package's notation)
+ * into **milliseconds**. A bare number is read in `defaultUnit`.
  *
- * @throws Error when `text` is not a non-negative number with an optional unit.
+ * @throws Error when `text` is not a non-negative duration.
  */
 export function parseDuration(text: string, defaultUnit: "ms" | "s" = "ms"): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  if (!m) throw new Error(`invalid duration ${JSON.stringify(text)} (expected e.g. 200ms, 30s, 1m)`);
-  return Math.round(Number(m[1]) * UNITS_MS[m[2] ?? defaultUnit]);
+  const trimmed = text.trim();
+  const value = /^\d+(?:\.\d+)?$/.test(trimmed)
+    ? Number(trimmed) * (defaultUnit === "s" ? 1000 : 1)
+    : trimmed === ""
+      ? undefined
+      : (ms as (value: string) => number | undefined)(trimmed);
+  if (value === undefined || !Number.isFinite(value) || value < 0)
+    throw new Error(`invalid duration ${JSON.stringify(text)} (expected e.g. 200ms, 30s, 1m)`);
+  return Math.round(value);
 }
 
 /**

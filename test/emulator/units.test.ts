@@ -58,11 +58,12 @@ describe("parseDuration and parseRateLimit", () => {
     ["2h", "ms", 7_200_000],
     ["250", "ms", 250],
     ["30", "s", 30_000],
+    ["1d", "ms", 86_400_000],
   ] as const)("%s (bare unit %s) is %i ms", (text, unit, ms) => {
     expect(parseDuration(text, unit)).toBe(ms);
   });
 
-  it.each(["", "soon", "-1s", "1d", "1 2s"])("rejects %j", (text) => {
+  it.each(["", "soon", "-1s", "1 2s", "1e3x"])("rejects %j", (text) => {
     expect(() => parseDuration(text)).toThrow(/invalid duration/);
   });
 
