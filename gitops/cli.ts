@@ -24,27 +24,9 @@ import { ServiceClient } from "../sdk";
 import { DriftError, EXIT_CODES, redact, runDriftReport, type DriftReport } from "./drift";
 import { formatReport } from "./format";
 import { generateProgram, listInventory } from "./generate";
+import { processIo, type CliIo } from "./io";
 
-/** Where the command writes; tests may pass their own. */
-export interface CliIo {
-  /** Standard output. */
-  stdout: (text: string) => Promise<void>;
-  /** Standard error. */
-  stderr: (text: string) => Promise<void>;
-  /** The environment (`SERVICE_API_KEY`, `SERVICE_BASE_URL`, Pulumi's variables). */
-  env: Record<string, string | undefined>;
-}
-
-function writer(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
-  return (text) => new Promise<void>((resolve) => stream.write(text, () => resolve()));
-}
-
-/** The process's own streams and environment. */
-export const processIo: CliIo = {
-  stdout: writer(process.stdout),
-  stderr: writer(process.stderr),
-  env: process.env,
-};
+export { processIo, type CliIo } from "./io";
 
 /** Options of the drift report as commander parses them. */
 interface ReportFlags {

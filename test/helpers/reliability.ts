@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import path from "node:path";
 import type { RequestLogEntry, RunningEmulator } from "../helpers/emulator";
 import { engineEnv, freshBackend } from "../helpers/pulumi";
-import { TYPE_TOKENS, type ExportedStack } from "../../provider/recovery";
+import { TYPE_TOKENS, type ExportedStack } from "../../gitops/recovery";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 
 /** The reliability program: `reliability:destinations` destinations, `reliability:subscriptions` subscriptions. */

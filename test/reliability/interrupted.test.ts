@@ -17,7 +17,7 @@
  *    file itself when the kill did not, checks the failure, and repairs it; the figures say which
  *    of the two happened in each run;
  * 1. `pulumi cancel` — the killed run left its lock;
- * 2. `pulumi stack export --show-secrets`, then `service-recover` (provider/recover-cli.ts):
+ * 2. `pulumi stack export --show-secrets`, then `service-recover` (gitops/recover-cli.ts):
  *    each pending create the service holds is adopted into the state with its ID, the others are
  *    cleared; `pulumi stack import`;
  * 3. `pulumi refresh`, then `pulumi up`.
@@ -66,7 +66,7 @@ const KILLS: [killAfter: number, graceMs: number][] = LONG
     ]
   : [[20, 0]];
 const UP = ["up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "10"];
-const RECOVER_CLI = path.join(REPO_ROOT, "dist", "provider", "recover-cli.js");
+const RECOVER_CLI = path.join(REPO_ROOT, "dist", "gitops", "recover-cli.js");
 const results: unknown[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

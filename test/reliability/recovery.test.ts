@@ -1,12 +1,12 @@
 /**
- * `planRecovery` / `applyRecovery` (provider/recovery.ts, the logic of `service-recover`) on
+ * `planRecovery` / `applyRecovery` (gitops/recovery.ts, the logic of `service-recover`) on
  * exported stacks made up here, against the in-process emulator: every decision (adopt by the
  * recorded ID, adopt by a unique match, clear, keep several candidates, keep abuse reports, leave
  * other operations), the time window, IDs already in the stack, and encrypted secrets.
  * interrupted.test.ts runs the command line on real stacks after a real kill.
  */
 import { ServiceClient } from "../../sdk";
-import { applyRecovery, planRecovery, TYPE_TOKENS, type ExportedStack } from "../../provider/recovery";
+import { applyRecovery, planRecovery, TYPE_TOKENS, type ExportedStack } from "../../gitops/recovery";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 
 const SIG = "4dabf18193072939515e22adb298388d";

@@ -22,16 +22,22 @@
  * {@link CLOCK_SKEW_MS} before the operation started, not already in the stack and not adopted
  * for another pending create, whose fields equal the create's inputs exactly.
  *
- * The command line is `service-recover` (provider/recover-cli.ts); the README's Reliability
+ * The command line is `service-recover` (gitops/recover-cli.ts); the README's Reliability
  * section has the whole procedure.
  *
  * @packageDocumentation
  */
 import type { ServiceClient } from "../sdk";
 import { NotFoundError } from "../sdk";
-import { CLOCK_SKEW_MS } from "./impl/ambiguous";
-import { matchesInputs as destinationMatches, type DestinationInputs } from "./impl/eventDestination";
-import { matchesInputs as subscriptionMatches, type SubscriptionInputs } from "./impl/eventSubscription";
+import { CLOCK_SKEW_MS } from "../provider/impl/ambiguous";
+import {
+  matchesInputs as destinationMatches,
+  type DestinationInputs,
+} from "../provider/impl/eventDestination";
+import {
+  matchesInputs as subscriptionMatches,
+  type SubscriptionInputs,
+} from "../provider/impl/eventSubscription";
 
 /** Type tokens of this package's resources in a Pulumi state. */
 export const TYPE_TOKENS = {

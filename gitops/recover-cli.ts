@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `service-recover`: settles the pending creates an interrupted `pulumi up` left in a stack
- * (see provider/recovery.ts and the README's Reliability section).
+ * (see gitops/recovery.ts and the README's Reliability section).
  *
  * ```text
  * pulumi stack export --show-secrets --file state.json
@@ -19,11 +19,20 @@
  * @packageDocumentation
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { ServiceClient } from "../sdk";
+import { processIo, type CliIo } from "./io";
 import { applyRecovery, planRecovery, type ExportedStack } from "./recovery";
 
-async function main(argv: string[]): Promise<number> {
+/**
+ * Runs `service-recover` with `argv` (as `process.argv`: node, script, arguments…).
+ *
+ * @returns the exit code: 0 (every pending create settled), 2 (some kept for a person to
+ *   decide), 1 (a bad command line).
+ * @throws Error when the input is not an exported stack, or the service cannot be asked (the
+ *   caller prints it and exits 1; nothing is written then).
+ */
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   const program = new Command()
     .name("service-recover")
     .description(
@@ -32,23 +41,33 @@ async function main(argv: string[]): Promise<number> {
     .argument("<exported>", "the stack, from `pulumi stack export --show-secrets --file <exported>`")
     .argument("<output>", "where to write the edited stack, for `pulumi stack import --file <output>`")
     .option("--base-url <url>", "base URL of the service (default: env SERVICE_BASE_URL)")
-    .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) });
-  program.parse(argv);
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => void io.stderr(s), writeErr: (s) => void io.stderr(s) });
+  try {
+    program.parse([...argv]);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    throw err;
+  }
   const [input, output] = program.args;
   const { baseUrl } = program.opts<{ baseUrl?: string }>();
 
   const stack = JSON.parse(readFileSync(input, "utf8")) as ExportedStack;
   if (!stack?.deployment) throw new Error(`${input} is not the output of \`pulumi stack export\``);
-  const client = new ServiceClient({ baseUrl, userAgent: "pulumi-service-recover" });
+  const client = new ServiceClient({
+    apiKey: io.env.SERVICE_API_KEY,
+    baseUrl: baseUrl ?? io.env.SERVICE_BASE_URL,
+    userAgent: "pulumi-service-recover",
+  });
   try {
     const decisions = await planRecovery(stack, client);
     for (const d of decisions) {
-      process.stderr.write(`${d.action.padEnd(5)}  ${d.urn}${d.id ? `  ${d.id}` : ""}  (${d.reason})\n`);
+      await io.stderr(`${d.action.padEnd(5)}  ${d.urn}${d.id ? `  ${d.id}` : ""}  (${d.reason})\n`);
     }
     writeFileSync(output, JSON.stringify(applyRecovery(stack, decisions), null, 2) + "\n", { mode: 0o600 });
     const counts = { adopt: 0, clear: 0, keep: 0 };
     for (const d of decisions) counts[d.action]++;
-    process.stderr.write(
+    await io.stderr(
       `service-recover: ${counts.adopt} adopted, ${counts.clear} cleared, ${counts.keep} kept; wrote ${output}\n`,
     );
     return decisions.some((d) => d.action === "keep" && d.operation === "creating") ? 2 : 0;
@@ -57,10 +76,12 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`service-recover: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) {
+  main(process.argv).then(
+    (code) => process.exit(code),
+    async (err: unknown) => {
+      await processIo.stderr(`service-recover: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

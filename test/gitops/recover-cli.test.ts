@@ -1,0 +1,52 @@
+/**
+ * `service-recover` in process, with its output captured: usage and bad input. (The whole
+ * recovery runs as a child process in test/reliability/interrupted.test.ts.)
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { main } from "../../gitops/recover-cli";
+import type { CliIo } from "../../gitops/io";
+
+function io(env: Record<string, string | undefined> = {}) {
+  const out = { stdout: "", stderr: "" };
+  const cli: CliIo = {
+    stdout: async (t) => void (out.stdout += t),
+    stderr: async (t) => void (out.stderr += t),
+    env,
+  };
+  return { out, cli };
+}
+
+describe("service-recover (in process)", () => {
+  it("--help exits 0 and names both files", async () => {
+    const help = io();
+    expect(await main(["node", "service-recover", "--help"], help.cli)).toBe(0);
+    expect(help.out.stderr).toMatch(/<exported>.*<output>/s);
+  });
+
+  it.each([
+    [["node", "service-recover"]],
+    [["node", "service-recover", "only-one.json"]],
+    [["node", "service-recover", "a", "b", "--nope"]],
+  ])("a bad command line %j exits 1", async (argv) => {
+    const bad = io();
+    expect(await main(argv, bad.cli)).toBe(1);
+    expect(bad.out.stderr).toMatch(/error/);
+  });
+
+  it("a file that is not an exported stack is refused before anything is written", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-"));
+    try {
+      const input = path.join(dir, "in.json");
+      const output = path.join(dir, "out.json");
+      fs.writeFileSync(input, JSON.stringify({ hello: "world" }));
+      await expect(main(["node", "service-recover", input, output], io().cli)).rejects.toThrow(
+        /is not the output of `pulumi stack export`/,
+      );
+      expect(fs.existsSync(output)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
