@@ -21,12 +21,33 @@
  *
  * @packageDocumentation
  */
-import { Command, InvalidArgumentError } from "commander";
-import type { AddressInfo } from "node:net";
-import { createApp, TOKEN_PATTERN } from "./app";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { TOKEN_PATTERN } from "./app";
 import { parseDuration, parseFaults, parseRateLimit, type FaultConfig } from "./faults";
-import { listeningUrl, randomKey } from "./start";
-import { openStore } from "./store";
+import { randomKey, startEmulator, type RunningEmulator } from "./start";
+
+/**
+ * Where the command line writes, and the environment it reads (`SERVICE_EMULATOR_*`); tests
+ * pass their own. The same shape as the package's other command lines.
+ */
+export interface CliIo {
+  /** Standard output: one JSON line once listening. */
+  stdout: (text: string) => Promise<void>;
+  /** Standard error: warnings, usage and errors. */
+  stderr: (text: string) => Promise<void>;
+  env: Record<string, string | undefined>;
+}
+
+function writer(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
+  return (text) => new Promise<void>((resolve) => stream.write(text, () => resolve()));
+}
+
+/** The process's own streams and environment. */
+export const processIo: CliIo = {
+  stdout: writer(process.stdout),
+  stderr: writer(process.stderr),
+  env: process.env,
+};
 
 /** Parsed command-line options. */
 interface CliOptions {
@@ -70,8 +91,8 @@ function parsePublicUrl(s: string): string {
   return s.replace(/\/+$/, "");
 }
 
-function envList(name: string): string[] {
-  return (process.env[name] ?? "")
+function envList(env: CliIo["env"], name: string): string[] {
+  return (env[name] ?? "")
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
@@ -79,8 +100,18 @@ function envList(name: string): string[] {
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
-/** Parses `argv`, starts the emulator and installs the signal handlers. */
-async function main(argv: string[]): Promise<void> {
+/**
+ * Runs `service-emulator` with `argv` (as `process.argv`): parses the options, starts the
+ * emulator and prints one JSON line `{ url, apiKeys, restrictedApiKeys, adminKey }` on stdout.
+ *
+ * @returns the running emulator, or an exit code when it did not start (0 after `--help`, 1 for
+ *   a bad command line).
+ * @throws Error when a key is malformed, the port is taken or the data file cannot be opened.
+ */
+export async function main(
+  argv: readonly string[],
+  io: CliIo = processIo,
+): Promise<RunningEmulator | number> {
   const program = new Command()
     .name("service-emulator")
     .description("Local emulator of the abuse reports, event subscriptions and event destinations API")
@@ -120,78 +151,64 @@ async function main(argv: string[]): Promise<void> {
       "ignore Idempotency-Key headers, like a server without the feature (honoured by default)",
     )
     .option("--verbose", "log every request to stderr")
-    .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) });
-  program.parse(argv);
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => void io.stderr(s), writeErr: (s) => void io.stderr(s) });
+  try {
+    program.parse([...argv]);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    throw err;
+  }
   const o = program.opts<CliOptions>();
 
-  const apiKeys = [...new Set([...o.apiKey, ...envList("SERVICE_EMULATOR_API_KEYS")])];
+  const apiKeys = [...new Set([...o.apiKey, ...envList(io.env, "SERVICE_EMULATOR_API_KEYS")])];
   const restrictedApiKeys = [
-    ...new Set([...o.restrictedApiKey, ...envList("SERVICE_EMULATOR_RESTRICTED_API_KEYS")]),
+    ...new Set([...o.restrictedApiKey, ...envList(io.env, "SERVICE_EMULATOR_RESTRICTED_API_KEYS")]),
   ];
   if (apiKeys.length === 0 && restrictedApiKeys.length === 0) apiKeys.push(randomKey());
-  const adminKey = o.adminKey ?? process.env.SERVICE_EMULATOR_ADMIN_KEY ?? randomKey("admin_");
+  const adminKey = o.adminKey ?? io.env.SERVICE_EMULATOR_ADMIN_KEY ?? randomKey("admin_");
   for (const k of [...apiKeys, ...restrictedApiKeys, adminKey]) {
     if (!TOKEN_PATTERN.test(k)) throw new Error("keys must be 1-512 characters of A-Z a-z 0-9 . _ ~ + / = -");
   }
-
   if (!LOOPBACK.has(o.host)) {
-    process.stderr.write(
+    await io.stderr(
       `service-emulator: warning: listening on ${o.host}, reachable from other machines; the emulator is for local use\n`,
     );
   }
-
-  const store = openStore(o.data);
-  let app;
-  try {
-    app = createApp({
-      store,
-      apiKeys,
-      restrictedApiKeys,
-      adminKey,
-      publicUrl: o.publicUrl,
-      rateLimit: o.rateLimit,
-      reviewDelayMs: o.reviewDelay,
-      faults: o.faults,
-      idempotency: o.idempotency,
-      logger: o.verbose ? "info" : "warn",
-    });
-    await app.listen({ port: o.port, host: o.host });
-  } catch (e) {
-    store.close();
-    throw e;
-  }
-  const running = app;
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`service-emulator: ${signal}, stopping\n`);
-    running
-      .close()
-      .then(() => {
-        store.close();
-        process.exit(0);
-      })
-      .catch((e: unknown) => {
-        process.stderr.write(`service-emulator: error while stopping: ${String(e)}\n`);
-        try {
-          store.close();
-        } finally {
-          process.exit(1);
-        }
-      });
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-
-  const port = (running.server.address() as AddressInfo).port;
-  process.stdout.write(
-    JSON.stringify({ url: listeningUrl(o.host, port), apiKeys, restrictedApiKeys, adminKey }) + "\n",
-  );
+  const emulator = await startEmulator({
+    port: o.port,
+    host: o.host,
+    data: o.data,
+    apiKeys,
+    restrictedApiKeys,
+    adminKey,
+    publicUrl: o.publicUrl,
+    uriBase: "host-header",
+    rateLimit: o.rateLimit,
+    reviewDelayMs: o.reviewDelay,
+    faults: o.faults,
+    idempotency: o.idempotency,
+    logger: o.verbose ? "info" : "warn",
+  });
+  await io.stdout(JSON.stringify({ url: emulator.url, apiKeys, restrictedApiKeys, adminKey }) + "\n");
+  return emulator;
 }
 
-main(process.argv).catch((e: unknown) => {
-  process.stderr.write(`service-emulator: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  const fail = async (e: unknown) => {
+    await processIo.stderr(`service-emulator: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  };
+  main(process.argv).then((started) => {
+    if (typeof started === "number") process.exit(started);
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      void processIo.stderr(`service-emulator: ${signal}, stopping\n`);
+      started.close().then(() => process.exit(0), fail);
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  }, fail);
+}

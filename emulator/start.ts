@@ -23,8 +23,14 @@ export interface StartEmulatorOptions {
   restrictedApiKeys?: string[];
   /** Admin key of the operator endpoints; default a random key. */
   adminKey?: string;
-  /** Base of `uri` fields; default the listening URL. */
+  /** Base of `uri` fields; default the listening URL (see {@link StartEmulatorOptions.uriBase}). */
   publicUrl?: string;
+  /**
+   * Without `publicUrl`: `"listening"` (default) bases `uri` fields on the listening URL,
+   * `"host-header"` on each request's `Host` header (the command line's choice, so that a client
+   * reaching the emulator under another name gets URIs it can follow).
+   */
+  uriBase?: "listening" | "host-header";
   /** Injected faults at start (see {@link FaultConfig}). */
   faults?: FaultConfig;
   /**
@@ -111,7 +117,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
   }
   const port = (app.server.address() as AddressInfo).port;
   const url = listeningUrl(host, port);
-  if (opts.publicUrl === undefined) app.emulator.publicUrl = url;
+  if (opts.publicUrl === undefined && opts.uriBase !== "host-header") app.emulator.publicUrl = url;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -9,6 +9,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
+import { main, type CliIo } from "../../emulator/cli";
 
 let dir: string;
 const running: SpawnedEmulator[] = [];
@@ -270,5 +271,49 @@ describe("emulator command line", () => {
     expect(code).toBe(1);
     expect(out).toBe("");
     expect(err).toMatch(message);
+  });
+});
+
+describe("service-emulator main (in process)", () => {
+  function io(env: Record<string, string | undefined> = {}) {
+    const out = { stdout: "", stderr: "" };
+    const cli: CliIo = {
+      stdout: async (t) => void (out.stdout += t),
+      stderr: async (t) => void (out.stderr += t),
+      env,
+    };
+    return { out, cli };
+  }
+
+  it.each([
+    [["--help"], 0],
+    [["--port", "not-a-port"], 1],
+    [["--nope"], 1],
+  ])("%j exits %i without starting", async (args, code) => {
+    const run = io();
+    expect(await main(["node", "service-emulator", ...args], run.cli)).toBe(code);
+    expect(run.out.stdout).toBe("");
+  });
+
+  it("starts with the keys of its environment and prints one JSON line", async () => {
+    const run = io({
+      SERVICE_EMULATOR_API_KEYS: "key_env_a,key_env_b",
+      SERVICE_EMULATOR_ADMIN_KEY: "admin_env",
+    });
+    const started = await main(["node", "service-emulator", "--port", "0", "--data", ":memory:"], run.cli);
+    if (typeof started === "number") throw new Error(`did not start: ${run.out.stderr}`);
+    try {
+      const line = JSON.parse(run.out.stdout);
+      expect(line).toEqual({
+        url: started.url,
+        apiKeys: ["key_env_a", "key_env_b"],
+        restrictedApiKeys: [],
+        adminKey: "admin_env",
+      });
+      const res = await apiRequest(started.url, "key_env_b", "GET", "/event_subscriptions");
+      expect(res.status).toBe(200);
+    } finally {
+      await started.close();
+    }
   });
 });
