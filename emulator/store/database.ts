@@ -181,3 +181,40 @@ export function listStatements<R>(
     ),
   ];
 }
+
+/** Reading the rows of a table whose rows belong to an account, as records. */
+export interface OwnedRows<T> {
+  /** The record `id` of the account; `undefined` when none. */
+  get(accountId: string, id: string): T | undefined;
+  /** The record `id` of the account. @throws ServiceError 404 when none. */
+  require(accountId: string, id: string): T;
+  /** One page of the account's records, newest first. */
+  list(accountId: string, query: PageQuery): Page<T>;
+}
+
+/**
+ * {@link OwnedRows} of `table` (with `id` and `account_id` columns), mapped by `toRecord`; `what`
+ * names the kind in the 404 message, e.g. `event destination`.
+ */
+export function ownedRows<R, T>(
+  db: Database.Database,
+  table: string,
+  what: string,
+  toRecord: (row: R) => T,
+): OwnedRows<T> {
+  const ofAccount = db.prepare<[string, string], R>(`SELECT * FROM ${table} WHERE id = ? AND account_id = ?`);
+  const [first, before] = listStatements<R>(db, table);
+  const get = (accountId: string, id: string) => {
+    const row = ofAccount.get(id, accountId);
+    return row === undefined ? undefined : toRecord(row);
+  };
+  return {
+    get,
+    require(accountId, id) {
+      const record = get(accountId, id);
+      if (record === undefined) throw notFound(what, id);
+      return record;
+    },
+    list: (accountId, query) => listPage(first, before, accountId, query, toRecord),
+  };
+}

@@ -8,7 +8,7 @@
 import { ID_PREFIX } from "../../contract/limits";
 import { ServiceError } from "../errors";
 import type { DestinationRecord, StoredTarget } from "../resources";
-import { listPage, listStatements, notFound, type StoreBase } from "./database";
+import { notFound, ownedRows, type StoreBase } from "./database";
 import type { Store } from "./types";
 
 interface DestinationRow {
@@ -45,13 +45,10 @@ export function eventDestinationsRepository({
   const insert = db.prepare<[string, string, string, string, string, string, string]>(
     "INSERT INTO event_destinations (id, account_id, created_at, metadata, description, format, target) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
-  const ofAccount = db.prepare<[string, string], DestinationRow>(
-    "SELECT * FROM event_destinations WHERE id = ? AND account_id = ?",
-  );
+  const rows = ownedRows(db, "event_destinations", "event destination", toDestination);
   const existsStmt = db.prepare<[string, string], { one: number }>(
     "SELECT 1 AS one FROM event_destinations WHERE id = ? AND account_id = ?",
   );
-  const [listFirst, listBefore] = listStatements<DestinationRow>(db, "event_destinations");
   const update = db.prepare<[string, string, string, string, string]>(
     "UPDATE event_destinations SET metadata = ?, description = ?, format = ?, target = ? WHERE id = ?",
   );
@@ -79,20 +76,12 @@ export function eventDestinationsRepository({
       });
     },
 
-    getDestination(accountId, id) {
-      const row = ofAccount.get(id, accountId);
-      return row && toDestination(row);
-    },
-
-    listDestinations(accountId, query) {
-      return listPage(listFirst, listBefore, accountId, query, toDestination);
-    },
+    getDestination: rows.get,
+    listDestinations: rows.list,
 
     updateDestination(accountId, id, patch) {
       return write(() => {
-        const row = ofAccount.get(id, accountId);
-        if (!row) throw notFound("event destination", id);
-        const d = toDestination(row);
+        const d = rows.require(accountId, id);
         const next: DestinationRecord = {
           ...d,
           metadata: patch.metadata ?? d.metadata,

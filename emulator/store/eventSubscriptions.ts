@@ -8,7 +8,7 @@
 import { ID_PREFIX } from "../../contract/limits";
 import { ServiceError } from "../errors";
 import type { SubscriptionRecord } from "../resources";
-import { listPage, listStatements, notFound, type StoreBase } from "./database";
+import { ownedRows, type StoreBase } from "./database";
 import type { Store } from "./types";
 
 interface SubscriptionRow {
@@ -47,10 +47,7 @@ export function eventSubscriptionsRepository(
   const insert = db.prepare<[string, string, string, string, string, string, string]>(
     "INSERT INTO event_subscriptions (id, account_id, created_at, metadata, description, sources, destination_ids) VALUES (?, ?, ?, ?, ?, ?, ?)",
   );
-  const ofAccount = db.prepare<[string, string], SubscriptionRow>(
-    "SELECT * FROM event_subscriptions WHERE id = ? AND account_id = ?",
-  );
-  const [listFirst, listBefore] = listStatements<SubscriptionRow>(db, "event_subscriptions");
+  const rows = ownedRows(db, "event_subscriptions", "event subscription", toSubscription);
   const update = db.prepare<[string, string, string, string, string]>(
     "UPDATE event_subscriptions SET metadata = ?, description = ?, sources = ?, destination_ids = ? WHERE id = ?",
   );
@@ -94,20 +91,12 @@ export function eventSubscriptionsRepository(
       });
     },
 
-    getSubscription(accountId, id) {
-      const row = ofAccount.get(id, accountId);
-      return row && toSubscription(row);
-    },
-
-    listSubscriptions(accountId, query) {
-      return listPage(listFirst, listBefore, accountId, query, toSubscription);
-    },
+    getSubscription: rows.get,
+    listSubscriptions: rows.list,
 
     updateSubscription(accountId, id, patch) {
       return write(() => {
-        const row = ofAccount.get(id, accountId);
-        if (!row) throw notFound("event subscription", id);
-        const s = toSubscription(row);
+        const s = rows.require(accountId, id);
         if (patch.destinationIds) requireDestinations(accountId, patch.destinationIds);
         const next: SubscriptionRecord = {
           ...s,
@@ -130,7 +119,7 @@ export function eventSubscriptionsRepository(
 
     deleteSubscription(accountId, id) {
       write(() => {
-        if (ofAccount.get(id, accountId) === undefined) throw notFound("event subscription", id);
+        rows.require(accountId, id);
         remove.run(id);
       });
     },

@@ -9,7 +9,8 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
-import { main, type CliIo } from "../../emulator/cli";
+import { main } from "../../emulator/cli";
+import { capture } from "../helpers/cli";
 
 let dir: string;
 const running: SpawnedEmulator[] = [];
@@ -275,15 +276,7 @@ describe("emulator command line", () => {
 });
 
 describe("service-emulator main (in process)", () => {
-  function io(env: Record<string, string | undefined> = {}) {
-    const out = { stdout: "", stderr: "" };
-    const cli: CliIo = {
-      stdout: async (t) => void (out.stdout += t),
-      stderr: async (t) => void (out.stderr += t),
-      env,
-    };
-    return { out, cli };
-  }
+  const io = capture;
 
   it.each([
     [["--help"], 0],

@@ -7,7 +7,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import ts from "typescript";
+import { typeCheck } from "../helpers/cli";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient, type EventDestination, type EventSubscription } from "../../sdk";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
@@ -157,19 +157,7 @@ describe("adoption and code generation (real engine, real emulator)", () => {
       );
       fs.writeFileSync(path.join(projectDir, "index.ts"), source);
       const diagnostics = await timed("type-check", async () => {
-        const program = ts.createProgram([path.join(projectDir, "index.ts")], {
-          strict: true,
-          noEmit: true,
-          target: ts.ScriptTarget.ES2022,
-          module: ts.ModuleKind.CommonJS,
-          moduleResolution: ts.ModuleResolutionKind.Node10,
-          esModuleInterop: true,
-          skipLibCheck: true,
-          types: ["node"],
-        });
-        return ts
-          .getPreEmitDiagnostics(program)
-          .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+        return typeCheck(path.join(projectDir, "index.ts"));
       });
       expect(diagnostics).toEqual([]);
     },

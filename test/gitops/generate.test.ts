@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { typeCheck } from "../helpers/cli";
 import type { EventDestination, EventSubscription } from "../../sdk";
 import { assignNames, generateProgram, identifier, slug, stringLiteral } from "../../gitops/generate";
 
@@ -315,19 +316,7 @@ describe("the generated program type-checks against the package's declarations",
     const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "generated-hostile-"));
     try {
       fs.writeFileSync(path.join(dir, "index.ts"), source);
-      const program = ts.createProgram([path.join(dir, "index.ts")], {
-        strict: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.CommonJS,
-        moduleResolution: ts.ModuleResolutionKind.Node10,
-        esModuleInterop: true,
-        skipLibCheck: true,
-        types: ["node"],
-      });
-      const diagnostics = ts
-        .getPreEmitDiagnostics(program)
-        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      const diagnostics = typeCheck(path.join(dir, "index.ts"));
       expect(diagnostics).toEqual([]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

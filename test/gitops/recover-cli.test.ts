@@ -6,17 +6,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { main } from "../../gitops/recover-cli";
-import type { CliIo } from "../../gitops/io";
+import { capture } from "../helpers/cli";
 
-function io(env: Record<string, string | undefined> = {}) {
-  const out = { stdout: "", stderr: "" };
-  const cli: CliIo = {
-    stdout: async (t) => void (out.stdout += t),
-    stderr: async (t) => void (out.stderr += t),
-    env,
-  };
-  return { out, cli };
-}
+const io = capture;
 
 describe("service-recover (in process)", () => {
   it("--help exits 0 and names both files", async () => {

@@ -12,7 +12,8 @@ import {
   type DriftReport,
 } from "../../gitops/drift";
 import { formatReport } from "../../gitops/format";
-import { main, type CliIo } from "../../gitops/cli";
+import { main } from "../../gitops/cli";
+import { capture } from "../helpers/cli";
 
 const SECRET = {
   "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
@@ -188,15 +189,7 @@ describe("drift analysis of refresh events", () => {
 });
 
 describe("command line (in process)", () => {
-  function io(env: Record<string, string | undefined> = {}) {
-    const out = { stdout: "", stderr: "" };
-    const cli: CliIo = {
-      stdout: async (t) => void (out.stdout += t),
-      stderr: async (t) => void (out.stderr += t),
-      env,
-    };
-    return { out, cli };
-  }
+  const io = capture;
 
   it("--help exits 0; an unknown option exits 1", async () => {
     const help = io();
