@@ -56,7 +56,7 @@ export type AbuseReport = z.infer<typeof AbuseReport>;
 export const ReportedUrl = z
   .string()
   .refine(isAbsoluteHttpUrl, { message: "must be an absolute http or https URL with a host" })
-  .meta({ format: "uri", description: "absolute http(s) URL with a host" });
+  .meta({ format: "uri", "x-format": "http-url", description: "absolute http(s) URL with a host" });
 
 /**
  * Body of `POST /abuse_reports`: `urls` 1 to 100 absolute http(s) URLs; `metadata` at most 4096

@@ -11,18 +11,21 @@ import { maxChars } from "./eventSubscription";
 import { DESCRIPTION_MAX_CHARS, ID_PREFIX, METADATA_MAX_BYTES, utf8Bytes } from "./limits";
 
 /** A write-only secret: sent on create and update, returned as `""`. */
-const secret = () => z.string().meta({ writeOnly: true, description: 'write-only: responses hold ""' });
+const secret = () =>
+  z.string().meta({ writeOnly: true, "x-non-empty": true, description: 'write-only: responses hold ""' });
+/** A string a request must not send empty (a response may hold it empty). */
+const filled = () => z.string().meta({ "x-non-empty": true });
 /** A string a response holds as `""` when it was not set. */
 const optionalString = () =>
   z.string().optional().meta({ description: 'optional; responses hold "" when not set' });
 
 /** AWS authentication by an IAM role the service assumes. */
-export const AwsRole = z.object({ roleArn: z.string() });
+export const AwsRole = z.object({ roleArn: filled() });
 /** AWS authentication by an IAM role the service assumes. */
 export type AwsRole = z.infer<typeof AwsRole>;
 
 /** AWS authentication by an access key. `awsSecretAccessKey` is write-only. */
-export const AwsCredentials = z.object({ awsAccessKeyId: z.string(), awsSecretAccessKey: secret() });
+export const AwsCredentials = z.object({ awsAccessKeyId: filled(), awsSecretAccessKey: secret() });
 /** AWS authentication by an access key. */
 export type AwsCredentials = z.infer<typeof AwsCredentials>;
 
@@ -32,17 +35,17 @@ export const AwsAuth = z.union([z.object({ role: AwsRole }), z.object({ creds: A
 export type AwsAuth = z.infer<typeof AwsAuth>;
 
 /** Amazon Data Firehose target. */
-export const FirehoseTarget = z.object({ auth: AwsAuth, deliveryStreamArn: z.string() });
+export const FirehoseTarget = z.object({ auth: AwsAuth, deliveryStreamArn: filled() });
 /** Amazon Data Firehose target. */
 export type FirehoseTarget = z.infer<typeof FirehoseTarget>;
 
 /** Amazon Kinesis target. */
-export const KinesisTarget = z.object({ auth: AwsAuth, streamArn: z.string() });
+export const KinesisTarget = z.object({ auth: AwsAuth, streamArn: filled() });
 /** Amazon Kinesis target. */
 export type KinesisTarget = z.infer<typeof KinesisTarget>;
 
 /** Amazon CloudWatch Logs target. */
-export const CloudwatchLogsTarget = z.object({ auth: AwsAuth, logGroupArn: z.string() });
+export const CloudwatchLogsTarget = z.object({ auth: AwsAuth, logGroupArn: filled() });
 /** Amazon CloudWatch Logs target. */
 export type CloudwatchLogsTarget = z.infer<typeof CloudwatchLogsTarget>;
 
@@ -58,12 +61,12 @@ export type DatadogTarget = z.infer<typeof DatadogTarget>;
 
 /** Azure Monitor Logs Ingestion target. `clientSecret` is write-only. */
 export const AzureLogsIngestionTarget = z.object({
-  tenantId: z.string(),
-  clientId: z.string(),
+  tenantId: filled(),
+  clientId: filled(),
   clientSecret: secret(),
-  logsIngestionUri: z.string(),
-  dataCollectionRuleId: z.string(),
-  dataCollectionStreamName: z.string(),
+  logsIngestionUri: filled(),
+  dataCollectionRuleId: filled(),
+  dataCollectionStreamName: filled(),
 });
 /** Azure Monitor Logs Ingestion target. */
 export type AzureLogsIngestionTarget = z.infer<typeof AzureLogsIngestionTarget>;
@@ -159,10 +162,10 @@ function maxBytes(max: number) {
  * are rejected.
  */
 export const EventDestinationCreate = z.strictObject({
+  metadata: maxBytes(METADATA_MAX_BYTES).optional(),
+  description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
   format: EventDestinationFormat.optional(),
   target: DestinationTarget,
-  description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
-  metadata: maxBytes(METADATA_MAX_BYTES).optional(),
 });
 /** Input of `eventDestinations.create` (see the schema of the same name). */
 export type EventDestinationCreate = z.infer<typeof EventDestinationCreate>;
@@ -171,9 +174,15 @@ export type EventDestinationCreate = z.infer<typeof EventDestinationCreate>;
  * Body of `PATCH /event_destinations/{id}`: partial; a field left out keeps its value, `target`
  * is replaced whole (secrets included), `""` clears a string.
  */
-export const EventDestinationUpdate = EventDestinationCreate.partial().meta({
-  "x-patch": 'fields left out keep their value; target is replaced whole; "" clears a string',
-});
+export const EventDestinationUpdate = z
+  .strictObject({
+    /** May repeat the destination's own ID (it must then be the one in the path). */
+    id: z.string().optional(),
+    ...EventDestinationCreate.partial().shape,
+  })
+  .meta({
+    "x-patch": 'fields left out keep their value; target is replaced whole; "" clears a string',
+  });
 /** Input of `eventDestinations.update` (see the schema of the same name). */
 export type EventDestinationUpdate = z.infer<typeof EventDestinationUpdate>;
 

@@ -42,6 +42,7 @@ export function maxChars(max: number) {
     .meta({
       maxLength: max,
       "x-unit": "characters",
+      "x-max-chars": max,
       description: `at most ${max} characters (Unicode code points)`,
     });
 }
@@ -69,10 +70,18 @@ export type EventSubscription = z.infer<typeof EventSubscription>;
  * `description` ≤ 255 **characters**. Unknown fields are rejected.
  */
 export const EventSubscriptionCreate = z.strictObject({
-  sources: z.array(EventSourceReplace).min(SOURCES_MIN).max(SOURCES_MAX),
-  destinationIds: z.array(Id(ID_PREFIX.eventDestination)).min(DESTINATION_IDS_MIN).max(DESTINATION_IDS_MAX),
-  description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
   metadata: maxChars(METADATA_MAX_CHARS).optional(),
+  description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
+  sources: z
+    .array(EventSourceReplace)
+    .min(SOURCES_MIN)
+    .max(SOURCES_MAX)
+    .meta({ "x-unique": { key: "type", what: "event type" } }),
+  destinationIds: z
+    .array(Id(ID_PREFIX.eventDestination))
+    .min(DESTINATION_IDS_MIN)
+    .max(DESTINATION_IDS_MAX)
+    .meta({ "x-unique": { what: "destination ID" } }),
 });
 /** Input of `eventSubscriptions.create` (see the schema of the same name). */
 export type EventSubscriptionCreate = z.infer<typeof EventSubscriptionCreate>;
@@ -81,9 +90,15 @@ export type EventSubscriptionCreate = z.infer<typeof EventSubscriptionCreate>;
  * Body of `PATCH /event_subscriptions/{id}`: a partial update. A field left out keeps its value;
  * a field sent replaces the whole value (lists included); `""` clears a string.
  */
-export const EventSubscriptionUpdate = EventSubscriptionCreate.partial().meta({
-  "x-patch": 'fields left out keep their value; lists are replaced whole; "" clears a string',
-});
+export const EventSubscriptionUpdate = z
+  .strictObject({
+    /** May repeat the subscription's own ID (it must then be the one in the path). */
+    id: z.string().optional(),
+    ...EventSubscriptionCreate.partial().shape,
+  })
+  .meta({
+    "x-patch": 'fields left out keep their value; lists are replaced whole; "" clears a string',
+  });
 /** Input of `eventSubscriptions.update` (see the schema of the same name). */
 export type EventSubscriptionUpdate = z.infer<typeof EventSubscriptionUpdate>;
 

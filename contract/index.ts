@@ -14,3 +14,4 @@ export * from "./eventDestination";
 export * from "./errors";
 export * from "./operator";
 export * from "./openapi";
+export * from "./validate";

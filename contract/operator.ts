@@ -10,7 +10,10 @@ import { AbuseReportHostnameStatus } from "./abuseReport";
 
 /** Body of `POST /_operator/abuse_reports/{id}/review`: statuses to set, by hostname. */
 export const Review = z.strictObject({
-  hostnames: z.array(z.strictObject({ hostname: z.string(), status: AbuseReportHostnameStatus })).min(1),
+  hostnames: z
+    .array(z.strictObject({ hostname: z.string().min(1), status: AbuseReportHostnameStatus }))
+    .min(1)
+    .meta({ "x-unique": { key: "hostname", what: "hostname", caseInsensitive: true } }),
 });
 /** Body of an operator review (see the schema of the same name). */
 export type Review = z.infer<typeof Review>;
@@ -27,7 +30,7 @@ export const FaultConfig = z.strictObject({
   status429: share().optional(),
   reset: share().optional(),
   resetAfter: share().optional(),
-  latencyMs: z.number().min(0).optional(),
+  latencyMs: z.number().min(0).max(600_000).optional(),
   seed: z.number().int().optional(),
 });
 /** The emulator's fault injection (see the schema of the same name). */

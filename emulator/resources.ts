@@ -7,7 +7,7 @@ import { SECRET_PATHS } from "../contract/eventDestination";
 import { camelToSnake, snakeToCamel } from "../contract/wire";
 import type { HostnameStatus, ReportStatus } from "./review";
 import { reportStatus } from "./review";
-import { TARGET_KINDS, type AwsAuth, type TargetInput } from "./validate";
+import { TARGET_KINDS, type AwsAuth, type TargetInput } from "./body";
 
 /** One account; each API key is its own account. */
 export interface Account {

@@ -10,7 +10,8 @@ import type { WithContext } from "../context";
 import { ServiceError } from "../errors";
 import { create } from "../plugins/idempotency";
 import { renderAbuseReport } from "../resources";
-import { createAbuseReportSchema, parseJsonObject, validate, type CreateAbuseReportInput } from "../validate";
+import { AbuseReportCreate } from "../../contract/abuseReport";
+import { parseJsonObject, validateBody, type CreateAbuseReportInput } from "../body";
 import { pathId, route } from "./common";
 
 /** The abuse report routes. */
@@ -25,10 +26,7 @@ export const abuseReportRoutes = fp<WithContext>(
       "/abuse_reports",
       (request, reply) =>
         create(ctx, request, reply, () => {
-          const body = validate<CreateAbuseReportInput>(
-            parseJsonObject(request.body),
-            createAbuseReportSchema,
-          );
+          const body = validateBody<CreateAbuseReportInput>(parseJsonObject(request.body), AbuseReportCreate);
           const hostnames: string[] = [];
           for (const u of body.urls) {
             const h = new URL(u).hostname.toLowerCase();

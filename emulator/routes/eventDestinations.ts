@@ -10,14 +10,13 @@ import type { WithContext } from "../context";
 import { ServiceError } from "../errors";
 import { create } from "../plugins/idempotency";
 import { normalizeTarget, renderDestination } from "../resources";
+import { EventDestinationCreate, EventDestinationUpdate } from "../../contract/eventDestination";
 import {
-  createDestinationSchema,
   parseJsonObject,
-  updateDestinationSchema,
-  validate,
+  validateBody,
   type CreateDestinationInput,
   type UpdateDestinationInput,
-} from "../validate";
+} from "../body";
 import { checkBodyId, pageQuery, pathId, route } from "./common";
 
 const WHAT = "an event destination";
@@ -28,7 +27,10 @@ export const eventDestinationRoutes = fp<WithContext>(
     const { store } = ctx;
     route(app, ctx, "public", "POST", "/event_destinations", (request, reply) =>
       create(ctx, request, reply, () => {
-        const body = validate<CreateDestinationInput>(parseJsonObject(request.body), createDestinationSchema);
+        const body = validateBody<CreateDestinationInput>(
+          parseJsonObject(request.body),
+          EventDestinationCreate,
+        );
         const dest = store.createDestination(ctx.accountOf(request).id, {
           metadata: body.metadata ?? "",
           description: body.description ?? "",
@@ -56,7 +58,10 @@ export const eventDestinationRoutes = fp<WithContext>(
       return renderDestination(dest, ctx.base(request));
     });
     route(app, ctx, "public", "PATCH", "/event_destinations/:id", (request) => {
-      const body = validate<UpdateDestinationInput>(parseJsonObject(request.body), updateDestinationSchema);
+      const body = validateBody<UpdateDestinationInput>(
+        parseJsonObject(request.body),
+        EventDestinationUpdate,
+      );
       const id = pathId(request, ID_PREFIX.eventDestination, WHAT);
       checkBodyId(body, id);
       const dest = store.updateDestination(ctx.accountOf(request).id, id, {

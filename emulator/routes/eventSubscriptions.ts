@@ -10,14 +10,13 @@ import type { WithContext } from "../context";
 import { ServiceError } from "../errors";
 import { create } from "../plugins/idempotency";
 import { renderSubscription } from "../resources";
+import { EventSubscriptionCreate, EventSubscriptionUpdate } from "../../contract/eventSubscription";
 import {
-  createSubscriptionSchema,
   parseJsonObject,
-  updateSubscriptionSchema,
-  validate,
+  validateBody,
   type CreateSubscriptionInput,
   type UpdateSubscriptionInput,
-} from "../validate";
+} from "../body";
 import { checkBodyId, checkEventTypes, pageQuery, pathId, route } from "./common";
 
 const WHAT = "an event subscription";
@@ -28,9 +27,9 @@ export const eventSubscriptionRoutes = fp<WithContext>(
     const { store } = ctx;
     route(app, ctx, "public", "POST", "/event_subscriptions", (request, reply) =>
       create(ctx, request, reply, () => {
-        const body = validate<CreateSubscriptionInput>(
+        const body = validateBody<CreateSubscriptionInput>(
           parseJsonObject(request.body),
-          createSubscriptionSchema,
+          EventSubscriptionCreate,
         );
         checkEventTypes(body.sources);
         const sub = store.createSubscription(ctx.accountOf(request).id, {
@@ -60,7 +59,10 @@ export const eventSubscriptionRoutes = fp<WithContext>(
       return renderSubscription(sub, ctx.base(request));
     });
     route(app, ctx, "public", "PATCH", "/event_subscriptions/:id", (request) => {
-      const body = validate<UpdateSubscriptionInput>(parseJsonObject(request.body), updateSubscriptionSchema);
+      const body = validateBody<UpdateSubscriptionInput>(
+        parseJsonObject(request.body),
+        EventSubscriptionUpdate,
+      );
       checkEventTypes(body.sources);
       const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
       checkBodyId(body, id);

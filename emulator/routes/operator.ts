@@ -12,7 +12,8 @@ import { OPERATOR_PREFIX, type RouteInfo, type WithContext } from "../context";
 import { ServiceError } from "../errors";
 import type { FaultConfig } from "../faults";
 import { renderAbuseReport } from "../resources";
-import { faultsSchema, parseJsonObject, reviewSchema, validate, type ReviewInput } from "../validate";
+import { FaultConfig as FaultConfigSchema, Review } from "../../contract/operator";
+import { parseJsonObject, validateBody, type ReviewInput } from "../body";
 import { pathId, route } from "./common";
 
 /** Most request log entries in one page of `GET /_operator/requests` (also its default `limit`). */
@@ -23,14 +24,14 @@ export const operatorRoutes = fp<WithContext>(
   (app, { ctx }, done) => {
     const { store, control } = ctx;
     route(app, ctx, "operator", "POST", `${OPERATOR_PREFIX}/abuse_reports/:id/review`, (request) => {
-      const body = validate<ReviewInput>(parseJsonObject(request.body), reviewSchema);
+      const body = validateBody<ReviewInput>(parseJsonObject(request.body), Review);
       const id = pathId(request, ID_PREFIX.abuseReport, "an abuse report");
       const report = store.reviewAbuseReport(id, body.hostnames, ctx.clock());
       return renderAbuseReport(report, ctx.base(request));
     });
     route(app, ctx, "operator", "GET", `${OPERATOR_PREFIX}/faults`, () => control.getFaults());
     route(app, ctx, "operator", "PUT", `${OPERATOR_PREFIX}/faults`, (request) => {
-      const body = validate<FaultConfig>(parseJsonObject(request.body), faultsSchema);
+      const body = validateBody<FaultConfig>(parseJsonObject(request.body), FaultConfigSchema, true);
       try {
         return control.setFaults(body);
       } catch (e) {

@@ -172,8 +172,8 @@ describe("validateEventSubscriptionCreate", () => {
       "unknown fields, snake_case included",
       { ...sub, destination_ids: [ED], id: ESB },
       [
-        "destination_ids: unknown field (expected one of sources, destinationIds, description, metadata)",
-        "id: unknown field (expected one of sources, destinationIds, description, metadata)",
+        "destination_ids: unknown field (expected one of metadata, description, sources, destinationIds)",
+        "id: unknown field (expected one of metadata, description, sources, destinationIds)",
       ],
     ],
   ];

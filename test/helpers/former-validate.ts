@@ -1,5 +1,9 @@
 /**
- * Request validation of the emulator, in the order a real server applies it
+ * The emulator's former hand-written request validator, frozen here as the oracle of the
+ * differential test (test/contract/validate.test.ts): the contract's validation must give the same
+ * first error for every body. The emulator itself validates with the contract.
+ *
+ * Former description: request validation of the emulator, in the order a real server applies it
  * (docs/service-api.md § Errors):
  *
  * 1. {@link parseJsonObject}: the body is JSON and a JSON object, else 213;
@@ -29,8 +33,8 @@ import {
   SOURCES_MAX,
   SOURCES_MIN,
   utf8Bytes,
-} from "../contract/limits";
-import { ServiceError } from "./errors";
+} from "../../contract/limits";
+import { ServiceError } from "../../emulator/errors";
 
 /** A string field. Lengths in characters are Unicode code points; lengths in bytes are UTF-8. */
 export interface StringSchema {
