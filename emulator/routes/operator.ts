@@ -19,6 +19,13 @@ import { pathId, route } from "./common";
 /** Most request log entries in one page of `GET /_operator/requests` (also its default `limit`). */
 export const REQUEST_LOG_PAGE_MAX = 1000;
 
+let documentText: string | undefined;
+/** The OpenAPI document of the service and of these endpoints, as JSON text: built on first use, once per process. */
+function openApiDocument(): string {
+  documentText ??= JSON.stringify(buildOpenApiDocument());
+  return documentText;
+}
+
 /** The operator routes and the OpenAPI document. */
 export const operatorRoutes = fp<WithContext>(
   (app, { ctx }, done) => {
@@ -72,13 +79,11 @@ export const operatorRoutes = fp<WithContext>(
       return reply.code(204).send();
     });
 
-    // The OpenAPI document of the service and of these endpoints, built once.
-    const openApiDocument = JSON.stringify(buildOpenApiDocument());
     app.route({
       method: "GET",
       url: "/openapi.json",
       config: { kind: "document", operator: false } satisfies RouteInfo as unknown as Record<string, unknown>,
-      handler: (_request, reply) => reply.type("application/json; charset=utf-8").send(openApiDocument),
+      handler: (_request, reply) => reply.type("application/json; charset=utf-8").send(openApiDocument()),
     });
     done();
   },
