@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { Idempotency } from "./idempotency";
 import { inspect } from "node:util";
 import { Agent, type Dispatcher } from "undici";
 import { ServiceError } from "./errors";
@@ -46,7 +47,7 @@ export interface ServiceClientOptions {
    *   that honours the header; otherwise a retried POST may create a duplicate.
    * - `"auto"`: retry them so only once the server has shown that it honours keys — a response
    *   to a keyed POST echoed the key in an `Idempotency-Key` header (see
-   *   {@link ServiceClient.idempotencyKeysHonoured}). Until then, and against a server that does
+   *   `ServiceClient.idempotency.honoured`). Until then, and against a server that does
    *   not echo it, a create is retried only when it provably did not reach the service, as
    *   without a key. Safe against any server.
    */
@@ -105,13 +106,19 @@ export class ServiceClient {
   readonly eventSubscriptions: EventSubscriptions;
   /** Event destinations: create, get, list, pages, update, delete. */
   readonly eventDestinations: EventDestinations;
+  /**
+   * `Idempotency-Key` of this client: its setting (the `idempotencyKeys` option) and
+   * `idempotency.honoured`, whether the server honours keys as far as this client has seen
+   * (`true` once a response to a keyed POST echoed the key, `false` once a 2xx one did not).
+   */
+  readonly idempotency: Idempotency;
 
   /** The keep-alive pool the client made (none when a dispatcher was passed in). */
   readonly #ownedAgent: Agent | undefined;
-  readonly #transport: Transport;
   #closing: Promise<void> | undefined;
 
   constructor(options: ServiceClientOptions = {}) {
+    this.idempotency = new Idempotency(options.idempotencyKeys ?? false);
     const apiKey = options.apiKey ?? process.env.SERVICE_API_KEY;
     const baseUrl = options.baseUrl ?? process.env.SERVICE_BASE_URL;
     const missing = [
@@ -154,24 +161,11 @@ export class ServiceClient {
       policy: { ...DEFAULT_RETRY_POLICY, maxRetries, budgetMs },
       userAgent: options.userAgent ?? `pulumi-service-sdk/${SDK_VERSION} node/${process.version}`,
       dispatcher: options.dispatcher ?? this.#ownedAgent!,
-      idempotency: options.idempotencyKeys === "auto" ? "auto" : "trust",
+      idempotency: this.idempotency,
     });
-    this.#transport = transport;
-    const idempotencyKeys = options.idempotencyKeys === true || options.idempotencyKeys === "auto";
-    this.abuseReports = new AbuseReports(transport, idempotencyKeys);
-    this.eventSubscriptions = new EventSubscriptions(transport, idempotencyKeys);
-    this.eventDestinations = new EventDestinations(transport, idempotencyKeys);
-  }
-
-  /**
-   * Whether the server honours `Idempotency-Key`, as far as this client has seen: `true` once a
-   * response to a POST with a key echoed the key back in an `Idempotency-Key` header, `false`
-   * once a successful (2xx) response to such a POST did not, `undefined` before any keyed POST
-   * was answered. The latest answer wins. With `idempotencyKeys: "auto"`, keyed creates are
-   * retried after resets and timeouts only while this is `true`.
-   */
-  get idempotencyKeysHonoured(): boolean | undefined {
-    return this.#transport.keysHonoured;
+    this.abuseReports = new AbuseReports(transport, this.idempotency);
+    this.eventSubscriptions = new EventSubscriptions(transport, this.idempotency);
+    this.eventDestinations = new EventDestinations(transport, this.idempotency);
   }
 
   /** Closes the client's own connection pool (not a `dispatcher` passed in). Idempotent. */

@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
+export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
 export type { CreateOptions, RequestOptions } from "./transport";
 export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
 export * from "../contract/abuseReport";

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { randomUUID } from "node:crypto";
+import type { Idempotency } from "./idempotency";
 import type { z } from "zod";
 import { APIResponseValidationError, ValidationError, type ValidationIssue } from "./errors";
 import { ID_PREFIX } from "../contract/limits";
@@ -71,13 +71,13 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
   // Private fields: the plumbing stays out of util.inspect / JSON.stringify of the client.
   readonly #transport: Transport;
   readonly #spec: S;
-  readonly #idempotencyKeys: boolean;
+  readonly #idempotency: Idempotency;
 
   /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, spec: S, idempotencyKeys: boolean) {
+  constructor(transport: Transport, spec: S, idempotency: Idempotency) {
     this.#transport = transport;
     this.#spec = spec;
-    this.#idempotencyKeys = idempotencyKeys;
+    this.#idempotency = idempotency;
   }
 
   protected get transport(): Transport {
@@ -98,7 +98,7 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
    * `APIConnectionTimeoutError` is thrown: the resource may or may not exist. With an
    * idempotency key (`options.idempotencyKey`, or the client option `idempotencyKeys`) the POST
    * carries `Idempotency-Key` and is retried like a PATCH — with `idempotencyKeys: "auto"`, only
-   * once the server has echoed a key (`ServiceClient.idempotencyKeysHonoured`).
+   * once the server has echoed a key (`ServiceClient.idempotency.honoured`).
    *
    * @throws ValidationError before any request when the input breaks a rule of the service.
    * @throws BadRequestError, AuthenticationError, PermissionDeniedError, RateLimitError (after
@@ -106,7 +106,7 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
    */
   async create(input: Create, options?: CreateOptions): Promise<z.infer<T>> {
     assertValid(this.spec.validateCreate(input));
-    const idempotencyKey = options?.idempotencyKey ?? (this.#idempotencyKeys ? randomUUID() : undefined);
+    const idempotencyKey = this.#idempotency.keyFor(options?.idempotencyKey);
     return this.transport.call({
       method: "POST",
       path: this.spec.path,
@@ -229,7 +229,7 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
  */
 export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate> {
   /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, idempotencyKeys: boolean) {
+  constructor(transport: Transport, idempotency: Idempotency) {
     super(
       transport,
       {
@@ -238,7 +238,7 @@ export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate
         schema: AbuseReport,
         validateCreate: validateAbuseReportCreate,
       },
-      idempotencyKeys,
+      idempotency,
     );
   }
 }
@@ -253,7 +253,7 @@ export class EventSubscriptions extends Collection<
   EventSubscriptionUpdate
 > {
   /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, idempotencyKeys: boolean) {
+  constructor(transport: Transport, idempotency: Idempotency) {
     super(
       transport,
       {
@@ -267,7 +267,7 @@ export class EventSubscriptions extends Collection<
         })),
         validateUpdate: validateEventSubscriptionUpdate,
       },
-      idempotencyKeys,
+      idempotency,
     );
   }
 }
@@ -283,7 +283,7 @@ export class EventDestinations extends Collection<
   EventDestinationUpdate
 > {
   /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, idempotencyKeys: boolean) {
+  constructor(transport: Transport, idempotency: Idempotency) {
     super(
       transport,
       {
@@ -297,7 +297,7 @@ export class EventDestinations extends Collection<
         })),
         validateUpdate: validateEventDestinationUpdate,
       },
-      idempotencyKeys,
+      idempotency,
     );
   }
 

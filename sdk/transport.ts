@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { Idempotency } from "./idempotency";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { keysToCamel, keysToSnake } from "../contract/wire";
@@ -50,12 +51,8 @@ export interface TransportConfig {
   policy: RetryPolicy;
   userAgent: string;
   dispatcher: Dispatcher;
-  /**
-   * When a POST with an `Idempotency-Key` may be retried after a reset or a timeout: `"trust"`
-   * always (like a PATCH); `"auto"` only once a response has echoed an `Idempotency-Key`
-   * (the server honours keys). Default `"trust"`.
-   */
-  idempotency?: "trust" | "auto";
+  /** The client's owner of `Idempotency-Key` (keys, resending, what the server honours). */
+  idempotency: Idempotency;
 }
 
 /** One operation: method, path below the base URL, optional body (camelCase) and response schema. */
@@ -98,21 +95,11 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 export class Transport {
   readonly #apiKey: string;
   readonly #config: Omit<TransportConfig, "apiKey">;
-  #keysHonoured: boolean | undefined;
 
   constructor(config: TransportConfig) {
     const { apiKey, ...rest } = config;
     this.#apiKey = apiKey;
     this.#config = rest;
-  }
-
-  /**
-   * What the responses so far said about `Idempotency-Key`: `true` once a response to a keyed
-   * POST echoed the key (the server honours keys), `false` once a 2xx response to a keyed POST
-   * did not, `undefined` before either. The latest such response wins.
-   */
-  get keysHonoured(): boolean | undefined {
-    return this.#keysHonoured;
   }
 
   /** Replaces every occurrence of the API key in `text` by `[REDACTED]`. */
@@ -156,8 +143,7 @@ export class Transport {
     if (op.options?.maxRetries !== undefined) policy.maxRetries = op.options.maxRetries;
     const timeoutMs = op.options?.timeoutMs ?? this.#config.timeoutMs;
     const keyed = op.idempotencyKey !== undefined;
-    const mode = this.#config.idempotency ?? "trust";
-    const replayable = () => keyed && (mode === "trust" || this.#keysHonoured === true);
+    const replayable = () => keyed && this.#config.idempotency.mayResend();
     // A getter: with "auto", a response of an earlier attempt (e.g. a 429 echoing the key) can
     // make the POST replayable before the next retry decision.
     const req = {
@@ -203,8 +189,7 @@ export class Transport {
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
       if (op.idempotencyKey !== undefined) {
-        if (header(h, "idempotency-key") === op.idempotencyKey) this.#keysHonoured = true;
-        else if (res.statusCode >= 200 && res.statusCode < 300) this.#keysHonoured = false;
+        this.#config.idempotency.observe(op.idempotencyKey, header(h, "idempotency-key"), res.statusCode);
       }
       if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, operationId, text };
       throw makeAPIError({

@@ -85,7 +85,7 @@ export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateR
         { urls: news.urls, ...(news.metadata ? { metadata: news.metadata } : {}) },
         { idempotencyKey },
       ),
-    keysHonoured: () => client.idempotencyKeysHonoured,
+    keysHonoured: () => client.idempotency.honoured,
     warn,
   });
   return { id: report.id, outs: toOutputs(report) };

@@ -57,7 +57,7 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   list?(): AsyncIterable<T>;
   /** True when `live` has exactly the values the create sent. Required with `list`. */
   matches?(live: T): boolean;
-  /** What the client has seen of the server and `Idempotency-Key` (`ServiceClient.idempotencyKeysHonoured`). */
+  /** What the client has seen of the server and `Idempotency-Key` (`ServiceClient.idempotency.honoured`). */
   keysHonoured(): boolean | undefined;
   /** Warning shown by `pulumi up` when the provider adopts or retries; default none. */
   warn?(message: string): Promise<void> | void;

@@ -220,7 +220,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
       ),
     list: () => client.eventDestinations.list(),
     matches: (live) => matchesInputs(live, news),
-    keysHonoured: () => client.idempotencyKeysHonoured,
+    keysHonoured: () => client.idempotency.honoured,
     warn,
   });
   return { id: dest.id, outs: toOutputs(dest, news.target) };

@@ -161,7 +161,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
       ),
     list: () => client.eventSubscriptions.list(),
     matches: (live) => matchesInputs(live, news),
-    keysHonoured: () => client.idempotencyKeysHonoured,
+    keysHonoured: () => client.idempotency.honoured,
     warn,
   });
   return { id: sub.id, outs: toOutputs(sub) };

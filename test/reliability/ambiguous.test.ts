@@ -126,7 +126,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
   describe("idempotent path (the server honours Idempotency-Key)", () => {
     it("the reset POST is retried with the same key and answered with the first response", async () => {
       await warmUp();
-      expect(runtime.getClient().idempotencyKeysHonoured).toBe(true);
+      expect(runtime.getClient().idempotency.honoured).toBe(true);
       const d = `idempotent-${tag}`;
       const { value, log } = await withFaults("resetAfter", [true, false], () =>
         subscriptions.create(subInputs(d)),
@@ -174,7 +174,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     it("a server that ignores keys: the provider finds the subscription the lost POST made and adopts it", async () => {
       em.app.emulator.idempotency = false;
       await warmUp();
-      expect(runtime.getClient().idempotencyKeysHonoured).toBe(false);
+      expect(runtime.getClient().idempotency.honoured).toBe(false);
       const d = `reconcile-${tag}`;
       const { value, log } = await withFaults("resetAfter", [true, false], () =>
         subscriptions.create(subInputs(d)),
@@ -185,7 +185,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("the first create of a provider process (nothing known yet) reconciles the same way", async () => {
-      expect(runtime.getClient().idempotencyKeysHonoured).toBeUndefined();
+      expect(runtime.getClient().idempotency.honoured).toBeUndefined();
       const d = `first-${tag}`;
       const { value, log } = await withFaults("resetAfter", [true, false], () =>
         subscriptions.create(subInputs(d)),

@@ -1,6 +1,6 @@
 /**
  * `idempotencyKeys: "auto"`: keys on every create, retries after resets only once
- * the server has echoed a key; `idempotencyKeysHonoured` follows the server's answers. Against
+ * the server has echoed a key; `idempotency.honoured` follows the server's answers. Against
  * a scripted server and against the emulator (keys honoured, and ignored).
  */
 import { APIConnectionError, type APIError, ServiceClient, type ServiceClientOptions } from "../../sdk";
@@ -44,7 +44,7 @@ describe('idempotencyKeys: "auto" against a scripted server', () => {
 
   test("before any answer, a reset create is not retried (the server may ignore keys)", async () => {
     const { server, client } = await setup([reset, echoed]);
-    expect(client.idempotencyKeysHonoured).toBeUndefined();
+    expect(client.idempotency.honoured).toBeUndefined();
     const err = await client.eventSubscriptions.create(newSub).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APIConnectionError);
     expect(server.requests).toHaveLength(1);
@@ -54,7 +54,7 @@ describe('idempotencyKeys: "auto" against a scripted server', () => {
   test("once a key was echoed, a reset create is retried with the same key", async () => {
     const { server, client } = await setup([echoed, reset, echoed]);
     await client.eventSubscriptions.create(newSub);
-    expect(client.idempotencyKeysHonoured).toBe(true);
+    expect(client.idempotency.honoured).toBe(true);
     await client.eventSubscriptions.create(newSub);
     const keys = server.requests.map((r) => r.headers["idempotency-key"]);
     expect(keys).toHaveLength(3);
@@ -65,7 +65,7 @@ describe('idempotencyKeys: "auto" against a scripted server', () => {
   test("a 2xx without the echo means keys are ignored: no retry after a reset", async () => {
     const { server, client } = await setup([plain, reset, plain]);
     await client.eventSubscriptions.create(newSub);
-    expect(client.idempotencyKeysHonoured).toBe(false);
+    expect(client.idempotency.honoured).toBe(false);
     await expect(client.eventSubscriptions.create(newSub)).rejects.toBeInstanceOf(APIConnectionError);
     expect(server.requests).toHaveLength(2);
   });
@@ -73,9 +73,9 @@ describe('idempotencyKeys: "auto" against a scripted server', () => {
   test("the latest answer wins", async () => {
     const { client } = await setup([plain, echoed]);
     await client.eventSubscriptions.create(newSub);
-    expect(client.idempotencyKeysHonoured).toBe(false);
+    expect(client.idempotency.honoured).toBe(false);
     await client.eventSubscriptions.create(newSub);
-    expect(client.idempotencyKeysHonoured).toBe(true);
+    expect(client.idempotency.honoured).toBe(true);
   });
 
   test("maybeApplied: set when any attempt's answer was lost, even if the last one was refused", async () => {
@@ -125,7 +125,7 @@ describe('idempotencyKeys: "auto" against the emulator', () => {
   const subs = () => em.store.snapshot().event_subscriptions.length;
 
   test("keys honoured: creates through reset-after faults make exactly one resource each", async () => {
-    expect(client.idempotencyKeysHonoured).toBe(true);
+    expect(client.idempotency.honoured).toBe(true);
     const before = subs();
     await setFaults(em.url, em.adminKey, { resetAfter: 0.5, seed: 3 });
     for (let i = 0; i < 10; i++) {
@@ -148,7 +148,7 @@ describe('idempotencyKeys: "auto" against the emulator', () => {
       destinationIds: [destination],
       description: "learn",
     });
-    expect(client.idempotencyKeysHonoured).toBe(false);
+    expect(client.idempotency.honoured).toBe(false);
     const before = subs();
     await setFaults(em.url, em.adminKey, { resetAfter: 1 });
     const err = await client.eventSubscriptions
