@@ -42,7 +42,15 @@ describe("summary line", () => {
       "good.test.js": 'test("passes", () => expect(1).toBe(1));',
       "broken.test.js": 'test("never runs", () => {\n',
     });
-    expect(line).toBe("jest: 1 passed, 0 failed, 0 skipped; suites: 1 passed, 1 failed");
+    expect(line).toBe("jest: 1 passed, 1 failed, 0 skipped; suites: 1 passed, 1 failed");
+    expect(status).toBe(1);
+  });
+
+  it("counts a suite whose afterAll fails after its tests passed", () => {
+    const { line, status } = summaryOf({
+      "hook.test.js": 'test("passes", () => {});\nafterAll(() => { throw new Error("cleanup failed"); });',
+    });
+    expect(line).toBe("jest: 1 passed, 1 failed, 0 skipped; suites: 0 passed, 1 failed");
     expect(status).toBe(1);
   });
 
