@@ -164,7 +164,7 @@ function maxBytes(max: number) {
 export const EventDestinationCreate = z.strictObject({
   metadata: maxBytes(METADATA_MAX_BYTES).optional(),
   description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
-  format: EventDestinationFormat.optional(),
+  format: EventDestinationFormat.optional().meta({ default: "json" }),
   target: DestinationTarget,
 });
 /** Input of `eventDestinations.create` (see the schema of the same name). */

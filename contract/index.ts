@@ -15,3 +15,4 @@ export * from "./errors";
 export * from "./operator";
 export * from "./openapi";
 export * from "./validate";
+export * from "./fields";

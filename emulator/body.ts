@@ -6,7 +6,11 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import type { AbuseReportHostnameStatus } from "../contract/abuseReport";
+import type { AbuseReportCreate } from "../contract/abuseReport";
+import type { EventDestinationCreate, EventDestinationUpdate } from "../contract/eventDestination";
+import type { EventSubscriptionCreate, EventSubscriptionUpdate } from "../contract/eventSubscription";
+import type { Wire } from "../contract/fields";
+import type { Review } from "../contract/operator";
 import { validateRequest } from "../contract/validate";
 import { ServiceError } from "./errors";
 
@@ -59,65 +63,19 @@ export function validateBody<T>(
 }
 
 /** Validated `POST /abuse_reports` body. */
-export interface CreateAbuseReportInput {
-  urls: string[];
-  metadata?: string;
-}
+export type CreateAbuseReportInput = Wire<AbuseReportCreate>;
 
 /** Validated `POST /event_subscriptions` body. */
-export interface CreateSubscriptionInput {
-  metadata?: string;
-  description?: string;
-  sources: { type: string }[];
-  destination_ids: string[];
-}
+export type CreateSubscriptionInput = Wire<EventSubscriptionCreate>;
 
 /** Validated `PATCH /event_subscriptions/{id}` body. */
-export type UpdateSubscriptionInput = Partial<CreateSubscriptionInput> & { id?: string };
-
-/** The five target kinds of an event destination, in the order of the service reference. */
-export const TARGET_KINDS = [
-  "firehose",
-  "kinesis",
-  "cloudwatch_logs",
-  "datadog",
-  "azure_logs_ingestion",
-] as const;
-
-/** AWS credentials of a firehose, kinesis or cloudwatch_logs target: exactly one of the two. */
-export interface AwsAuth {
-  role?: { role_arn: string } | null;
-  creds?: { aws_access_key_id: string; aws_secret_access_key: string } | null;
-}
-
-/** A destination target as sent by a client: exactly one member is a non-null object. */
-export interface TargetInput {
-  firehose?: { auth: AwsAuth; delivery_stream_arn: string } | null;
-  kinesis?: { auth: AwsAuth; stream_arn: string } | null;
-  cloudwatch_logs?: { auth: AwsAuth; log_group_arn: string } | null;
-  datadog?: { api_key: string; ddtags?: string; service?: string; ddsite?: string } | null;
-  azure_logs_ingestion?: {
-    tenant_id: string;
-    client_id: string;
-    client_secret: string;
-    logs_ingestion_uri: string;
-    data_collection_rule_id: string;
-    data_collection_stream_name: string;
-  } | null;
-}
+export type UpdateSubscriptionInput = Wire<EventSubscriptionUpdate>;
 
 /** Validated `POST /event_destinations` body. */
-export interface CreateDestinationInput {
-  metadata?: string;
-  description?: string;
-  format?: string;
-  target: TargetInput;
-}
+export type CreateDestinationInput = Wire<EventDestinationCreate>;
 
 /** Validated `PATCH /event_destinations/{id}` body. */
-export type UpdateDestinationInput = Partial<CreateDestinationInput> & { id?: string };
+export type UpdateDestinationInput = Wire<EventDestinationUpdate>;
 
 /** Validated operator review body. */
-export interface ReviewInput {
-  hostnames: { hostname: string; status: AbuseReportHostnameStatus }[];
-}
+export type ReviewInput = Wire<Review>;

@@ -3,11 +3,15 @@
  *
  * @packageDocumentation
  */
-import { SECRET_PATHS } from "../contract/eventDestination";
-import { camelToSnake, snakeToCamel } from "../contract/wire";
+import type { z } from "zod";
+import {
+  EventDestination,
+  EventDestinationCreate,
+  type EventDestinationUpdate,
+} from "../contract/eventDestination";
+import { blankWriteOnly, complete, writableFields, type Wire } from "../contract/fields";
 import type { HostnameStatus, ReportStatus } from "./review";
 import { reportStatus } from "./review";
-import { TARGET_KINDS, type AwsAuth, type TargetInput } from "./body";
 
 /** One account; each API key is its own account. */
 export interface Account {
@@ -51,115 +55,37 @@ export interface SubscriptionRecord {
   destinationIds: string[];
 }
 
-/** The AWS auth of a stored target: exactly one member. */
-export type StoredAwsAuth =
-  { role: { role_arn: string } } | { creds: { aws_access_key_id: string; aws_secret_access_key: string } };
-
-/** A stored target: exactly one kind, every field of that kind filled in, secrets included. */
-export type StoredTarget =
-  | { firehose: { auth: StoredAwsAuth; delivery_stream_arn: string } }
-  | { kinesis: { auth: StoredAwsAuth; stream_arn: string } }
-  | { cloudwatch_logs: { auth: StoredAwsAuth; log_group_arn: string } }
-  | { datadog: { api_key: string; ddtags: string; service: string; ddsite: string } }
-  | {
-      azure_logs_ingestion: {
-        tenant_id: string;
-        client_id: string;
-        client_secret: string;
-        logs_ingestion_uri: string;
-        data_collection_rule_id: string;
-        data_collection_stream_name: string;
-      };
-    };
+/**
+ * The fields of a stored destination, in wire form: each field of the create body, completed
+ * (left-out optional strings `""`, the target reduced to its one kind), secrets included.
+ */
+export type DestinationFields = Omit<Wire<EventDestination>, "id" | "uri" | "created_at">;
 
 /** A stored event destination. */
-export interface DestinationRecord {
+export type DestinationRecord = {
   id: string;
   accountId: string;
   /** RFC 3339, whole seconds, UTC. */
   createdAt: string;
-  metadata: string;
-  description: string;
-  /** Always `json`. */
-  format: string;
-  /** Secrets included; {@link renderDestination} blanks them. */
-  target: StoredTarget;
-}
-
-function normalizeAuth(auth: AwsAuth): StoredAwsAuth {
-  if (auth.role) return { role: { role_arn: auth.role.role_arn } };
-  const c = auth.creds!;
-  return {
-    creds: { aws_access_key_id: c.aws_access_key_id, aws_secret_access_key: c.aws_secret_access_key },
-  };
-}
+} & DestinationFields;
 
 /**
- * Reduces a validated target to its one kind with every field present (optional datadog fields
- * become `""`) and no `null` members.
+ * The fields of a validated create body (`partial`: a PATCH body, only the fields it sends) as
+ * stored: completed by the contract (see `complete`), defaults for fields left out of a create.
  */
-export function normalizeTarget(t: TargetInput): StoredTarget {
-  if (t.firehose)
-    return {
-      firehose: { auth: normalizeAuth(t.firehose.auth), delivery_stream_arn: t.firehose.delivery_stream_arn },
-    };
-  if (t.kinesis)
-    return { kinesis: { auth: normalizeAuth(t.kinesis.auth), stream_arn: t.kinesis.stream_arn } };
-  if (t.cloudwatch_logs) {
-    return {
-      cloudwatch_logs: {
-        auth: normalizeAuth(t.cloudwatch_logs.auth),
-        log_group_arn: t.cloudwatch_logs.log_group_arn,
-      },
-    };
+export function destinationFields(
+  body: Wire<EventDestinationUpdate>,
+  partial: boolean,
+): Partial<DestinationFields> {
+  const out: Record<string, unknown> = {};
+  const given = body as Record<string, unknown>;
+  const shape = EventDestinationCreate.shape as Record<string, z.ZodType>;
+  for (const field of writableFields(EventDestinationCreate)) {
+    const value = given[field.wire];
+    if (value !== undefined) out[field.wire] = complete(shape[field.name], value, { wire: true });
+    else if (!partial) out[field.wire] = field.default;
   }
-  if (t.datadog) {
-    const d = t.datadog;
-    return {
-      datadog: {
-        api_key: d.api_key,
-        ddtags: d.ddtags ?? "",
-        service: d.service ?? "",
-        ddsite: d.ddsite ?? "",
-      },
-    };
-  }
-  const a = t.azure_logs_ingestion!;
-  return {
-    azure_logs_ingestion: {
-      tenant_id: a.tenant_id,
-      client_id: a.client_id,
-      client_secret: a.client_secret,
-      logs_ingestion_uri: a.logs_ingestion_uri,
-      data_collection_rule_id: a.data_collection_rule_id,
-      data_collection_stream_name: a.data_collection_stream_name,
-    },
-  };
-}
-
-/** Kind of a stored target, e.g. `kinesis`. */
-export function targetKind(t: StoredTarget): (typeof TARGET_KINDS)[number] {
-  return TARGET_KINDS.find((k) => k in t)!;
-}
-
-/**
- * The target as responses show it: every field the contract marks write-only (AWS secret
- * access keys, the Datadog API key, the Azure client secret) replaced by `""`.
- */
-export function redactTarget(t: StoredTarget): StoredTarget {
-  const copy = JSON.parse(JSON.stringify(t)) as Record<string, Record<string, unknown>>;
-  const wireKind = Object.keys(copy)[0];
-  for (const path of SECRET_PATHS[snakeToCamel(wireKind)] ?? []) {
-    let holder: Record<string, unknown> | undefined = copy[wireKind];
-    const wirePath = path.map(camelToSnake);
-    for (const key of wirePath.slice(0, -1)) {
-      const next: unknown = holder?.[key];
-      holder = next && typeof next === "object" ? (next as Record<string, unknown>) : undefined;
-    }
-    const field = wirePath[wirePath.length - 1];
-    if (holder && field in holder) holder[field] = "";
-  }
-  return copy as unknown as StoredTarget;
+  return out as Partial<DestinationFields>;
 }
 
 /** Wire form of an abuse report (docs/service-api.md § Abuse reports). */
@@ -185,15 +111,7 @@ export interface SubscriptionView {
 }
 
 /** Wire form of an event destination (docs/service-api.md § Event destinations). */
-export interface DestinationView {
-  id: string;
-  uri: string;
-  created_at: string;
-  metadata: string;
-  description: string;
-  format: string;
-  target: StoredTarget;
-}
+export type DestinationView = Wire<EventDestination>;
 
 /** Renders an abuse report; `base` is the absolute base URL without a trailing slash. */
 export function renderAbuseReport(r: AbuseReportRecord, base: string): AbuseReportView {
@@ -222,15 +140,14 @@ export function renderSubscription(s: SubscriptionRecord, base: string): Subscri
   };
 }
 
-/** Renders an event destination with its secrets blanked. */
+/** Renders an event destination with its write-only secrets blanked, fields in the contract's order. */
 export function renderDestination(d: DestinationRecord, base: string): DestinationView {
-  return {
+  const view: Record<string, unknown> = {
     id: d.id,
     uri: `${base}/event_destinations/${d.id}`,
     created_at: d.createdAt,
-    metadata: d.metadata,
-    description: d.description,
-    format: d.format,
-    target: redactTarget(d.target),
   };
+  const stored = d as unknown as Record<string, unknown>;
+  for (const field of writableFields(EventDestinationCreate)) view[field.wire] = stored[field.wire];
+  return blankWriteOnly(EventDestination, view, { wire: true }) as DestinationView;
 }

@@ -25,7 +25,8 @@
  */
 import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../sdk";
 import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "../contract/limits";
-import { OPTIONAL_STRINGS, SECRET_PATHS } from "../contract/eventDestination";
+import { EventDestinationCreate, OPTIONAL_STRINGS, SECRET_PATHS } from "../contract/eventDestination";
+import { writableFields } from "../contract/fields";
 
 /**
  * A TypeScript string literal of `text` that means exactly `text`: JSON's escapes plus U+2028
@@ -253,10 +254,11 @@ export function generateProgram(inventory: Inventory): GeneratedProgram {
     const v = unique(`${identifier(name)}Destination`, idents, "");
     destVars.set(d.id, v);
     const args: Record<string, unknown> = {};
-    if (d.description) args.description = d.description;
-    if (d.metadata) args.metadata = d.metadata;
-    if (d.format !== "json") args.format = d.format;
-    args.target = targetInput(d.target, d, name, keys, secrets);
+    for (const field of writableFields(EventDestinationCreate)) {
+      const value = (d as unknown as Record<string, unknown>)[field.name];
+      if (field.name === "target") args.target = targetInput(d.target, d, name, keys, secrets);
+      else if (value !== field.default && value !== "") args[field.name] = value;
+    }
     blocks.push(
       `const ${v} = EventDestination.adopt(${stringLiteral(name)}, ${stringLiteral(d.id)}, ${render(args, "")});`,
     );

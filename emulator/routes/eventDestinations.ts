@@ -9,7 +9,7 @@ import { ID_PREFIX } from "../../contract/limits";
 import type { WithContext } from "../context";
 import { ServiceError } from "../errors";
 import { create } from "../plugins/idempotency";
-import { normalizeTarget, renderDestination } from "../resources";
+import { destinationFields, renderDestination, type DestinationFields } from "../resources";
 import { EventDestinationCreate, EventDestinationUpdate } from "../../contract/eventDestination";
 import {
   parseJsonObject,
@@ -31,12 +31,8 @@ export const eventDestinationRoutes = fp<WithContext>(
           parseJsonObject(request.body),
           EventDestinationCreate,
         );
-        const dest = store.createDestination(ctx.accountOf(request).id, {
-          metadata: body.metadata ?? "",
-          description: body.description ?? "",
-          format: body.format ?? "json",
-          target: normalizeTarget(body.target),
-        });
+        const fields = destinationFields(body, false) as DestinationFields;
+        const dest = store.createDestination(ctx.accountOf(request).id, fields);
         return renderDestination(dest, ctx.base(request));
       }),
     );
@@ -64,12 +60,7 @@ export const eventDestinationRoutes = fp<WithContext>(
       );
       const id = pathId(request, ID_PREFIX.eventDestination, WHAT);
       checkBodyId(body, id);
-      const dest = store.updateDestination(ctx.accountOf(request).id, id, {
-        metadata: body.metadata,
-        description: body.description,
-        format: body.format,
-        target: body.target === undefined ? undefined : normalizeTarget(body.target),
-      });
+      const dest = store.updateDestination(ctx.accountOf(request).id, id, destinationFields(body, true));
       return renderDestination(dest, ctx.base(request));
     });
     route(app, ctx, "public", "DELETE", "/event_destinations/:id", (request, reply) => {

@@ -1,36 +1,37 @@
 /**
- * The `event_destinations` table: destinations with their target (a JSON column, secrets
- * included; responses blank them). A destination a subscription still uses cannot be deleted.
+ * The `event_destinations` table: one column per field of the contract's create body (the
+ * target a JSON column, secrets included; responses blank them). A destination a subscription still uses cannot be deleted.
  * Reference: docs/service-api.md § Event destinations.
  *
  * @packageDocumentation
  */
 import { ID_PREFIX } from "../../contract/limits";
 import { ServiceError } from "../errors";
-import type { DestinationRecord, StoredTarget } from "../resources";
+import { EventDestinationCreate } from "../../contract/eventDestination";
+import { writableFields } from "../../contract/fields";
+import type { DestinationFields, DestinationRecord } from "../resources";
 import { notFound, ownedRows, type StoreBase } from "./database";
 import type { Store } from "./types";
 
-interface DestinationRow {
-  id: string;
-  account_id: string;
-  created_at: string;
-  metadata: string;
-  description: string;
-  format: string;
-  target: string;
+/**
+ * The columns of the table after `id`, `account_id` and `created_at`: one per field of the
+ * contract's create body, named by its wire name; lists and objects (the target) hold JSON.
+ */
+const FIELDS = writableFields(EventDestinationCreate);
+const COLUMNS = FIELDS.map((f) => f.wire);
+
+type Row = { id: string; account_id: string; created_at: string } & Record<string, string>;
+
+function toDestination(r: Row): DestinationRecord {
+  const record: Record<string, unknown> = { id: r.id, accountId: r.account_id, createdAt: r.created_at };
+  for (const f of FIELDS) record[f.wire] = f.structured ? JSON.parse(r[f.wire]) : r[f.wire];
+  return record as DestinationRecord;
 }
 
-function toDestination(r: DestinationRow): DestinationRecord {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    createdAt: r.created_at,
-    metadata: r.metadata,
-    description: r.description,
-    format: r.format,
-    target: JSON.parse(r.target) as StoredTarget,
-  };
+/** The column values of `fields`, in {@link COLUMNS} order. */
+function columnValues(fields: DestinationFields): string[] {
+  const values = fields as unknown as Record<string, unknown>;
+  return FIELDS.map((f) => (f.structured ? JSON.stringify(values[f.wire]) : String(values[f.wire])));
 }
 
 /** The destination methods of the store, and `exists` for the subscriptions' references. */
@@ -42,15 +43,15 @@ export function eventDestinationsRepository({
   Store,
   "createDestination" | "getDestination" | "listDestinations" | "updateDestination" | "deleteDestination"
 > & { exists(accountId: string, id: string): boolean } {
-  const insert = db.prepare<[string, string, string, string, string, string, string]>(
-    "INSERT INTO event_destinations (id, account_id, created_at, metadata, description, format, target) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  const insert = db.prepare<string[]>(
+    `INSERT INTO event_destinations (id, account_id, created_at, ${COLUMNS.join(", ")}) VALUES (?, ?, ?, ${COLUMNS.map(() => "?").join(", ")})`,
   );
   const rows = ownedRows(db, "event_destinations", "event destination", toDestination);
   const existsStmt = db.prepare<[string, string], { one: number }>(
     "SELECT 1 AS one FROM event_destinations WHERE id = ? AND account_id = ?",
   );
-  const update = db.prepare<[string, string, string, string, string]>(
-    "UPDATE event_destinations SET metadata = ?, description = ?, format = ?, target = ? WHERE id = ?",
+  const update = db.prepare<string[]>(
+    `UPDATE event_destinations SET ${COLUMNS.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`,
   );
   const remove = db.prepare<[string]>("DELETE FROM event_destinations WHERE id = ?");
   const referencing = db.prepare<[string], { subscription_id: string }>(
@@ -63,15 +64,7 @@ export function eventDestinationsRepository({
     createDestination(accountId, input) {
       return write(() => {
         const { id, createdAt } = mint(ID_PREFIX.eventDestination);
-        insert.run(
-          id,
-          accountId,
-          createdAt,
-          input.metadata,
-          input.description,
-          input.format,
-          JSON.stringify(input.target),
-        );
+        insert.run(id, accountId, createdAt, ...columnValues(input));
         return { id, accountId, createdAt, ...input };
       });
     },
@@ -82,14 +75,9 @@ export function eventDestinationsRepository({
     updateDestination(accountId, id, patch) {
       return write(() => {
         const d = rows.require(accountId, id);
-        const next: DestinationRecord = {
-          ...d,
-          metadata: patch.metadata ?? d.metadata,
-          description: patch.description ?? d.description,
-          format: patch.format ?? d.format,
-          target: patch.target ?? d.target,
-        };
-        update.run(next.metadata, next.description, next.format, JSON.stringify(next.target), id);
+        const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+        const next = { ...d, ...given } as DestinationRecord;
+        update.run(...columnValues(next), id);
         return next;
       });
     },

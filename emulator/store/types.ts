@@ -8,7 +8,7 @@ import type {
   AbuseReportRecord,
   Account,
   DestinationRecord,
-  StoredTarget,
+  DestinationFields,
   SubscriptionRecord,
 } from "../resources";
 import type { HostnameStatus } from "../review";
@@ -92,12 +92,7 @@ export interface SubscriptionPatch {
 }
 
 /** Changes of a destination; absent members keep their value. `target` replaces the whole target. */
-export interface DestinationPatch {
-  metadata?: string;
-  description?: string;
-  format?: string;
-  target?: StoredTarget;
-}
+export type DestinationPatch = Partial<DestinationFields>;
 
 /** Automatic review applied when a report is read (see `autoReviewStatus`). */
 export interface AutoReview {
@@ -167,10 +162,7 @@ export interface Store {
   /**
    * Creates a destination.
    */
-  createDestination(
-    accountId: string,
-    input: { metadata: string; description: string; format: string; target: StoredTarget },
-  ): DestinationRecord;
+  createDestination(accountId: string, input: DestinationFields): DestinationRecord;
   /** Reads a destination of the account; `undefined` when none. */
   getDestination(accountId: string, id: string): DestinationRecord | undefined;
   /** Lists the account's destinations, newest first. */

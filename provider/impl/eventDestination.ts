@@ -10,62 +10,40 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { DestinationTarget, EventDestination } from "../../sdk";
+import type { z } from "zod";
+import {
+  DestinationTarget,
+  EventDestinationCreate,
+  type EventDestination,
+} from "../../contract/eventDestination";
+import { blankWriteOnly, complete, keepWriteOnly, writableFields } from "../../contract/fields";
 import { checkEventDestinationInputs } from "../validation";
 import { changedProperties, sameJson } from "./compare";
-import { OPTIONAL_STRINGS, SECRET_PATHS } from "../../contract/eventDestination";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 
-/** Inputs as the provider receives them (after `check`). */
-export interface DestinationInputs {
-  format?: "json";
-  target: DestinationTarget;
-  description?: string;
-  metadata?: string;
-  adoptId?: string;
-}
+/** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
+export type DestinationInputs = EventDestinationCreate & { adoptId?: string };
 
-/** Outputs (the state) of an `EventDestination`. */
-export interface DestinationOutputs {
-  format: "json";
-  target: DestinationTarget;
-  description: string;
-  metadata: string;
-  uri: string;
-  createdAt: string;
-}
+/** Outputs (the state) of an `EventDestination`: the destination as the API returns it, without `id`. */
+export type DestinationOutputs = Omit<EventDestination, "id">;
 
 type Json = Record<string, unknown>;
 
-function kindOf(target: unknown): string | undefined {
-  return target && typeof target === "object" ? Object.keys(target as Json)[0] : undefined;
-}
+/** The managed fields: those of the contract's create body, with the value a left-out one has. */
+const FIELDS = writableFields(EventDestinationCreate);
+const SHAPE = EventDestinationCreate.shape as Record<string, z.ZodType>;
 
-function getPath(obj: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Json)[k] : undefined), obj);
-}
-
-function setPath(obj: Json, path: readonly string[], value: unknown): void {
-  let o: Json = obj;
-  for (const k of path.slice(0, -1)) {
-    if (!o[k] || typeof o[k] !== "object") return;
-    o = o[k] as Json;
-  }
-  o[path[path.length - 1]] = value;
+/** Field `name` of `value` with its default when left out, completed as the API returns it. */
+function fieldValue(name: string, value: Json): unknown {
+  const field = FIELDS.find((f) => f.name === name)!;
+  return complete(SHAPE[name], value[name] ?? field.default);
 }
 
 /** `target` with unset optional strings as `""`, the form the API returns. */
 export function normalizeTarget(target: DestinationTarget): DestinationTarget {
-  const kind = kindOf(target);
-  if (!kind) return target;
-  const copy = JSON.parse(JSON.stringify(target)) as Json;
-  for (const field of OPTIONAL_STRINGS[kind] ?? []) {
-    const inner = copy[kind] as Json;
-    if (inner[field] === undefined || inner[field] === null) inner[field] = "";
-  }
-  return copy as DestinationTarget;
+  return complete(DestinationTarget, target) as DestinationTarget;
 }
 
 /**
@@ -76,70 +54,56 @@ export function withKnownSecrets(
   live: DestinationTarget,
   known: DestinationTarget | undefined,
 ): DestinationTarget {
-  const kind = kindOf(live);
-  if (!kind || !known || kindOf(known) !== kind) return live;
-  const copy = JSON.parse(JSON.stringify(live)) as Json;
-  for (const path of SECRET_PATHS[kind] ?? []) {
-    const full = [kind, ...path];
-    if (getPath(copy, full) === "" && typeof getPath(known, full) === "string") {
-      setPath(copy, full, getPath(known, full));
-    }
-  }
-  return copy as DestinationTarget;
+  return keepWriteOnly(DestinationTarget, live, known) as DestinationTarget;
 }
 
 /** Maps the API's destination to outputs, keeping the known write-only secrets. */
 export function toOutputs(dest: EventDestination, known: DestinationTarget | undefined): DestinationOutputs {
-  return {
-    format: dest.format,
-    target: withKnownSecrets(normalizeTarget(dest.target), known),
-    description: dest.description,
-    metadata: dest.metadata,
-    uri: dest.uri,
-    createdAt: dest.createdAt,
-  };
+  const { id: _id, ...outs } = dest;
+  return { ...outs, target: withKnownSecrets(normalizeTarget(dest.target), known) };
 }
 
-/** The inputs that describe `out` exactly (returned by `read`). */
+/** The inputs that describe `out` exactly (returned by `read`): every field not `""`. */
 export function toInputs(out: DestinationOutputs): DestinationInputs {
-  const inputs: DestinationInputs = { format: out.format, target: out.target };
-  if (out.description) inputs.description = out.description;
-  if (out.metadata) inputs.metadata = out.metadata;
-  return inputs;
+  const inputs: Json = {};
+  for (const f of FIELDS) {
+    const value = (out as Json)[f.name];
+    if (value !== "" && value !== undefined) inputs[f.name] = value;
+  }
+  return inputs as DestinationInputs;
 }
 
-function body(news: DestinationInputs) {
-  return {
-    format: news.format ?? "json",
-    target: news.target,
-    description: news.description ?? "",
-    metadata: news.metadata ?? "",
-  };
+/** Every managed field (defaults for those left out): the body of an update or an adoption. */
+function body(news: DestinationInputs): EventDestinationCreate {
+  return Object.fromEntries(
+    FIELDS.map((f) => [f.name, (news as Json)[f.name] ?? f.default]),
+  ) as EventDestinationCreate;
+}
+
+/** The body of a create: the fields given, without those left out or `""`. */
+function createBody(news: DestinationInputs): EventDestinationCreate {
+  return Object.fromEntries(
+    Object.entries(body(news)).filter(([, v]) => v !== undefined && v !== ""),
+  ) as EventDestinationCreate;
 }
 
 /** `target` in the form the API returns it: optional strings `""`, write-only secrets `""`. */
 export function asReturned(target: DestinationTarget): DestinationTarget {
-  const copy = normalizeTarget(target) as unknown as Json;
-  const kind = kindOf(copy);
-  for (const path of kind ? (SECRET_PATHS[kind] ?? []) : []) {
-    if (typeof getPath(copy, [kind!, ...path]) === "string") setPath(copy, [kind!, ...path], "");
-  }
-  return copy as unknown as DestinationTarget;
+  return blankWriteOnly(DestinationTarget, normalizeTarget(target)) as DestinationTarget;
 }
 
 /**
- * True when the live destination has exactly the values a create with these inputs sends:
- * format, description, metadata (`""` when absent) and target — compared in the form the API
- * returns, so write-only secrets, which come back as `""`, cannot tell two destinations apart.
- * Used to find the destination an ambiguous create made and by recovery after an
- * interrupted deployment.
+ * True when the live destination has exactly the values a create with these inputs sends
+ * (left-out fields as their defaults), compared in the form the API returns, so write-only
+ * secrets, which come back as `""`, cannot tell two destinations apart. Used to find the
+ * destination an ambiguous create made and by recovery after an interrupted deployment.
  */
 export function matchesInputs(live: EventDestination, news: DestinationInputs): boolean {
-  return (
-    live.format === (news.format ?? "json") &&
-    live.description === (news.description ?? "") &&
-    live.metadata === (news.metadata ?? "") &&
-    sameJson(asReturned(live.target), asReturned(news.target))
+  return FIELDS.every((f) =>
+    sameJson(
+      blankWriteOnly(SHAPE[f.name], fieldValue(f.name, live as unknown as Json)),
+      blankWriteOnly(SHAPE[f.name], fieldValue(f.name, news as unknown as Json)),
+    ),
   );
 }
 
@@ -149,12 +113,14 @@ export async function check(_olds: unknown, news: DestinationInputs): Promise<pu
 }
 
 /** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
-const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs) => boolean> = {
-  format: (o, n) => (o.format ?? "json") === (n.format ?? "json"),
-  description: (o, n) => (o.description ?? "") === (n.description ?? ""),
-  metadata: (o, n) => (o.metadata ?? "") === (n.metadata ?? ""),
-  target: (o, n) => sameJson(normalizeTarget(o.target), normalizeTarget(n.target)),
-};
+const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs) => boolean> =
+  Object.fromEntries(
+    FIELDS.map((f) => [
+      f.name,
+      (o: DestinationOutputs, n: DestinationInputs) =>
+        sameJson(fieldValue(f.name, o as unknown as Json), fieldValue(f.name, n as unknown as Json)),
+    ]),
+  );
 
 /** `diff`: every change (the target's kind included) is an update in place. */
 export async function diff(
@@ -173,12 +139,7 @@ export async function diff(
  * secrets the API returns as `""`.
  */
 export function hasWriteOnlySecret(target: DestinationTarget | undefined): boolean {
-  const kind = kindOf(target);
-  if (!kind) return false;
-  return (SECRET_PATHS[kind] ?? []).some((path) => {
-    const value = getPath(target, [kind, ...path]);
-    return typeof value === "string" && value !== "";
-  });
+  return target !== undefined && !sameJson(blankWriteOnly(DestinationTarget, target), target);
 }
 
 /**
@@ -208,16 +169,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
   // a duplicate or an orphan (see ambiguous.ts).
   const dest = await createOnce({
     what: "event destination",
-    create: (idempotencyKey) =>
-      client.eventDestinations.create(
-        {
-          format: news.format ?? "json",
-          target: news.target,
-          ...(news.description ? { description: news.description } : {}),
-          ...(news.metadata ? { metadata: news.metadata } : {}),
-        },
-        { idempotencyKey },
-      ),
+    create: (idempotencyKey) => client.eventDestinations.create(createBody(news), { idempotencyKey }),
     list: () => client.eventDestinations.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,
