@@ -9,22 +9,29 @@
  *
  * The rules are read from the zod schemas themselves (types, optionality, list sizes, enums,
  * number bounds) and from their metadata (`x-max-chars`, `x-max-bytes`, `x-format`,
- * `x-unique`, `x-non-empty`). ID formats are not checked here: a body ID the service does not
- * know is its own error (223).
+ * `x-unique`, `x-non-empty`). The service checks ID formats and the event-type catalogue after
+ * the body (codes 223 and 238); {@link requestIssues} can check them too, as the client does.
+ *
+ * {@link validateRequest} stops at the first problem, as the service does; {@link requestIssues}
+ * collects every problem, as the client reports them before anything is sent.
  *
  * @packageDocumentation
  */
 import { z } from "zod";
-import { codePoints, isAbsoluteHttpUrl, utf8Bytes } from "./limits";
+import { codePoints, isAbsoluteHttpUrl, isWellFormedId, utf8Bytes } from "./limits";
 import { camelToSnake } from "./wire";
 
-/** The first problem of a request body: its service code (214 or 215) and message. */
+/** A problem of a request body: its service code (214, 215, or 238 for an event type) and message. */
 export interface RequestIssue {
-  code: 214 | 215;
+  code: 214 | 215 | 238;
   /** Wire path of the field, e.g. `sources[1].type` (`""` for the body itself). */
   field: string;
   /** The message of the error body, starting with the field, e.g. `metadata: at most 4096 bytes, got 4097`. */
   message: string;
+  /** The problem without the field, e.g. `at most 4096 bytes, got 4097` or `unknown field`. */
+  problem: string;
+  /** For an unknown field (214): the fields the object supports. */
+  supported?: string[];
 }
 
 /** What a list's items must not repeat (`x-unique` metadata). */
@@ -45,6 +52,10 @@ type Rule =
       maxBytes?: number;
       oneOf?: string[];
       httpUrl: boolean;
+      /** The ID prefix of an ID (`x-id-prefix`). */
+      idPrefix?: string;
+      /** A catalogue the value must be in (`enum` metadata: the event types). */
+      catalogue?: string[];
     }
   | { kind: "number"; integer: boolean; min?: number; max?: number }
   | { kind: "array"; items: Rule; min?: number; max?: number; unique?: UniqueRule }
@@ -83,6 +94,8 @@ function ruleOf(schema: z.ZodType, camel: boolean, meta: Record<string, unknown>
       maxChars: m["x-max-chars"] as number | undefined,
       maxBytes: m["x-max-bytes"] as number | undefined,
       httpUrl: m["x-format"] === "http-url",
+      idPrefix: m["x-id-prefix"] as string | undefined,
+      catalogue: m.enum as string[] | undefined,
     };
   }
   if (schema instanceof z.ZodEnum) {
@@ -127,126 +140,202 @@ function ruleOf(schema: z.ZodType, camel: boolean, meta: Record<string, unknown>
   throw new Error(`unsupported schema in a request: ${schema.constructor.name}`);
 }
 
-const rules = new WeakMap<z.ZodType, Rule>();
+/** Compiled rules, by schema: wire names (`false`) and camelCase names (`true`). */
+const rules = { false: new WeakMap<z.ZodType, Rule>(), true: new WeakMap<z.ZodType, Rule>() };
 
 /** The (cached) rule of a request schema. */
 function compiled(schema: z.ZodType, camel: boolean): Rule {
-  let rule = rules.get(schema);
-  if (!rule) rules.set(schema, (rule = ruleOf(schema, camel)));
+  const cache = rules[`${camel}`];
+  let rule = cache.get(schema);
+  if (!rule) cache.set(schema, (rule = ruleOf(schema, camel)));
   return rule;
 }
 
-class Stop {
-  constructor(readonly issue: RequestIssue) {}
+/** Options of {@link requestIssues}. */
+export interface IssueOptions {
+  /** The body's keys are the schema's own camelCase names (the client's inputs, the fault settings). */
+  camelCase?: boolean;
+  /** Also check ID formats (`x-id-prefix`) and catalogues (event types), as the service does after the body. */
+  references?: boolean;
+}
+
+class Stop {}
+
+/** Where the checks put what they find: every issue, or only the first (then it stops the walk). */
+class Found {
+  readonly issues: RequestIssue[] = [];
+  constructor(
+    readonly all: boolean,
+    readonly references: boolean,
+  ) {}
+  add(issue: RequestIssue): void {
+    this.issues.push(issue);
+    if (!this.all) throw new Stop();
+  }
+  bad(field: string, problem: string, code: 215 | 238 = 215): void {
+    this.add({ code, field, problem, message: `${field}: ${problem}` });
+  }
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const child = (parent: string, key: string) => (parent === "" ? key : `${parent}.${key}`);
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const bad = (field: string, message: string) =>
-  new Stop({ code: 215, field, message: `${field}: ${message}` });
 
-function checkUnknown(value: unknown, rule: Rule, path: string): void {
+function checkUnknown(found: Found, value: unknown, rule: Rule, path: string): void {
   if (rule.kind === "object" && isPlainObject(value)) {
     const names = rule.fields.map(([k]) => k);
     for (const key of Object.keys(value)) {
-      if (!names.includes(key)) {
+      if (!names.includes(key) && !(found.all && value[key] === undefined)) {
         const where = path === "" ? "the request body" : path;
-        const field = child(path, key);
-        throw new Stop({
+        const field = child(path, key === "" && found.all ? '""' : key);
+        found.add({
           code: 214,
           field,
+          problem: "unknown field",
+          supported: names,
           message: `unknown field "${field}"; supported fields of ${where}: ${names.join(", ")}`,
         });
       }
     }
     for (const [key, sub] of rule.fields) {
       const v = value[key];
-      if (v !== undefined && v !== null) checkUnknown(v, sub, child(path, key));
+      if (v !== undefined && v !== null) checkUnknown(found, v, sub, child(path, key));
     }
   } else if (rule.kind === "array" && Array.isArray(value)) {
-    value.forEach((item, i) => checkUnknown(item, rule.items, `${path}[${i}]`));
+    value.forEach((item, i) => checkUnknown(found, item, rule.items, `${path}[${i}]`));
   }
 }
 
-function checkString(value: unknown, rule: Extract<Rule, { kind: "string" }>, path: string): void {
-  if (typeof value !== "string") throw bad(path, "must be a string");
-  if (rule.nonEmpty && value === "") throw bad(path, "must not be empty");
+const ID_KINDS: Record<string, string> = {
+  ed_: "an event destination",
+  esb_: "an event subscription",
+  abrp_: "an abuse report",
+};
+
+function checkString(
+  found: Found,
+  value: unknown,
+  rule: Extract<Rule, { kind: "string" }>,
+  path: string,
+): void {
+  if (typeof value !== "string") return found.bad(path, "must be a string");
+  if (rule.nonEmpty && value === "") return found.bad(path, "must not be empty");
   if (rule.maxChars !== undefined && codePoints(value) > rule.maxChars)
-    throw bad(path, `at most ${rule.maxChars} characters, got ${codePoints(value)}`);
+    return found.bad(path, `at most ${rule.maxChars} characters, got ${codePoints(value)}`);
   if (rule.maxBytes !== undefined && utf8Bytes(value) > rule.maxBytes)
-    throw bad(path, `at most ${rule.maxBytes} bytes, got ${utf8Bytes(value)}`);
+    return found.bad(path, `at most ${rule.maxBytes} bytes, got ${utf8Bytes(value)}`);
   if (rule.oneOf && !rule.oneOf.includes(value))
-    throw bad(
+    return found.bad(
       path,
       `must be one of ${rule.oneOf.map((s) => `"${s}"`).join(", ")}, got ${JSON.stringify(value)}`,
     );
   if (rule.httpUrl && !isAbsoluteHttpUrl(value))
-    throw bad(path, `must be an absolute http or https URL with a host, got ${JSON.stringify(value)}`);
+    return found.bad(path, `must be an absolute http or https URL with a host, got ${JSON.stringify(value)}`);
+  if (!found.references) return;
+  if (rule.catalogue && !rule.catalogue.includes(value))
+    return found.bad(path, `unknown event type ${JSON.stringify(value)}`, 238);
+  if (rule.idPrefix !== undefined && !isWellFormedId(value, rule.idPrefix))
+    found.bad(
+      path,
+      `must be ${ID_KINDS[rule.idPrefix] ?? "an"} ID (${rule.idPrefix}…), got ${JSON.stringify(value)}`,
+    );
 }
 
-function checkTypes(value: unknown, rule: Rule, path: string): void {
-  switch (rule.kind) {
-    case "string":
-      return checkString(value, rule, path);
-    case "number": {
-      if (typeof value !== "number" || !Number.isFinite(value)) throw bad(path, "must be a number");
-      if (rule.integer && !Number.isInteger(value)) throw bad(path, `must be an integer, got ${value}`);
-      if (rule.min !== undefined && value < rule.min) throw bad(path, `at least ${rule.min}, got ${value}`);
-      if (rule.max !== undefined && value > rule.max) throw bad(path, `at most ${rule.max}, got ${value}`);
-      return;
-    }
-    case "array": {
-      if (!Array.isArray(value)) throw bad(path, "must be a list");
-      if (rule.min !== undefined && value.length < rule.min)
-        throw bad(path, `at least ${plural(rule.min, "item")}, got ${value.length}`);
-      if (rule.max !== undefined && value.length > rule.max)
-        throw bad(path, `at most ${plural(rule.max, "item")}, got ${value.length}`);
-      value.forEach((item, i) => checkTypes(item, rule.items, `${path}[${i}]`));
-      const unique = rule.unique;
-      if (unique) {
-        const seen = new Map<string, number>();
-        value.forEach((item, i) => {
-          const raw = String(unique.key === undefined ? item : (item as Record<string, unknown>)[unique.key]);
-          const key = unique.caseInsensitive ? raw.toLowerCase() : raw;
-          const first = seen.get(key);
-          if (first !== undefined) {
-            const suffix = unique.key === undefined ? "" : `.${unique.key}`;
-            throw bad(
-              `${path}[${i}]${suffix}`,
-              `duplicate ${unique.what} ${JSON.stringify(key)} (also at ${path}[${first}])`,
-            );
-          }
-          seen.set(key, i);
-        });
-      }
-      return;
-    }
-    case "object": {
-      if (!isPlainObject(value)) throw bad(path, "must be an object");
-      if (rule.exactlyOne) {
-        const present = rule.exactlyOne.filter((k) => value[k] !== undefined && value[k] !== null);
-        if (present.length !== 1) {
-          throw bad(
-            path,
-            `exactly one of ${rule.exactlyOne.join(", ")} is required, got ${present.length === 0 ? "none" : present.join(", ")}`,
-          );
-        }
-      }
-      for (const [key, sub, required] of rule.fields) {
-        const v = value[key];
-        const p = child(path, key);
-        const nullable = rule.exactlyOne?.includes(key) ?? false;
-        if (v === undefined || (nullable && v === null)) {
-          if (required) throw bad(p, "required");
-          continue;
-        }
-        checkTypes(v, sub, p);
-      }
-      return;
+function checkArray(
+  found: Found,
+  value: unknown,
+  rule: Extract<Rule, { kind: "array" }>,
+  path: string,
+): void {
+  if (!Array.isArray(value)) return found.bad(path, "must be a list");
+  if (rule.min !== undefined && value.length < rule.min)
+    return found.bad(path, `at least ${plural(rule.min, "item")}, got ${value.length}`);
+  if (rule.max !== undefined && value.length > rule.max)
+    return found.bad(path, `at most ${plural(rule.max, "item")}, got ${value.length}`);
+  const before = found.issues.length;
+  value.forEach((item, i) => checkTypes(found, item, rule.items, `${path}[${i}]`));
+  const unique = rule.unique;
+  // Duplicates are looked for once every item has the right type (an unknown event type, 238, still allows it).
+  if (!unique || found.issues.slice(before).some((i) => i.code !== 238)) return;
+  const seen = new Map<string, number>();
+  value.forEach((item, i) => {
+    const raw = String(unique.key === undefined ? item : (item as Record<string, unknown>)[unique.key]);
+    const key = unique.caseInsensitive ? raw.toLowerCase() : raw;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      const suffix = unique.key === undefined ? "" : `.${unique.key}`;
+      found.bad(
+        `${path}[${i}]${suffix}`,
+        `duplicate ${unique.what} ${JSON.stringify(key)} (also at ${path}[${first}])`,
+      );
+    } else seen.set(key, i);
+  });
+}
+
+function checkObject(
+  found: Found,
+  value: unknown,
+  rule: Extract<Rule, { kind: "object" }>,
+  path: string,
+): void {
+  if (!isPlainObject(value)) return found.bad(path, "must be an object");
+  if (rule.exactlyOne) {
+    const present = rule.exactlyOne.filter((k) => value[k] !== undefined && value[k] !== null);
+    if (present.length !== 1) {
+      return found.bad(
+        path,
+        `exactly one of ${rule.exactlyOne.join(", ")} is required, got ${present.length === 0 ? "none" : present.join(", ")}`,
+      );
     }
   }
+  for (const [key, sub, required] of rule.fields) {
+    const v = value[key];
+    const p = child(path, key);
+    const nullable = rule.exactlyOne?.includes(key) ?? false;
+    if (v === undefined || (nullable && v === null)) {
+      if (required) found.bad(p, "required");
+      continue;
+    }
+    checkTypes(found, v, sub, p);
+  }
+}
+
+function checkTypes(found: Found, value: unknown, rule: Rule, path: string): void {
+  switch (rule.kind) {
+    case "string":
+      return checkString(found, value, rule, path);
+    case "number": {
+      if (typeof value !== "number" || !Number.isFinite(value)) return found.bad(path, "must be a number");
+      if (rule.integer && !Number.isInteger(value))
+        return found.bad(path, `must be an integer, got ${value}`);
+      if (rule.min !== undefined && value < rule.min)
+        return found.bad(path, `at least ${rule.min}, got ${value}`);
+      if (rule.max !== undefined && value > rule.max)
+        return found.bad(path, `at most ${rule.max}, got ${value}`);
+      return;
+    }
+    case "array":
+      return checkArray(found, value, rule, path);
+    case "object":
+      return checkObject(found, value, rule, path);
+  }
+}
+
+function run(
+  found: Found,
+  schema: z.ZodType,
+  body: Record<string, unknown>,
+  camelCase: boolean,
+): RequestIssue[] {
+  const rule = compiled(schema, camelCase);
+  try {
+    checkUnknown(found, body, rule, "");
+    checkTypes(found, body, rule, "");
+  } catch (e) {
+    if (!(e instanceof Stop)) throw e;
+  }
+  return found.issues;
 }
 
 /**
@@ -261,13 +350,21 @@ export function validateRequest(
   body: Record<string, unknown>,
   camelCaseOnWire = false,
 ): RequestIssue | undefined {
-  const rule = compiled(schema, camelCaseOnWire);
-  try {
-    checkUnknown(body, rule, "");
-    checkTypes(body, rule, "");
-    return undefined;
-  } catch (e) {
-    if (e instanceof Stop) return e.issue;
-    throw e;
-  }
+  return run(new Found(false, false), schema, body, camelCaseOnWire)[0];
+}
+
+/**
+ * Every problem of a request body against a contract schema, in the order {@link validateRequest}
+ * meets them (unknown fields, then each field in the schema's order); a field whose value is
+ * wrong is not looked into further. `[]` when the body is valid. Keys that hold `undefined` count
+ * as left out. Field paths use the body's own names (`options.camelCase`).
+ *
+ * @throws Error when the schema uses a construct this validator does not know (a contract bug).
+ */
+export function requestIssues(
+  schema: z.ZodType,
+  body: Record<string, unknown>,
+  options: IssueOptions = {},
+): RequestIssue[] {
+  return run(new Found(true, options.references ?? false), schema, body, options.camelCase ?? false);
 }

@@ -145,9 +145,9 @@ describe("requests", () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues.map((i) => i.field)).toEqual([
+      "description",
       "sources",
       "destinationIds[0]",
-      "description",
     ]);
     await expect(client.eventSubscriptions.get("ed_wrongkind")).rejects.toBeInstanceOf(ValidationError);
     expect(() => client.eventSubscriptions.list({ limit: 0 })).toThrow(ValidationError);

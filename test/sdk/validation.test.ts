@@ -58,16 +58,12 @@ describe("validateAbuseReportCreate", () => {
         'urls[3]: must be an absolute http or https URL with a host, got "http://"',
         'urls[4]: must be an absolute http or https URL with a host, got "mailto:a@b.c"',
         'urls[5]: must be an absolute http or https URL with a host, got " http://x.test"',
-        "urls[6]: must be a string, got 7",
+        "urls[6]: must be a string",
       ],
     ],
     ["urls missing", {}, ["urls: required"]],
-    ["urls not an array", { urls: "http://x.test" }, ['urls: must be an array, got "http://x.test"']],
-    [
-      "metadata not a string",
-      { urls: ["http://x.test"], metadata: null },
-      ["metadata: must be a string, got null"],
-    ],
+    ["urls not an array", { urls: "http://x.test" }, ["urls: must be a list"]],
+    ["metadata not a string", { urls: ["http://x.test"], metadata: null }, ["metadata: must be a string"]],
     [
       "unknown field",
       { urls: ["http://x.test"], url: "x" },
@@ -121,7 +117,10 @@ describe("validateEventSubscriptionCreate", () => {
         ...sub,
         sources: [{ type: "ip_policy_created.v0" }, { type: "nope.v0" }, { type: "ip_policy_created.v0" }],
       },
-      ['sources[1].type: unknown event type "nope.v0"', 'sources: duplicate type "ip_policy_created.v0"'],
+      [
+        'sources[1].type: unknown event type "nope.v0"',
+        'sources[2].type: duplicate event type "ip_policy_created.v0" (also at sources[0])',
+      ],
     ],
     [
       "duplicate unknown type",
@@ -129,7 +128,7 @@ describe("validateEventSubscriptionCreate", () => {
       [
         'sources[0].type: unknown event type "x"',
         'sources[1].type: unknown event type "x"',
-        'sources: duplicate type "x"',
+        'sources[1].type: duplicate event type "x" (also at sources[0])',
       ],
     ],
     [
@@ -144,10 +143,10 @@ describe("validateEventSubscriptionCreate", () => {
         ],
       },
       [
-        'sources[0]: must be an object, got "ip_policy_created.v0"',
-        "sources[1].type: required",
-        "sources[2].type: must be a string, got 1",
         "sources[3].uri: unknown field (expected one of type)",
+        "sources[0]: must be an object",
+        "sources[1].type: required",
+        "sources[2].type: must be a string",
       ],
     ],
     ["no destination", { ...sub, destinationIds: [] }, ["destinationIds: at least 1 item, got 0"]],
@@ -163,10 +162,14 @@ describe("validateEventSubscriptionCreate", () => {
         `destinationIds[0]: must be an event destination ID (ed_…), got "${ESB}"`,
         'destinationIds[1]: must be an event destination ID (ed_…), got "ed_short"',
         `destinationIds[2]: must be an event destination ID (ed_…), got "${ED}x"`,
-        "destinationIds[3]: must be a string, got 5",
+        "destinationIds[3]: must be a string",
       ],
     ],
-    ["duplicate destination", { ...sub, destinationIds: [ED, ED] }, [`destinationIds: duplicate ID "${ED}"`]],
+    [
+      "duplicate destination",
+      { ...sub, destinationIds: [ED, ED] },
+      [`destinationIds[1]: duplicate destination ID "${ED}" (also at destinationIds[0])`],
+    ],
     ["both lists missing", {}, ["sources: required", "destinationIds: required"]],
     [
       "unknown fields, snake_case included",
@@ -194,7 +197,7 @@ describe("validateEventSubscriptionUpdate", () => {
       ['destinationIds[0]: must be an event destination ID (ed_…), got "nope"'],
     ],
     ["long description", { description: "é".repeat(256) }, ["description: at most 255 characters, got 256"]],
-    ["null description", { description: null }, ["description: must be a string, got null"]],
+    ["null description", { description: null }, ["description: must be a string"]],
   ];
   test.each(rows)("%s", (_name, input, expected) => {
     expect(messages(validateEventSubscriptionUpdate(input))).toEqual(expected);
@@ -241,20 +244,20 @@ describe("validateEventDestinationCreate", () => {
       { target: targets.datadog, description: "x".repeat(256) },
       ["description: at most 255 characters, got 256"],
     ],
-    ["format xml", { format: "xml", target: targets.datadog }, ['format: must be "json", got "xml"']],
+    ["format xml", { format: "xml", target: targets.datadog }, ['format: must be one of "json", got "xml"']],
     ["no target", {}, ["target: required"]],
-    ["empty target", { target: {} }, [`target: must have exactly one of ${KINDS}, got none`]],
+    ["empty target", { target: {} }, [`target: exactly one of ${KINDS} is required, got none`]],
     [
       "two kinds",
       { target: { ...targets.firehose, ...targets.kinesis } },
-      [`target: must have exactly one of ${KINDS}, got firehose, kinesis`],
+      [`target: exactly one of ${KINDS} is required, got firehose, kinesis`],
     ],
     [
       "unknown kind",
       { target: { s3: {} } },
       [
         `target.s3: unknown field (expected one of ${KINDS})`,
-        `target: must have exactly one of ${KINDS}, got none`,
+        `target: exactly one of ${KINDS} is required, got none`,
       ],
     ],
     [
@@ -262,19 +265,19 @@ describe("validateEventDestinationCreate", () => {
       { target: { cloudwatch_logs: {} } },
       [
         `target.cloudwatch_logs: unknown field (expected one of ${KINDS})`,
-        `target: must have exactly one of ${KINDS}, got none`,
+        `target: exactly one of ${KINDS} is required, got none`,
       ],
     ],
-    ["target not an object", { target: "firehose" }, ['target: must be an object, got "firehose"']],
+    ["target not an object", { target: "firehose" }, ["target: must be an object"]],
     [
       "firehose without auth and ARN",
       { target: { firehose: {} } },
-      ["target.firehose.deliveryStreamArn: required", "target.firehose.auth: required"],
+      ["target.firehose.auth: required", "target.firehose.deliveryStreamArn: required"],
     ],
     [
       "both auth kinds",
       { target: { kinesis: { auth: { ...role, ...creds }, streamArn: "a" } } },
-      ["target.kinesis.auth: must have exactly one of role, creds, got role, creds"],
+      ["target.kinesis.auth: exactly one of role, creds is required, got role, creds"],
     ],
     [
       "creds incomplete",
@@ -294,8 +297,8 @@ describe("validateEventDestinationCreate", () => {
       "empty required strings",
       { target: { firehose: { auth: { role: { roleArn: "" } }, deliveryStreamArn: "" } } },
       [
-        "target.firehose.deliveryStreamArn: must not be empty",
         "target.firehose.auth.role.roleArn: must not be empty",
+        "target.firehose.deliveryStreamArn: must not be empty",
       ],
     ],
     [
@@ -306,7 +309,7 @@ describe("validateEventDestinationCreate", () => {
     [
       "azure with a number",
       { target: { azureLogsIngestion: { ...targets.azureLogsIngestion.azureLogsIngestion, tenantId: 1 } } },
-      ["target.azureLogsIngestion.tenantId: must be a string, got 1"],
+      ["target.azureLogsIngestion.tenantId: must be a string"],
     ],
   ];
   test.each(rows)("%s", (_name, input, expected) => {
@@ -319,7 +322,7 @@ describe("validateEventDestinationUpdate", () => {
     ["empty", {}, []],
     ["description only", { description: "" }, []],
     ["new target", { target: targets.kinesis }, []],
-    ["bad target", { target: {} }, [`target: must have exactly one of ${KINDS}, got none`]],
+    ["bad target", { target: {} }, [`target: exactly one of ${KINDS} is required, got none`]],
     ["metadata too long", { metadata: "x".repeat(4097) }, ["metadata: at most 4096 bytes, got 4097"]],
   ];
   test.each(rows)("%s", (_name, input, expected) => {
