@@ -34,6 +34,23 @@ function columnValues(fields: DestinationFields): string[] {
   return FIELDS.map((f) => (f.structured ? JSON.stringify(values[f.wire]) : String(values[f.wire])));
 }
 
+/**
+ * Adds the column of each contract field the table lacks (a data file made before the field
+ * existed), holding the field's default for the rows already there.
+ */
+function addMissingColumns(db: StoreBase["db"]): void {
+  const have = new Set(
+    (db.pragma("table_info(event_destinations)") as { name: string }[]).map((c) => c.name),
+  );
+  for (const f of FIELDS) {
+    if (have.has(f.wire)) continue;
+    const fallback = f.structured ? JSON.stringify(f.default ?? null) : String(f.default ?? "");
+    db.exec(
+      `ALTER TABLE event_destinations ADD COLUMN ${f.wire} TEXT NOT NULL DEFAULT '${fallback.replace(/'/g, "''")}'`,
+    );
+  }
+}
+
 /** The destination methods of the store, and `exists` for the subscriptions' references. */
 export function eventDestinationsRepository({
   db,
@@ -43,6 +60,7 @@ export function eventDestinationsRepository({
   Store,
   "createDestination" | "getDestination" | "listDestinations" | "updateDestination" | "deleteDestination"
 > & { exists(accountId: string, id: string): boolean } {
+  addMissingColumns(db);
   const insert = db.prepare<string[]>(
     `INSERT INTO event_destinations (id, account_id, created_at, ${COLUMNS.join(", ")}) VALUES (?, ?, ?, ${COLUMNS.map(() => "?").join(", ")})`,
   );

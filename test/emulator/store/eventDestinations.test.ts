@@ -1,0 +1,80 @@
+/**
+ * The `event_destinations` repository: its columns are the contract's create fields, so a data
+ * file made before a field existed still opens, and its rows read the field's default.
+ */
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { openStore } from "../../../emulator/store";
+
+const datadog = { datadog: { api_key: "k", ddtags: "t", service: "", ddsite: "" } };
+
+describe("event destinations table", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "emulator-destinations-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("stores every create field and reads it back, target as JSON with its secret", () => {
+    const store = openStore(":memory:");
+    try {
+      const acct = store.registerAccount("c".repeat(64), false);
+      const d = store.createDestination(acct.id, {
+        metadata: "m",
+        description: "d",
+        format: "json",
+        target: datadog,
+      });
+      expect(store.getDestination(acct.id, d.id)).toEqual(d);
+      const raw = store.snapshot().event_destinations[0] as Record<string, unknown>;
+      expect(Object.keys(raw)).toEqual([
+        "id",
+        "account_id",
+        "created_at",
+        "metadata",
+        "description",
+        "format",
+        "target",
+      ]);
+      expect(JSON.parse(raw.target as string)).toEqual(datadog);
+      const next = store.updateDestination(acct.id, d.id, { description: "e" });
+      expect(next).toEqual({ ...d, description: "e" });
+      expect(store.getDestination(acct.id, d.id)).toEqual(next);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("opens a data file whose table lacks a field's column: adds it, old rows hold the default", () => {
+    const file = path.join(dir, "old.db");
+    const s1 = openStore(file);
+    const acct = s1.registerAccount("d".repeat(64), false);
+    const d = s1.createDestination(acct.id, {
+      metadata: "m",
+      description: "kept?",
+      format: "json",
+      target: datadog,
+    });
+    s1.close();
+    // A file of a release before `description` existed.
+    const raw = new Database(file);
+    raw.exec("ALTER TABLE event_destinations DROP COLUMN description");
+    raw.close();
+
+    const s2 = openStore(file);
+    try {
+      expect(s2.getDestination(acct.id, d.id)).toEqual({ ...d, description: "" });
+      const e = s2.createDestination(acct.id, {
+        metadata: "",
+        description: "new",
+        format: "json",
+        target: datadog,
+      });
+      expect(s2.getDestination(acct.id, e.id)?.description).toBe("new");
+    } finally {
+      s2.close();
+    }
+  });
+});
