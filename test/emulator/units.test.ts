@@ -10,7 +10,7 @@ import { drawFault, parseDuration, parseFaults, parseRateLimit, seededRandom } f
 import { KsuidGenerator, rfc3339 } from "../../emulator/ids";
 import { openStore } from "../../emulator/store";
 import { apiRequest, startEmulator } from "../helpers/emulator";
-import { destinationBody, subscriptionBody } from "../helpers/emulator-fixtures";
+import { destinationBody, storedDestination, subscriptionBody } from "../helpers/emulator-fixtures";
 
 describe("KSUID-like IDs", () => {
   it("are the prefix and 27 base62 characters, with the creation second inside", () => {
@@ -134,12 +134,7 @@ describe("store", () => {
     const store = openStore(":memory:");
     try {
       const acct = store.registerAccount("a".repeat(64), true);
-      const d = store.createDestination(acct.id, {
-        metadata: "",
-        description: "",
-        format: "json",
-        target: { datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } },
-      });
+      const d = store.createDestination(acct.id, storedDestination());
       const before = store.snapshot();
       expect(() =>
         store.createSubscription(acct.id, {
@@ -175,23 +170,13 @@ describe("store", () => {
     const file = path.join(dir, "a", "b", "store.db");
     const s1 = openStore(file);
     const acct = s1.registerAccount("b".repeat(64), false);
-    const d1 = s1.createDestination(acct.id, {
-      metadata: "",
-      description: "",
-      format: "json",
-      target: { datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } },
-    });
+    const d1 = s1.createDestination(acct.id, storedDestination());
     s1.close();
     const s2 = openStore(file);
     try {
       const again = s2.registerAccount("b".repeat(64), true);
       expect(again).toEqual({ id: acct.id, abuseReportsAuthorized: true });
-      const d2 = s2.createDestination(acct.id, {
-        metadata: "",
-        description: "",
-        format: "json",
-        target: { datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } },
-      });
+      const d2 = s2.createDestination(acct.id, storedDestination());
       expect(d2.id > d1.id).toBe(true);
       expect(s2.listDestinations(acct.id, { limit: 10 }).items.map((d) => d.id)).toEqual([d2.id, d1.id]);
     } finally {

@@ -1,6 +1,9 @@
 /**
  * Shared inputs and assertions of the emulator tests.
  */
+import type { Wire } from "../../contract/fields";
+import type { EventDestinationCreate } from "../../contract/eventDestination";
+import { destinationFields, type DestinationFields } from "../../emulator/resources";
 import type { RawResponse } from "../helpers/emulator";
 
 /** `prefix` + 27 base62 characters. */
@@ -71,6 +74,16 @@ export const destinationBody = (extra: Record<string, unknown> = {}) => ({
   target: TARGETS["kinesis with creds"],
   ...extra,
 });
+
+/**
+ * What the store takes for a destination made by a create with this body (wire names; fields
+ * left out get their defaults, as the route gives them), by default a Datadog target.
+ */
+export const storedDestination = (body: Partial<Wire<EventDestinationCreate>> = {}): DestinationFields =>
+  destinationFields(
+    { target: { datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } }, ...body },
+    false,
+  ) as DestinationFields;
 
 /** A minimal valid subscription body. */
 export const subscriptionBody = (destinationIds: string[], extra: Record<string, unknown> = {}) => ({

@@ -6,7 +6,10 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { EventDestinationCreate } from "../../../contract/eventDestination";
+import { writableFields } from "../../../contract/fields";
 import { openStore } from "../../../emulator/store";
+import { storedDestination } from "../../helpers/emulator-fixtures";
 
 const datadog = { datadog: { api_key: "k", ddtags: "t", service: "", ddsite: "" } };
 
@@ -21,23 +24,16 @@ describe("event destinations table", () => {
     const store = openStore(":memory:");
     try {
       const acct = store.registerAccount("c".repeat(64), false);
-      const d = store.createDestination(acct.id, {
-        metadata: "m",
-        description: "d",
-        format: "json",
-        target: datadog,
-      });
+      const d = store.createDestination(
+        acct.id,
+        storedDestination({ metadata: "m", description: "d", target: datadog }),
+      );
       expect(store.getDestination(acct.id, d.id)).toEqual(d);
       const raw = store.snapshot().event_destinations[0] as Record<string, unknown>;
-      expect(Object.keys(raw)).toEqual([
-        "id",
-        "account_id",
-        "created_at",
-        "metadata",
-        "description",
-        "format",
-        "target",
-      ]);
+      // One column per field of the contract's create body, after the three every table has.
+      const fields = writableFields(EventDestinationCreate).map((f) => f.wire);
+      expect(Object.keys(raw)).toEqual(["id", "account_id", "created_at", ...fields]);
+      expect(fields).toEqual(expect.arrayContaining(["metadata", "description", "format", "target"]));
       expect(JSON.parse(raw.target as string)).toEqual(datadog);
       const next = store.updateDestination(acct.id, d.id, { description: "e" });
       expect(next).toEqual({ ...d, description: "e" });
@@ -51,12 +47,10 @@ describe("event destinations table", () => {
     const file = path.join(dir, "old.db");
     const s1 = openStore(file);
     const acct = s1.registerAccount("d".repeat(64), false);
-    const d = s1.createDestination(acct.id, {
-      metadata: "m",
-      description: "kept?",
-      format: "json",
-      target: datadog,
-    });
+    const d = s1.createDestination(
+      acct.id,
+      storedDestination({ metadata: "m", description: "kept?", target: datadog }),
+    );
     s1.close();
     // A file of a release before `description` existed.
     const raw = new Database(file);
@@ -66,12 +60,7 @@ describe("event destinations table", () => {
     const s2 = openStore(file);
     try {
       expect(s2.getDestination(acct.id, d.id)).toEqual({ ...d, description: "" });
-      const e = s2.createDestination(acct.id, {
-        metadata: "",
-        description: "new",
-        format: "json",
-        target: datadog,
-      });
+      const e = s2.createDestination(acct.id, storedDestination({ description: "new", target: datadog }));
       expect(s2.getDestination(acct.id, e.id)?.description).toBe("new");
     } finally {
       s2.close();
