@@ -22,7 +22,7 @@ import {
   startScriptedServer,
   type Step,
   wireSubscription,
-} from "./scripted-server";
+} from "../helpers/scripted-server";
 
 const API_KEY = "sk_test_SECRET_0123456789abcdef";
 const SUB_ID = fakeId("esb_", 1);

@@ -15,7 +15,7 @@ import {
   validateId,
   validateListParams,
 } from "../../sdk";
-import { fakeId } from "./scripted-server";
+import { fakeId } from "../helpers/scripted-server";
 
 const ED = fakeId("ed_", 1);
 const ESB = fakeId("esb_", 1);

@@ -10,8 +10,8 @@ import {
   setFaults,
   startEmulator,
   type RunningEmulator,
-} from "../helpers/emulator";
-import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
+} from "../../helpers/emulator";
+import { destinationBody, expectError, subscriptionBody } from "../../helpers/emulator-fixtures";
 
 const KEY = "key-idem";
 const OTHER = "key-idem-other";

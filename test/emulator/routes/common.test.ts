@@ -2,8 +2,8 @@
  * List paging (docs/service-api.md § Paging: newest first, `limit` 1..100 default 100,
  * `before_id`, absolute `next_page_uri` or null).
  */
-import { apiRequest, startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { destinationBody, subscriptionBody } from "../helpers/emulator-fixtures";
+import { apiRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
+import { destinationBody, subscriptionBody } from "../../helpers/emulator-fixtures";
 
 const KEY = "key-paging";
 const OTHER = "key-paging-other";

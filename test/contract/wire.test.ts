@@ -1,6 +1,6 @@
 /** The one key-case mapping between TypeScript (camelCase) and the wire (snake_case). */
 import fc from "fast-check";
-import { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "../../sdk";
+import { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "../../contract/wire";
 
 const WIRE_FIELDS: [string, string][] = [
   ["id", "id"],

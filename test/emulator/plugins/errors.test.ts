@@ -8,14 +8,14 @@ import {
   startEmulator,
   type RawResponse,
   type RunningEmulator,
-} from "../helpers/emulator";
+} from "../../helpers/emulator";
 import {
   absentId,
   destinationBody,
   expectError,
   subscriptionBody,
   TARGETS,
-} from "../helpers/emulator-fixtures";
+} from "../../helpers/emulator-fixtures";
 
 const A = "key-account-a";
 const B = "key-account-b";
