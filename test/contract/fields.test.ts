@@ -1,0 +1,133 @@
+/**
+ * What consumers derive from the contract instead of naming fields (contract/fields.ts): the
+ * create fields with their defaults, and the walks that complete a value to its response form,
+ * blank its write-only secrets and restore them from a known value.
+ */
+import {
+  AbuseReportCreate,
+  DestinationTarget,
+  EventDestinationCreate,
+  EventSubscriptionCreate,
+  blankWriteOnly,
+  complete,
+  keepWriteOnly,
+  writableFields,
+} from "../../contract";
+
+const kinesis = (secret: string) => ({
+  kinesis: { auth: { creds: { awsAccessKeyId: "AK", awsSecretAccessKey: secret } }, streamArn: "arn:k" },
+});
+
+describe("writableFields", () => {
+  it.each([
+    [
+      "event destination",
+      EventDestinationCreate,
+      [
+        ["metadata", "metadata", "", false],
+        ["description", "description", "", false],
+        ["format", "format", "json", false],
+        ["target", "target", undefined, true],
+      ],
+    ],
+    [
+      "event subscription",
+      EventSubscriptionCreate,
+      [
+        ["metadata", "metadata", "", false],
+        ["description", "description", "", false],
+        ["sources", "sources", undefined, true],
+        ["destinationIds", "destination_ids", undefined, true],
+      ],
+    ],
+    [
+      "abuse report",
+      AbuseReportCreate,
+      [
+        ["urls", "urls", undefined, true],
+        ["metadata", "metadata", "", false],
+      ],
+    ],
+  ])("lists the %s create fields: name, wire name, default, structured", (_what, schema, expected) => {
+    expect(writableFields(schema).map((f) => [f.name, f.wire, f.default, f.structured])).toEqual(expected);
+  });
+});
+
+describe("complete", () => {
+  it.each([
+    [
+      "fills a Datadog target's optional strings",
+      { datadog: { apiKey: "k" } },
+      { datadog: { apiKey: "k", ddtags: "", service: "", ddsite: "" } },
+    ],
+    [
+      "keeps given optional strings",
+      { datadog: { apiKey: "k", ddtags: "t" } },
+      { datadog: { apiKey: "k", ddtags: "t", service: "", ddsite: "" } },
+    ],
+    ["drops kinds sent as null", { firehose: null, kinesis: kinesis("s").kinesis }, kinesis("s")],
+    [
+      "drops an auth member sent as null",
+      {
+        kinesis: {
+          auth: { role: null, creds: { awsAccessKeyId: "AK", awsSecretAccessKey: "s" } },
+          streamArn: "arn:k",
+        },
+      },
+      kinesis("s"),
+    ],
+    [
+      "drops unknown keys",
+      { datadog: { apiKey: "k", extra: 1 } },
+      { datadog: { apiKey: "k", ddtags: "", service: "", ddsite: "" } },
+    ],
+  ])("%s", (_what, value, expected) => {
+    expect(complete(DestinationTarget, value)).toEqual(expected);
+  });
+
+  it("reads and writes wire names with { wire: true }", () => {
+    expect(
+      complete(DestinationTarget, { azure_logs_ingestion: null, datadog: { api_key: "k" } }, { wire: true }),
+    ).toEqual({ datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } });
+  });
+
+  it("does not change its argument", () => {
+    const value = { datadog: { apiKey: "k" } };
+    complete(DestinationTarget, value);
+    expect(value).toEqual({ datadog: { apiKey: "k" } });
+  });
+});
+
+describe("blankWriteOnly and keepWriteOnly", () => {
+  it.each([
+    ["the AWS secret access key", kinesis("s3cr3t"), kinesis("")],
+    [
+      "the Datadog API key",
+      { datadog: { apiKey: "k", ddtags: "t" } },
+      { datadog: { apiKey: "", ddtags: "t" } },
+    ],
+    [
+      "no secret in a role",
+      { kinesis: { auth: { role: { roleArn: "r" } }, streamArn: "a" } },
+      { kinesis: { auth: { role: { roleArn: "r" } }, streamArn: "a" } },
+    ],
+  ])("blank %s, and keepWriteOnly restores it", (_what, value, expected) => {
+    expect(blankWriteOnly(DestinationTarget, value)).toEqual(expected);
+    expect(keepWriteOnly(DestinationTarget, expected, value)).toEqual(value);
+  });
+
+  it("blank wire names with { wire: true }", () => {
+    const wire = { azure_logs_ingestion: { tenant_id: "t", client_secret: "cs" } };
+    expect(blankWriteOnly(DestinationTarget, wire, { wire: true })).toEqual({
+      azure_logs_ingestion: { tenant_id: "t", client_secret: "" },
+    });
+  });
+
+  it("restore nothing from a known value of another kind, and never overwrite a live secret", () => {
+    expect(keepWriteOnly(DestinationTarget, kinesis(""), { firehose: kinesis("s").kinesis })).toEqual(
+      kinesis(""),
+    );
+    expect(keepWriteOnly(DestinationTarget, kinesis("live"), kinesis("known"))).toEqual(kinesis("live"));
+    expect(keepWriteOnly(DestinationTarget, kinesis(""), undefined)).toEqual(kinesis(""));
+  });
+});

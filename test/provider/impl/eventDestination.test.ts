@@ -1,0 +1,103 @@
+/**
+ * The `EventDestination` provider's pure parts (provider/impl/eventDestination.ts): outputs
+ * from the API's answer with the program's secrets kept, the inputs a refresh returns, `diff`,
+ * and the match that finds the destination an ambiguous create made.
+ */
+import type { EventDestination } from "../../../contract";
+import {
+  diff,
+  hasWriteOnlySecret,
+  matchesInputs,
+  toInputs,
+  toOutputs,
+  type DestinationInputs,
+} from "../../../provider/impl/eventDestination";
+
+const ID = `ed_${"A".repeat(27)}`;
+const creds = (secret: string) => ({
+  kinesis: { auth: { creds: { awsAccessKeyId: "AK", awsSecretAccessKey: secret } }, streamArn: "arn:k" },
+});
+/** The destination as the API returns it (secret blanked). */
+const live = (over: Partial<EventDestination> = {}): EventDestination => ({
+  id: ID,
+  uri: `http://svc/event_destinations/${ID}`,
+  createdAt: "2026-11-23T08:00:00Z",
+  metadata: "",
+  description: "",
+  format: "json",
+  target: creds(""),
+  ...over,
+});
+
+describe("outputs and inputs", () => {
+  it("outputs keep the program's secret (the API returns it blank) and every other field as returned", () => {
+    expect(toOutputs(live({ description: "d" }), creds("s3cr3t"))).toEqual({
+      uri: live().uri,
+      createdAt: live().createdAt,
+      metadata: "",
+      description: "d",
+      format: "json",
+      target: creds("s3cr3t"),
+    });
+  });
+
+  it('outputs hold optional target strings as the API does ("") when the API left them out', () => {
+    const outs = toOutputs(live({ target: { datadog: { apiKey: "" } } }), { datadog: { apiKey: "k" } });
+    expect(outs.target).toEqual({ datadog: { apiKey: "k", ddtags: "", service: "", ddsite: "" } });
+  });
+
+  it('a refresh\'s inputs leave out the fields that are ""', () => {
+    const outs = toOutputs(live({ metadata: "m" }), creds("s"));
+    expect(toInputs(outs)).toEqual({ metadata: "m", format: "json", target: creds("s") });
+  });
+});
+
+describe("diff", () => {
+  const outs = toOutputs(live(), creds("s"));
+  it.each<[string, DestinationInputs, boolean]>([
+    ["the same inputs", { target: creds("s") }, false],
+    ["defaults written out", { target: creds("s"), format: "json", description: "", metadata: "" }, false],
+    ["another description", { target: creds("s"), description: "x" }, true],
+    ["another metadata", { target: creds("s"), metadata: "x" }, true],
+    ["another secret", { target: creds("t") }, true],
+    ["another target kind", { target: { datadog: { apiKey: "k" } } }, true],
+  ])("%s", async (_what, news, changes) => {
+    const result = await diff(ID, outs, news);
+    expect(result.changes).toBe(changes);
+    expect(result.replaces).toEqual([]);
+  });
+});
+
+describe("matchesInputs (which live destination a lost create made)", () => {
+  it.each<[string, Partial<EventDestination>, DestinationInputs, boolean]>([
+    ["same values, secret unseen", {}, { target: creds("anything") }, true],
+    ["description differs", { description: "a" }, { target: creds("s"), description: "b" }, false],
+    ['left-out description is ""', { description: "a" }, { target: creds("s") }, false],
+    [
+      "target differs",
+      {},
+      { target: { ...creds("s"), kinesis: { ...creds("s").kinesis, streamArn: "arn:other" } } },
+      false,
+    ],
+    [
+      "Datadog optional strings left out",
+      { target: { datadog: { apiKey: "", ddtags: "", service: "", ddsite: "" } } },
+      { target: { datadog: { apiKey: "k" } } },
+      true,
+    ],
+  ])("%s", (_what, over, news, expected) => {
+    expect(matchesInputs(live(over), news)).toBe(expected);
+  });
+});
+
+describe("hasWriteOnlySecret", () => {
+  it.each([
+    [creds("s"), true],
+    [creds(""), false],
+    [{ kinesis: { auth: { role: { roleArn: "r" } }, streamArn: "a" } }, false],
+    [{ datadog: { apiKey: "k" } }, true],
+    [undefined, false],
+  ])("%j: %s", (target, expected) => {
+    expect(hasWriteOnlySecret(target as never)).toBe(expected);
+  });
+});

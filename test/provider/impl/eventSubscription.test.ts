@@ -1,0 +1,73 @@
+/**
+ * The `EventSubscription` provider's pure parts (provider/impl/eventSubscription.ts): outputs,
+ * the inputs a refresh returns, `diff` (order of lists ignored) and the match that finds the
+ * subscription an ambiguous create made (order kept: it is what the create sent).
+ */
+import type { EventSubscription } from "../../../contract";
+import {
+  diff,
+  matchesInputs,
+  toInputs,
+  toOutputs,
+  type SubscriptionInputs,
+} from "../../../provider/impl/eventSubscription";
+
+const id = (prefix: string, c: string) => `${prefix}${c.repeat(27)}`;
+const ID = id("esb_", "S");
+const [A, B] = [id("ed_", "A"), id("ed_", "B")];
+const T1 = "ip_policy_created.v0";
+const T2 = "domain_created.v0";
+const uri = `http://svc/event_subscriptions/${ID}`;
+const live = (over: Partial<EventSubscription> = {}): EventSubscription => ({
+  id: ID,
+  uri,
+  createdAt: "2026-11-23T08:00:00Z",
+  metadata: "",
+  description: "d",
+  sources: [T1, T2].map((type) => ({ type, uri: `${uri}/sources/${type}` })),
+  destinations: [A, B].map((d) => ({ id: d, uri: `http://svc/event_destinations/${d}` })),
+  ...over,
+});
+const inputs = (over: Partial<SubscriptionInputs> = {}): SubscriptionInputs => ({
+  sources: [{ type: T1 }, { type: T2 }],
+  destinationIds: [A, B],
+  description: "d",
+  ...over,
+});
+
+describe("outputs and inputs", () => {
+  it('outputs carry destinationIds beside the references, and a refresh\'s inputs leave out ""', () => {
+    const outs = toOutputs(live());
+    expect(outs.destinationIds).toEqual([A, B]);
+    expect(toInputs(outs)).toEqual(inputs());
+  });
+});
+
+describe("diff", () => {
+  const outs = toOutputs(live());
+  it.each<[string, SubscriptionInputs, boolean]>([
+    ["the same inputs", inputs(), false],
+    [
+      "lists in another order",
+      inputs({ sources: [{ type: T2 }, { type: T1 }], destinationIds: [B, A] }),
+      false,
+    ],
+    ["a destination less", inputs({ destinationIds: [A] }), true],
+    ["another source", inputs({ sources: [{ type: T1 }] }), true],
+    ["description cleared", inputs({ description: undefined }), true],
+    ["metadata set", inputs({ metadata: "m" }), true],
+  ])("%s", async (_what, news, changes) => {
+    expect((await diff(ID, outs, news)).changes).toBe(changes);
+  });
+});
+
+describe("matchesInputs", () => {
+  it.each<[string, SubscriptionInputs, boolean]>([
+    ["same values in the same order", inputs(), true],
+    ["destinations in another order", inputs({ destinationIds: [B, A] }), false],
+    ["another description", inputs({ description: "e" }), false],
+    ['left-out metadata is ""', inputs({ metadata: undefined }), true],
+  ])("%s", (_what, news, expected) => {
+    expect(matchesInputs(live(), news)).toBe(expected);
+  });
+});

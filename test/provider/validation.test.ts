@@ -1,0 +1,86 @@
+/**
+ * The providers' input checks (provider/validation.ts): client issues as Pulumi check failures
+ * on the top-level property, values not known yet during a preview never a failure, Pulumi's own
+ * keys ignored, `adoptId` checked, and nothing thrown whatever the input.
+ */
+import {
+  UNKNOWN,
+  checkAbuseReportInputs,
+  checkEventDestinationInputs,
+  checkEventSubscriptionInputs,
+  unknownPaths,
+} from "../../provider/validation";
+
+const ED = `ed_${"A".repeat(27)}`;
+const sub = { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [ED] };
+
+describe("check failures", () => {
+  it.each([
+    ["valid subscription", checkEventSubscriptionInputs, sub, []],
+    [
+      "a limit names the top-level property and quotes the field",
+      checkEventSubscriptionInputs,
+      { ...sub, destinationIds: [ED, ED] },
+      [
+        {
+          property: "destinationIds",
+          reason: expect.stringMatching(/^destinationIds\[1\]: duplicate destination ID/),
+        },
+      ],
+    ],
+    [
+      "a nested field's property is the top-level input",
+      checkEventDestinationInputs,
+      { target: { datadog: { apiKey: "" } } },
+      [{ property: "target", reason: "target.datadog.apiKey: must not be empty" }],
+    ],
+    [
+      "metadata in bytes",
+      checkAbuseReportInputs,
+      { urls: ["https://a.test"], metadata: "€".repeat(1366) },
+      [{ property: "metadata", reason: "metadata: at most 4096 bytes, got 4098" }],
+    ],
+    [
+      "adoptId of the wrong kind",
+      checkEventDestinationInputs,
+      { target: { datadog: { apiKey: "k" } }, adoptId: "esb_x" },
+      [
+        {
+          property: "adoptId",
+          reason: expect.stringMatching(/^adoptId: must be the ID of an existing event destination/),
+        },
+      ],
+    ],
+    ["Pulumi's own keys are ignored", checkEventSubscriptionInputs, { ...sub, __defaults: [] }, []],
+  ] as const)("%s", (_what, check, inputs, expected) => {
+    expect(check(inputs as Record<string, unknown>)).toEqual(expected);
+  });
+});
+
+describe("values not known yet (preview)", () => {
+  it("are not failures, nor are the issues of the list that holds one", () => {
+    expect(checkEventSubscriptionInputs({ ...sub, destinationIds: [UNKNOWN, UNKNOWN] })).toEqual([]);
+    expect(checkEventDestinationInputs({ target: { kinesis: UNKNOWN } })).toEqual([]);
+    expect(checkEventDestinationInputs({ target: UNKNOWN, description: "x".repeat(256) })).toEqual([
+      { property: "description", reason: "description: at most 255 characters, got 256" },
+    ]);
+  });
+
+  it("are found at any depth, in the client's field notation", () => {
+    expect(unknownPaths({ a: [1, UNKNOWN], b: { c: UNKNOWN } })).toEqual(["a[1]", "b.c"]);
+  });
+});
+
+describe("hostile input", () => {
+  it("a property that throws when read is one failure of that property", () => {
+    const inputs = Object.defineProperty({ ...sub }, "description", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(checkEventSubscriptionInputs(inputs)).toEqual([
+      { property: "description", reason: "description: could not be read" },
+    ]);
+  });
+});
