@@ -6,7 +6,7 @@
  * service-emulator --port 8080 --host 127.0.0.1 --data .emulator/data.db \
  *   --api-key KEY --restricted-api-key KEY2 --admin-key ADMIN \
  *   --public-url http://127.0.0.1:8080 --rate-limit 120/60s --review-delay 30s \
- *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency]
+ *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency-keys]
  * ```
  *
  * Keys also come from the environment: `SERVICE_EMULATOR_API_KEYS` and
@@ -61,8 +61,8 @@ interface CliOptions {
   rateLimit?: { max: number; windowMs: number };
   reviewDelay?: number;
   faults?: FaultConfig;
-  /** `false` with `--no-idempotency`. */
-  idempotency: boolean;
+  /** `false` with `--no-idempotency-keys`. */
+  idempotencyKeys: boolean;
   verbose?: boolean;
 }
 
@@ -147,7 +147,7 @@ export async function main(
       argParser(parseFaults),
     )
     .option(
-      "--no-idempotency",
+      "--no-idempotency-keys",
       "ignore Idempotency-Key headers, like a server without the feature (honoured by default)",
     )
     .option("--verbose", "log every request to stderr")
@@ -187,7 +187,7 @@ export async function main(
     rateLimit: o.rateLimit,
     reviewDelayMs: o.reviewDelay,
     faults: o.faults,
-    idempotency: o.idempotency,
+    idempotencyKeys: o.idempotencyKeys,
     logger: o.verbose ? "info" : "warn",
   });
   await io.stdout(JSON.stringify({ url: emulator.url, apiKeys, restrictedApiKeys, adminKey }) + "\n");

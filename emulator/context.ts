@@ -44,9 +44,9 @@ export interface CreateAppOptions {
   /**
    * Honour `Idempotency-Key` on creates (default `true`). `false` simulates a server without the
    * feature: the header is ignored and never echoed. Changeable at run time
-   * ({@link EmulatorControl.idempotency}).
+   * ({@link EmulatorControl.idempotencyKeys}).
    */
-  idempotency?: boolean;
+  idempotencyKeys?: boolean;
   /**
    * Fastify's request logging, to **stderr**: `true` for level `info`, or a level name. Off when
    * absent or `false`.
@@ -71,8 +71,8 @@ export interface EmulatorControl {
    * is negative.
    */
   setFaults(cfg: FaultConfig): FaultConfig;
-  /** Whether creates honour `Idempotency-Key` (see {@link CreateAppOptions.idempotency}); settable. */
-  idempotency: boolean;
+  /** Whether creates honour `Idempotency-Key` (see {@link CreateAppOptions.idempotencyKeys}); settable. */
+  idempotencyKeys: boolean;
 }
 
 /** The Fastify instance returned by {@link createApp}, with its {@link EmulatorControl}. */
@@ -207,7 +207,7 @@ export function createContext(opts: CreateAppOptions): EmulatorContext {
       random = faults.seed === undefined ? Math.random : seededRandom(faults.seed);
       return { ...faults };
     },
-    idempotency: opts.idempotency ?? true,
+    idempotencyKeys: opts.idempotencyKeys ?? true,
   };
   const accounts = new WeakMap<FastifyRequest, Account>();
   return {

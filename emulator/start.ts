@@ -35,9 +35,9 @@ export interface StartEmulatorOptions {
   faults?: FaultConfig;
   /**
    * Honour `Idempotency-Key` on creates (default `true`); `false` simulates a server that
-   * ignores the header. Changeable later through `app.emulator.idempotency`.
+   * ignores the header. Changeable later through `app.emulator.idempotencyKeys`.
    */
-  idempotency?: boolean;
+  idempotencyKeys?: boolean;
   /** Per-account rate limit: `max` requests per rolling `windowMs` **milliseconds**. */
   rateLimit?: { max: number; windowMs: number };
   /** Automatic review delay in **milliseconds** (off when absent). */
@@ -103,7 +103,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
       adminKey,
       publicUrl: opts.publicUrl,
       faults: opts.faults,
-      idempotency: opts.idempotency,
+      idempotencyKeys: opts.idempotencyKeys,
       rateLimit: opts.rateLimit,
       reviewDelayMs: opts.reviewDelayMs,
       logger: opts.logger,

@@ -25,7 +25,7 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * well-formed key on a create route and keys are honoured; otherwise `undefined`.
  */
 function echoedIdempotencyKey(ctx: EmulatorContext, request: FastifyRequest): string | undefined {
-  if (!ctx.control.idempotency || request.method !== "POST") return undefined;
+  if (!ctx.control.idempotencyKeys || request.method !== "POST") return undefined;
   const key = request.headers["idempotency-key"];
   if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) return undefined;
   return matchedRoute(request)?.idempotent ? key : undefined;
@@ -45,7 +45,7 @@ export function create(
   reply: FastifyReply,
   run: () => unknown,
 ): FastifyReply {
-  const raw = ctx.control.idempotency ? request.headers["idempotency-key"] : undefined;
+  const raw = ctx.control.idempotencyKeys ? request.headers["idempotency-key"] : undefined;
   if (raw === undefined) return reply.code(201).send(run());
   if (typeof raw !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
     throw new ServiceError(

@@ -183,7 +183,7 @@ describe("emulator command line", () => {
     expect((await apiRequest(em.url, "wide-key", "GET", "/event_subscriptions")).status).toBe(200);
   });
 
-  it("honours Idempotency-Key by default, and ignores it with --no-idempotency", async () => {
+  it("honours Idempotency-Key by default, and ignores it with --no-idempotency-keys", async () => {
     const body = destinationBody({ description: "cli-idem" });
     const post = (em: SpawnedEmulator) =>
       apiRequest(em.url, em.apiKeys[0], "POST", "/event_destinations", body, { "idempotency-key": "k-cli" });
@@ -191,7 +191,7 @@ describe("emulator command line", () => {
     const [a, b] = [await post(honours), await post(honours)];
     expect(b.json().id).toBe(a.json().id);
     expect(b.headers["idempotent-replayed"]).toBe("true");
-    const ignores = await spawnTracked(["--port", "0", "--data", ":memory:", "--no-idempotency"]);
+    const ignores = await spawnTracked(["--port", "0", "--data", ":memory:", "--no-idempotency-keys"]);
     const [c, d] = [await post(ignores), await post(ignores)];
     expect(d.json().id).not.toBe(c.json().id);
     expect(c.headers["idempotency-key"]).toBeUndefined();

@@ -8,7 +8,7 @@
  *
  * - **idempotent path**: the emulator honours `Idempotency-Key`; the client, having seen the key
  *   echoed, retries the reset POST with the same key and gets the first response again;
- * - **reconcile path**: the emulator ignores the key (`idempotency: false`, a server without the
+ * - **reconcile path**: the emulator ignores the key (`idempotencyKeys: false`, a server without the
  *   feature), or the provider has not heard from it yet; the provider lists the resources made
  *   since just before the attempt and adopts the one whose fields equal the request;
  * - a create that really did not happen (`reset` before the handler) is sent once more;
@@ -118,7 +118,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     await em.close();
   });
   beforeEach(async () => {
-    em.app.emulator.idempotency = true;
+    em.app.emulator.idempotencyKeys = true;
     await freshProvider();
     tag++;
   });
@@ -172,7 +172,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
 
   describe("reconcile path (the server ignores the key, or has not been heard from)", () => {
     it("a server that ignores keys: the provider finds the subscription the lost POST made and adopts it", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       await warmUp();
       expect(runtime.getClient().idempotency.honoured).toBe(false);
       const d = `reconcile-${tag}`;
@@ -195,7 +195,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("destinations, with a write-only secret (compared as the API returns it, blank)", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       const inputs: destinations.DestinationInputs = {
         description: `dest-${tag}`,
         target: { datadog: { apiKey: "dd-write-only-secret", ddsite: "datadoghq.eu" } },
@@ -213,7 +213,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("a create that did not happen (reset before the handler) is sent once more: one subscription", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       await warmUp();
       const d = `not-made-${tag}`;
       const { value, log } = await withFaults("reset", [true, false, false], () =>
@@ -228,7 +228,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("a twin this provider process made is never adopted: the lost create's own subscription is", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       await warmUp();
       const d = `twin-made-${tag}`;
       const twin = await subscriptions.create(subInputs(d));
@@ -240,7 +240,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("a reset before the handler, with a twin this provider process made: the twin is not adopted, the create is sent again", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       await warmUp();
       const d = `twin-reset-${tag}`;
       const twin = await subscriptions.create(subInputs(d));
@@ -257,7 +257,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("several subscriptions with exactly these values made elsewhere: an error naming them, no adoption", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       await warmUp();
       const d = `several-${tag}`;
       // Made by another deployment (not this provider process), through the API.
@@ -287,7 +287,7 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
     });
 
     it("abuse reports, against a server that ignores keys: a clear error, never a second report", async () => {
-      em.app.emulator.idempotency = false;
+      em.app.emulator.idempotencyKeys = false;
       await warmUp();
       const before = em.store.snapshot().abuse_reports.length;
       const { value } = await withFaults("resetAfter", [true, false], () =>

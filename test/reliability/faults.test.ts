@@ -40,7 +40,7 @@ interface Run {
   /** Share of `reset-after` faults (0: none). */
   resetAfter: number;
   /** Whether the emulator honours `Idempotency-Key`. */
-  idempotency: boolean;
+  idempotencyKeys: boolean;
   /**
    * An outage during the first `up`: once {@link OUTAGE_AFTER} creates were answered, every
    * request is answered 503 (with `Retry-After`) until that `up` ends, which it must do with a
@@ -53,23 +53,23 @@ interface Run {
 const OUTAGE_AFTER = 20;
 
 const SHORT_RUNS: Run[] = [
-  { seed: 1, resetAfter: 0, idempotency: true },
-  { seed: 2, resetAfter: 0.05, idempotency: true },
-  { seed: 3, resetAfter: 0.05, idempotency: false },
-  { seed: 13, resetAfter: 0, idempotency: true, outage: true },
+  { seed: 1, resetAfter: 0, idempotencyKeys: true },
+  { seed: 2, resetAfter: 0.05, idempotencyKeys: true },
+  { seed: 3, resetAfter: 0.05, idempotencyKeys: false },
+  { seed: 13, resetAfter: 0, idempotencyKeys: true, outage: true },
 ];
 const LONG_RUNS: Run[] = [
   ...SHORT_RUNS,
-  { seed: 4, resetAfter: 0, idempotency: true },
-  { seed: 5, resetAfter: 0.05, idempotency: true },
-  { seed: 6, resetAfter: 0.05, idempotency: false },
-  { seed: 7, resetAfter: 0, idempotency: false },
-  { seed: 8, resetAfter: 0.05, idempotency: true },
-  { seed: 9, resetAfter: 0.05, idempotency: false },
-  { seed: 10, resetAfter: 0, idempotency: true },
-  { seed: 11, resetAfter: 0.1, idempotency: true },
-  { seed: 12, resetAfter: 0.1, idempotency: false },
-  { seed: 14, resetAfter: 0, idempotency: false, outage: true },
+  { seed: 4, resetAfter: 0, idempotencyKeys: true },
+  { seed: 5, resetAfter: 0.05, idempotencyKeys: true },
+  { seed: 6, resetAfter: 0.05, idempotencyKeys: false },
+  { seed: 7, resetAfter: 0, idempotencyKeys: false },
+  { seed: 8, resetAfter: 0.05, idempotencyKeys: true },
+  { seed: 9, resetAfter: 0.05, idempotencyKeys: false },
+  { seed: 10, resetAfter: 0, idempotencyKeys: true },
+  { seed: 11, resetAfter: 0.1, idempotencyKeys: true },
+  { seed: 12, resetAfter: 0.1, idempotencyKeys: false },
+  { seed: 14, resetAfter: 0, idempotencyKeys: false, outage: true },
 ];
 const RUNS = LONG ? LONG_RUNS : SHORT_RUNS;
 
@@ -94,7 +94,7 @@ describe("pulumi up through injected faults (real engine, real emulator)", () =>
       let em: RunningEmulator | undefined;
       let stack: TestStack | undefined;
       try {
-        em = await startEmulator({ idempotency: run.idempotency });
+        em = await startEmulator({ idempotencyKeys: run.idempotencyKeys });
         stack = await createStack(`faults-${run.seed}`, em, COUNTS);
         em.app.emulator.setFaults(faults);
         const ups = [];
@@ -139,7 +139,7 @@ describe("pulumi up through injected faults (real engine, real emulator)", () =>
         results.push({
           seed: run.seed,
           injected: faults,
-          idempotencyKeysHonoured: run.idempotency,
+          idempotencyKeysHonoured: run.idempotencyKeys,
           outage: run.outage
             ? `every request answered 503 after ${OUTAGE_AFTER} creates, until the first up ended`
             : undefined,

@@ -20,7 +20,7 @@ describe("identical resources through resets, keys ignored (real engine, real em
   let stack: TestStack | undefined;
 
   beforeAll(async () => {
-    em = await startEmulator({ idempotency: false });
+    em = await startEmulator({ idempotencyKeys: false });
   });
   afterAll(async () => {
     stack?.dispose();

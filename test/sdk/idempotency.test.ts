@@ -177,7 +177,7 @@ describe('idempotencyKeys: "auto" against the emulator', () => {
   });
   afterEach(async () => {
     await setFaults(em.url, em.adminKey, {});
-    em.app.emulator.idempotency = true;
+    em.app.emulator.idempotencyKeys = true;
   });
   const subs = () => em.store.snapshot().event_subscriptions.length;
 
@@ -199,7 +199,7 @@ describe('idempotencyKeys: "auto" against the emulator', () => {
   });
 
   test("keys ignored: the client learns it and stops retrying creates after resets", async () => {
-    em.app.emulator.idempotency = false;
+    em.app.emulator.idempotencyKeys = false;
     await client.eventSubscriptions.create({
       ...newSub,
       destinationIds: [destination],

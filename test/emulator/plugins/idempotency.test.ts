@@ -1,7 +1,7 @@
 /**
  * Idempotency keys on creates and the `reset-after` fault: replay of the first
  * response, 409 / 240 for a key reused with another request, per-account keys, 24-hour expiry,
- * the key and the resource committed together, `idempotency: false`, and a connection destroyed
+ * the key and the resource committed together, `idempotencyKeys: false`, and a connection destroyed
  * after the handler committed.
  */
 import {
@@ -40,7 +40,7 @@ describe("Idempotency-Key on creates", () => {
   afterAll(() => em.close());
   afterEach(async () => {
     await setFaults(em.url, em.adminKey, {});
-    em.app.emulator.idempotency = true;
+    em.app.emulator.idempotencyKeys = true;
   });
 
   it.each([
@@ -136,7 +136,7 @@ describe("Idempotency-Key on creates", () => {
   });
 
   it("with idempotency off the header is ignored: no echo, a second create", async () => {
-    em.app.emulator.idempotency = false;
+    em.app.emulator.idempotencyKeys = false;
     const body = destinationBody({ description: "off" });
     const a = await keyed("/event_destinations", body, "k-off");
     const b = await keyed("/event_destinations", body, "k-off");
