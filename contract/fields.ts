@@ -123,28 +123,46 @@ export function complete(schema: z.ZodType, value: unknown, options: WalkOptions
 }
 
 /**
- * A copy of `value` with every string the schema marks write-only (a secret the service never
- * returns) replaced by `""`: what a response shows of it.
+ * A copy of `value` with each write-only member (`writeOnly` metadata) replaced by what
+ * `replace` makes of it and of the member at the same place in `known`. Objects, unions of
+ * objects and lists are walked; other values are returned as they are.
  */
-export function blankWriteOnly(schema: z.ZodType, value: unknown, options: WalkOptions = {}): unknown {
+function mapWriteOnly(
+  schema: z.ZodType,
+  value: unknown,
+  known: unknown,
+  replace: (value: unknown, known: unknown) => unknown,
+  key: (k: string) => string,
+): unknown {
   const { inner, meta } = unwrap(schema);
-  if (meta.writeOnly === true) return typeof value === "string" ? "" : value;
-  const key = (k: string) => (options.wire ? camelToSnake(k) : k);
+  if (meta.writeOnly === true) return replace(value, known);
   if (inner instanceof z.ZodObject && isObject(value)) {
     const out: Obj = { ...value };
     for (const [k, sub] of Object.entries(inner.shape as Record<string, z.ZodType>)) {
-      if (key(k) in value) out[key(k)] = blankWriteOnly(sub, value[key(k)], options);
+      const at = isObject(known) ? known[key(k)] : undefined;
+      if (key(k) in value) out[key(k)] = mapWriteOnly(sub, value[key(k)], at, replace, key);
     }
     return out;
   }
   if (inner instanceof z.ZodUnion && isObject(value)) {
     let out: unknown = value;
-    for (const option of inner.options as z.ZodType[]) out = blankWriteOnly(option, out, options);
+    for (const option of inner.options as z.ZodType[]) out = mapWriteOnly(option, out, known, replace, key);
     return out;
   }
-  if (inner instanceof z.ZodArray && Array.isArray(value))
-    return value.map((v) => blankWriteOnly(inner.element as z.ZodType, v, options));
+  if (inner instanceof z.ZodArray && Array.isArray(value)) {
+    const at = (i: number) => (Array.isArray(known) ? known[i] : undefined);
+    return value.map((v, i) => mapWriteOnly(inner.element as z.ZodType, v, at(i), replace, key));
+  }
   return value;
+}
+
+/**
+ * A copy of `value` with every string the schema marks write-only (a secret the service never
+ * returns) replaced by `""`: what a response shows of it.
+ */
+export function blankWriteOnly(schema: z.ZodType, value: unknown, options: WalkOptions = {}): unknown {
+  const key = (k: string) => (options.wire ? camelToSnake(k) : k);
+  return mapWriteOnly(schema, value, undefined, (v) => (typeof v === "string" ? "" : v), key);
 }
 
 /**
@@ -153,23 +171,6 @@ export function blankWriteOnly(schema: z.ZodType, value: unknown, options: WalkO
  * at the same place: a target of another kind restores nothing.
  */
 export function keepWriteOnly(schema: z.ZodType, live: unknown, known: unknown): unknown {
-  const { inner, meta } = unwrap(schema);
-  if (meta.writeOnly === true) return live === "" && typeof known === "string" ? known : live;
-  if (inner instanceof z.ZodObject && isObject(live)) {
-    const out: Obj = { ...live };
-    for (const [k, sub] of Object.entries(inner.shape as Record<string, z.ZodType>)) {
-      if (k in live) out[k] = keepWriteOnly(sub, live[k], isObject(known) ? known[k] : undefined);
-    }
-    return out;
-  }
-  if (inner instanceof z.ZodUnion && isObject(live)) {
-    let out: unknown = live;
-    for (const option of inner.options as z.ZodType[]) out = keepWriteOnly(option, out, known);
-    return out;
-  }
-  if (inner instanceof z.ZodArray && Array.isArray(live))
-    return live.map((v, i) =>
-      keepWriteOnly(inner.element as z.ZodType, v, Array.isArray(known) ? known[i] : undefined),
-    );
-  return live;
+  const restore = (v: unknown, k: unknown) => (v === "" && typeof k === "string" ? k : v);
+  return mapWriteOnly(schema, live, known, restore, (k) => k);
 }

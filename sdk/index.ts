@@ -18,15 +18,7 @@ export * from "../contract/eventDestination";
 export { ErrorBody, ERROR_CODES, type ErrorCode } from "../contract/errors";
 export { Id, idPattern, Ref, Timestamp, type FieldMeta } from "../contract/common";
 export * from "./errors";
-export {
-  validateAbuseReportCreate,
-  validateEventDestinationCreate,
-  validateEventDestinationUpdate,
-  validateEventSubscriptionCreate,
-  validateEventSubscriptionUpdate,
-  validateId,
-  validateListParams,
-} from "./validation";
+export * from "./validation";
 export {
   DEFAULT_RETRY_POLICY,
   backoffDelay,

@@ -24,15 +24,7 @@ import {
   type EventSubscriptionUpdate,
 } from "../contract";
 import type { CreateOptions, RequestOptions, Transport } from "./transport";
-import {
-  validateAbuseReportCreate,
-  validateEventDestinationCreate,
-  validateEventDestinationUpdate,
-  validateEventSubscriptionCreate,
-  validateEventSubscriptionUpdate,
-  validateId,
-  validateListParams,
-} from "./validation";
+import * as validation from "./validation";
 
 /** Parameters of `list` and `pages`. */
 export interface ListParams {
@@ -134,7 +126,7 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
 
   /** Path of one resource, after checking the ID's prefix. */
   protected itemPath(id: string): string {
-    assertValid(validateId(id, this.spec.prefix));
+    assertValid(validation.validateId(id, this.spec.prefix));
     return `${this.spec.path}/${encodeURIComponent(id)}`;
   }
 }
@@ -170,7 +162,7 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
    * @throws ValidationError at once when `limit` is not an integer in 1..100.
    */
   pages(params?: ListParams, options?: RequestOptions): AsyncIterable<Page<z.infer<T>>> {
-    assertValid(validateListParams(params));
+    assertValid(validation.validateListParams(params));
     const first = params?.limit === undefined ? this.spec.path : `${this.spec.path}?limit=${params.limit}`;
     const { transport, spec } = this;
     return {
@@ -236,7 +228,7 @@ export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate
         path: "/abuse_reports",
         prefix: ID_PREFIX.abuseReport,
         schema: AbuseReport,
-        validateCreate: validateAbuseReportCreate,
+        validateCreate: validation.validateAbuseReportCreate,
       },
       idempotency,
     );
@@ -260,12 +252,12 @@ export class EventSubscriptions extends Collection<
         path: "/event_subscriptions",
         prefix: ID_PREFIX.eventSubscription,
         schema: EventSubscription,
-        validateCreate: validateEventSubscriptionCreate,
+        validateCreate: validation.validateEventSubscriptionCreate,
         pageSchema: EventSubscriptionList.transform((l) => ({
           items: l.eventSubscriptions,
           nextPageUri: l.nextPageUri,
         })),
-        validateUpdate: validateEventSubscriptionUpdate,
+        validateUpdate: validation.validateEventSubscriptionUpdate,
       },
       idempotency,
     );
@@ -290,12 +282,12 @@ export class EventDestinations extends Collection<
         path: "/event_destinations",
         prefix: ID_PREFIX.eventDestination,
         schema: EventDestination,
-        validateCreate: validateEventDestinationCreate,
+        validateCreate: validation.validateEventDestinationCreate,
         pageSchema: EventDestinationList.transform((l) => ({
           items: l.eventDestinations,
           nextPageUri: l.nextPageUri,
         })),
-        validateUpdate: validateEventDestinationUpdate,
+        validateUpdate: validation.validateEventDestinationUpdate,
       },
       idempotency,
     );

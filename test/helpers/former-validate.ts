@@ -98,33 +98,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/**
- * Parses a raw request body (as read by the app's catch-all content-type parser) into a JSON
- * object.
- *
- * @throws ServiceError 213 when the body is missing, is not valid JSON, or is JSON but not an
- * object (an array, a string, `null`, …).
- */
-export function parseJsonObject(raw: unknown): Record<string, unknown> {
-  if (raw === undefined || raw === null || raw === "") {
-    throw new ServiceError(213, "request body is empty; expected a JSON object");
-  }
-  let value: unknown;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch (e) {
-      throw new ServiceError(213, `request body is not valid JSON: ${(e as Error).message}`);
-    }
-  } else {
-    value = raw;
-  }
-  if (!isPlainObject(value)) {
-    const got = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
-    throw new ServiceError(213, `request body must be a JSON object, got ${got}`);
-  }
-  return value;
-}
+export { parseJsonObject } from "../../emulator/body";
 
 function childPath(parent: string, key: string): string {
   return parent === "" ? key : `${parent}.${key}`;
