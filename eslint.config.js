@@ -4,7 +4,17 @@ const tseslint = require("typescript-eslint");
 const prettier = require("eslint-config-prettier");
 
 module.exports = tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", ".pulumi-state/**", ".emulator/**", ".demo/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "packages/*/dist/**",
+      "node_modules/**",
+      "coverage/**",
+      ".pulumi-state/**",
+      ".emulator/**",
+      ".demo/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

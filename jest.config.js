@@ -6,7 +6,17 @@ module.exports = {
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
   },
-  modulePathIgnorePatterns: ["<rootDir>/dist/", "<rootDir>/.pulumi-state/", "<rootDir>/.emulator/"],
+  // Tests run the packages' sources, as the type check does (tsconfig.json "paths").
+  moduleNameMapper: {
+    "^service-contract$": "<rootDir>/packages/contract/index.ts",
+    "^service-emulator$": "<rootDir>/packages/emulator/index.ts",
+  },
+  modulePathIgnorePatterns: [
+    "<rootDir>/dist/",
+    "<rootDir>/packages/[^/]+/dist/",
+    "<rootDir>/.pulumi-state/",
+    "<rootDir>/.emulator/",
+  ],
   testTimeout: 60000,
   maxWorkers: 2,
   reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],

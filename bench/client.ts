@@ -133,11 +133,10 @@ async function startService(): Promise<{
 }> {
   const apiKey = "bench-client-key";
   const cli = [
-    path.resolve(__dirname, "../emulator/cli.js"),
-    path.resolve(__dirname, "../dist/emulator/cli.js"),
+    path.join(path.dirname(require.resolve("service-emulator/package.json")), "dist", "cli.js"),
   ].find(existsSync);
   if (cli === undefined) {
-    const { startEmulator } = await import("../emulator");
+    const { startEmulator } = await import("service-emulator");
     const emu = await startEmulator({ apiKeys: [apiKey] });
     return { baseUrl: emu.url, apiKey, where: "in process", stop: () => emu.close() };
   }

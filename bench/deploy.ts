@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 import type { Stack } from "@pulumi/pulumi/automation";
-import { startEmulator } from "../emulator";
+import { startEmulator } from "service-emulator";
 import { fixture, timed, type Engine } from "./engine";
 import { linearFit, summarize, type LinearFit, type Summary } from "./stats";
 

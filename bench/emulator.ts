@@ -1,6 +1,6 @@
 /**
  * Throughput of the emulator: autocannon against
- * the compiled command line (`dist/emulator/cli.js`) on a file-backed store, in its own process
+ * the compiled command line (`packages/emulator/dist/cli.js`) on a file-backed store, in its own process
  * so that the load generator does not share the server's event loop.
  *
  * - As a script, after `npm run build`: `node dist/bench/emulator.js [--connections 32]
@@ -40,12 +40,8 @@ type Autocannon = (opts: {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require("autocannon") as Autocannon;
 
-/** The compiled command line of the emulator. */
-const CLI = (() => {
-  // dist/bench/emulator.js → dist/emulator/cli.js; bench/emulator.ts (jest) → dist/emulator/cli.js.
-  const compiled = path.resolve(__dirname, "../emulator/cli.js");
-  return existsSync(compiled) ? compiled : path.resolve(__dirname, "../dist/emulator/cli.js");
-})();
+/** The compiled command line of the emulator (the `service-emulator` package's bin). */
+const CLI = path.join(path.dirname(require.resolve("service-emulator/package.json")), "dist", "cli.js");
 
 /** An emulator running as a child process with a file-backed (WAL) store of its own. */
 export interface EmulatorProcess {
@@ -58,7 +54,7 @@ export interface EmulatorProcess {
 }
 
 /**
- * Starts `node dist/emulator/cli.js --port 0 --data <tmp>/data.db --api-key <key>` and waits
+ * Starts `node packages/emulator/dist/cli.js --port 0 --data <tmp>/data.db --api-key <key>` and waits
  * for its first line.
  * @throws Error when the CLI is not built or exits before printing its address.
  */

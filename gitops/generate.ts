@@ -24,9 +24,9 @@
  * @packageDocumentation
  */
 import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../sdk";
-import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "../contract/limits";
-import { EventDestinationCreate, OPTIONAL_STRINGS, SECRET_PATHS } from "../contract/eventDestination";
-import { writableFields } from "../contract/fields";
+import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "service-contract";
+import { EventDestinationCreate, OPTIONAL_STRINGS, SECRET_PATHS } from "service-contract";
+import { writableFields } from "service-contract";
 
 /**
  * A TypeScript string literal of `text` that means exactly `text`: JSON's escapes plus U+2028

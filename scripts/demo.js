@@ -3,7 +3,7 @@
 // Pulumi.yaml) to stack `dev` against a local emulator, with Pulumi's own progress output.
 //
 // - the engine: scripts/ensure-pulumi.js (run by `predemo`);
-// - the emulator: dist/emulator/cli.js on 127.0.0.1:$DEMO_PORT (default 8787), data in
+// - the emulator: packages/emulator/dist/cli.js on 127.0.0.1:$DEMO_PORT (default 8787), data in
 //   .demo/emulator.db, so a second run finds what the first created (and `up` reports no changes);
 // - the API key: $SERVICE_API_KEY, else a random one made on the first run and kept in
 //   .demo/api-key (an ignored folder, never committed);
@@ -43,7 +43,7 @@ function startEmulator(key) {
   const child = spawn(
     process.execPath,
     [
-      path.join(REPO_ROOT, "dist", "emulator", "cli.js"),
+      path.join(REPO_ROOT, "packages", "emulator", "dist", "cli.js"),
       "--port",
       PORT,
       "--host",

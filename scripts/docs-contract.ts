@@ -23,7 +23,7 @@ import {
   SERVICE_VERSION,
   SOURCES_MAX,
   camelToSnake,
-} from "../contract";
+} from "service-contract";
 
 type Json = { [key: string]: unknown };
 

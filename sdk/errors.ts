@@ -28,8 +28,8 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import { keysToCamel } from "../contract/wire";
-import { ErrorBody } from "../contract/errors";
+import { keysToCamel } from "service-contract";
+import { ErrorBody } from "service-contract";
 
 /** One problem found by client-side validation. `message` starts with `field`. */
 export interface ValidationIssue {

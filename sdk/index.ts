@@ -12,11 +12,11 @@ export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client"
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
 export type { CreateOptions, RequestOptions } from "./transport";
 export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
-export * from "../contract/abuseReport";
-export * from "../contract/eventSubscription";
-export * from "../contract/eventDestination";
-export { ErrorBody, ERROR_CODES, type ErrorCode } from "../contract/errors";
-export { Id, idPattern, Ref, Timestamp, type FieldMeta } from "../contract/common";
+export * from "service-contract";
+export * from "service-contract";
+export * from "service-contract";
+export { ErrorBody, ERROR_CODES, type ErrorCode } from "service-contract";
+export { Id, idPattern, Ref, Timestamp, type FieldMeta } from "service-contract";
 export * from "./errors";
 export * from "./validation";
 export {
@@ -27,5 +27,5 @@ export {
   type RetryPolicy,
   type RetryRequest,
 } from "./retry";
-export { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "../contract/wire";
-export * from "../contract/limits";
+export { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "service-contract";
+export * from "service-contract";

@@ -10,7 +10,7 @@
 import type { Idempotency } from "./idempotency";
 import type { z } from "zod";
 import { APIResponseValidationError, ValidationError, type ValidationIssue } from "./errors";
-import { ID_PREFIX } from "../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import {
   AbuseReport,
   type AbuseReportCreate,
@@ -22,7 +22,7 @@ import {
   type EventSubscriptionCreate,
   EventSubscriptionList,
   type EventSubscriptionUpdate,
-} from "../contract";
+} from "service-contract";
 import type { CreateOptions, RequestOptions, Transport } from "./transport";
 import * as validation from "./validation";
 

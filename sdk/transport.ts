@@ -8,7 +8,7 @@
 import type { Idempotency } from "./idempotency";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import { keysToCamel, keysToSnake } from "../contract/wire";
+import { keysToCamel, keysToSnake } from "service-contract";
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -17,7 +17,7 @@ import {
   ValidationError,
   makeAPIError,
 } from "./errors";
-import { MAX_BODY_BYTES, SERVICE_VERSION } from "../contract/limits";
+import { MAX_BODY_BYTES, SERVICE_VERSION } from "service-contract";
 import { type RetryPolicy, withRetries } from "./retry";
 
 /** Per-call options accepted by every resource method. */

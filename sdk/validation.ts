@@ -14,15 +14,15 @@
  */
 import type { z } from "zod";
 import type { ValidationIssue } from "./errors";
-import { ID_PREFIX, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "../contract/limits";
-import { requestIssues } from "../contract/validate";
+import { ID_PREFIX, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
+import { requestIssues } from "service-contract";
 import {
   AbuseReportCreate,
   EventDestinationCreate,
   EventDestinationUpdate,
   EventSubscriptionCreate,
   EventSubscriptionUpdate,
-} from "../contract";
+} from "service-contract";
 
 export type { ValidationIssue } from "./errors";
 

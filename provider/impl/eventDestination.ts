@@ -11,12 +11,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import {
-  DestinationTarget,
-  EventDestinationCreate,
-  type EventDestination,
-} from "../../contract/eventDestination";
-import { blankWriteOnly, complete, keepWriteOnly, writableFields } from "../../contract/fields";
+import { DestinationTarget, EventDestinationCreate, type EventDestination } from "service-contract";
+import { blankWriteOnly, complete, keepWriteOnly, writableFields } from "service-contract";
 import { checkEventDestinationInputs } from "../validation";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";

@@ -2,7 +2,7 @@
  * What consumers read from the contract's field metadata: the write-only secrets and the
  * optional strings of each target kind.
  */
-import { DESTINATION_TARGET_KINDS, OPTIONAL_STRINGS, SECRET_PATHS } from "../../contract";
+import { DESTINATION_TARGET_KINDS, OPTIONAL_STRINGS, SECRET_PATHS } from "service-contract";
 
 describe("event destination metadata", () => {
   it("names the write-only secret of every target kind", () => {

@@ -12,7 +12,7 @@ import {
   complete,
   keepWriteOnly,
   writableFields,
-} from "../../contract";
+} from "service-contract";
 
 const kinesis = (secret: string) => ({
   kinesis: { auth: { creds: { awsAccessKeyId: "AK", awsSecretAccessKey: secret } }, streamArn: "arn:k" },

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { buildOpenApiDocument } from "../../contract";
+import { buildOpenApiDocument } from "service-contract";
 import { serviceReference } from "../../scripts/docs-contract";
 import { apiRequest, rawRequest, startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { openApiBackend, OPENAPI_PATH, responseViolations } from "../helpers/openapi";

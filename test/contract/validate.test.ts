@@ -14,8 +14,8 @@ import {
   FaultConfig,
   Review,
   validateRequest,
-} from "../../contract";
-import { ServiceError } from "../../emulator/errors";
+} from "service-contract";
+import { ServiceError } from "../../packages/emulator/errors";
 import * as former from "../helpers/former-validate";
 
 const TARGETS = [

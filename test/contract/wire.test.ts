@@ -1,6 +1,6 @@
 /** The one key-case mapping between TypeScript (camelCase) and the wire (snake_case). */
 import fc from "fast-check";
-import { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "../../contract/wire";
+import { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "service-contract";
 
 const WIRE_FIELDS: [string, string][] = [
   ["id", "id"],

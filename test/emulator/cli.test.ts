@@ -1,5 +1,5 @@
 /**
- * The command line (`dist/emulator/cli.js`, built by `npm run build`): its one line of JSON,
+ * The command line (`packages/emulator/dist/cli.js`, built by `npm run build`): its one line of JSON,
  * keys from flags and the environment, clean stops on SIGTERM/SIGINT, and persistence across
  * restarts on the same data file.
  */
@@ -9,7 +9,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
-import { main } from "../../emulator/cli";
+import { main } from "../../packages/emulator/cli";
 import { capture } from "../helpers/cli";
 
 let dir: string;

@@ -1,7 +1,13 @@
 /**
  * Parsing of durations, rate limits and fault specs, and seeded fault draws (emulator/faults.ts).
  */
-import { drawFault, parseDuration, parseFaults, parseRateLimit, seededRandom } from "../../emulator/faults";
+import {
+  drawFault,
+  parseDuration,
+  parseFaults,
+  parseRateLimit,
+  seededRandom,
+} from "../../packages/emulator/faults";
 
 describe("parseDuration and parseRateLimit", () => {
   it.each([

@@ -2,7 +2,7 @@
  * IDs of the emulator (emulator/ids.ts): prefix + 27 base62 characters in creation order, RFC 3339 times.
  */
 import fc from "fast-check";
-import { KsuidGenerator, rfc3339 } from "../../emulator/ids";
+import { KsuidGenerator, rfc3339 } from "../../packages/emulator/ids";
 
 describe("KSUID-like IDs", () => {
   it("are the prefix and 27 base62 characters, with the creation second inside", () => {

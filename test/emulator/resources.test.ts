@@ -295,7 +295,7 @@ describe("event subscriptions", () => {
   });
 
   it("accepts every event type of the catalogue", async () => {
-    const { EVENT_TYPES } = await import("../../contract/limits");
+    const { EVENT_TYPES } = await import("service-contract");
     expect(EVENT_TYPES).toHaveLength(55);
     for (let i = 0; i < EVENT_TYPES.length; i += 10) {
       const sources = EVENT_TYPES.slice(i, i + 10).map((type) => ({ type }));

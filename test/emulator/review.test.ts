@@ -2,9 +2,9 @@
  * Abuse report review: the operator endpoint, the status rule of docs/service-api.md § Abuse reports, the
  * admin key, and the automatic review after a delay.
  */
-import { autoReviewStatus, reportStatus } from "../../emulator/review";
-import { createApp } from "../../emulator/app";
-import { openStore } from "../../emulator/store";
+import { autoReviewStatus, reportStatus } from "../../packages/emulator/review";
+import { createApp } from "../../packages/emulator/app";
+import { openStore } from "../../packages/emulator/store";
 import { apiRequest, rawRequest, review, startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { absentId, expectError } from "../helpers/emulator-fixtures";
 import { attachResponseValidation } from "../helpers/openapi";

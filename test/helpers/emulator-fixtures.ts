@@ -1,10 +1,10 @@
 /**
  * Shared inputs and assertions of the emulator tests.
  */
-import type { Wire } from "../../contract/fields";
-import type { EventDestinationCreate } from "../../contract/eventDestination";
-import { destinationFields, type DestinationFields } from "../../emulator/resources";
-import type { RawResponse } from "../helpers/emulator";
+import type { Wire } from "service-contract";
+import type { EventDestinationCreate } from "service-contract";
+import { destinationFields, type DestinationFields } from "../../packages/emulator/resources";
+import type { RawResponse } from "./emulator";
 
 /** `prefix` + 27 base62 characters. */
 export const idPattern = (prefix: string) => new RegExp(`^${prefix}[0-9A-Za-z]{27}$`);

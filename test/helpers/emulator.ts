@@ -2,7 +2,7 @@
  * Test helpers around the emulator, shared by every test suite (emulator, HTTP client, provider).
  *
  * - {@link startEmulator}: in-process emulator on a free port (`:memory:` store by default).
- * - {@link spawnEmulator}: the compiled command line (`dist/emulator/cli.js`, built by
+ * - {@link spawnEmulator}: the compiled command line (`packages/emulator/dist/cli.js`, built by
  *   `npm run build`) as a child process.
  * - {@link rawRequest} / {@link apiRequest}: plain `node:http` requests with full control over
  *   headers and bodies (bodies on GET, no Content-Type, malformed JSON, …), one connection each.
@@ -13,16 +13,16 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import type { FaultConfig, RequestLogEntry } from "../../emulator";
+import type { FaultConfig, RequestLogEntry } from "../../packages/emulator";
 
 import {
   startEmulator as startEmulatorApp,
   type RunningEmulator,
   type StartEmulatorOptions,
-} from "../../emulator";
+} from "../../packages/emulator";
 import { attachResponseValidation } from "./openapi";
 
-export type { RunningEmulator, StartEmulatorOptions } from "../../emulator";
+export type { RunningEmulator, StartEmulatorOptions } from "../../packages/emulator";
 
 /**
  * The emulator in process (see `startEmulator` of `emulator/`), with every response it sends
@@ -37,10 +37,10 @@ export function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningE
     },
   });
 }
-export type { FaultConfig, RequestLogEntry } from "../../emulator";
+export type { FaultConfig, RequestLogEntry } from "../../packages/emulator";
 
 /** Absolute path of the compiled command line. */
-export const CLI_PATH = path.resolve(__dirname, "../../dist/emulator/cli.js");
+export const CLI_PATH = path.resolve(__dirname, "../../packages/emulator/dist/cli.js");
 
 /** A response read in full. */
 export interface RawResponse {
@@ -226,7 +226,7 @@ export interface SpawnedEmulator {
 }
 
 /**
- * Runs `node dist/emulator/cli.js ...args` (build first with `npm run build`), waits for its one
+ * Runs `node packages/emulator/dist/cli.js ...args` (build first with `npm run build`), waits for its one
  * line of JSON on stdout, and returns it with the child process.
  *
  * @param env - added to the current environment.

@@ -33,8 +33,8 @@ import {
   SOURCES_MAX,
   SOURCES_MIN,
   utf8Bytes,
-} from "../../contract/limits";
-import { ServiceError } from "../../emulator/errors";
+} from "service-contract";
+import { ServiceError } from "../../packages/emulator/errors";
 
 /** A string field. Lengths in characters are Unicode code points; lengths in bytes are UTF-8. */
 export interface StringSchema {
@@ -98,7 +98,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-export { parseJsonObject } from "../../emulator/body";
+export { parseJsonObject } from "../../packages/emulator/body";
 
 function childPath(parent: string, key: string): string {
   return parent === "" ? key : `${parent}.${key}`;

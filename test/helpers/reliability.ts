@@ -7,8 +7,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { RequestLogEntry, RunningEmulator } from "../helpers/emulator";
-import { engineEnv, freshBackend } from "../helpers/pulumi";
+import type { RequestLogEntry, RunningEmulator } from "./emulator";
+import { engineEnv, freshBackend } from "./pulumi";
 import { TYPE_TOKENS, type ExportedStack } from "../../gitops/recovery";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 

@@ -4,7 +4,7 @@
  * type-check (`npm run typecheck`, part of `npm test`) when they drift apart.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { AbuseReportCreate, EventDestinationCreate, EventSubscriptionCreate } from "../../contract";
+import type { AbuseReportCreate, EventDestinationCreate, EventSubscriptionCreate } from "service-contract";
 import type { AbuseReportArgs, EventDestinationArgs, EventSubscriptionArgs } from "../../provider";
 
 type Primitive = string | number | boolean;

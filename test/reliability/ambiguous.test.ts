@@ -19,8 +19,8 @@
  * `createOnce` itself is also tested against scripted outcomes.
  */
 import { APIConnectionError, makeAPIError } from "../../sdk";
-import { drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "../../emulator/faults";
-import type { RequestLogEntry } from "../../emulator";
+import { drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "../../packages/emulator/faults";
+import type { RequestLogEntry } from "../../packages/emulator";
 import { apiRequest, setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
 import * as runtime from "../../provider/impl/runtime";
 import * as subscriptions from "../../provider/impl/eventSubscription";

@@ -21,7 +21,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { seededRandom } from "../../emulator/faults";
+import { seededRandom } from "../../packages/emulator/faults";
 import { spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 
 const LONG = process.env.RELIABILITY_LONG === "1";

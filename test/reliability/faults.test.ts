@@ -18,7 +18,7 @@
  *
  * The short variant (always on) runs four seeds; `RELIABILITY_LONG=1` runs thirteen.
  */
-import type { FaultConfig } from "../../emulator";
+import type { FaultConfig } from "../../packages/emulator";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import {
   createStack,

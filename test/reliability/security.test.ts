@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ServiceClient } from "../../sdk";
-import { MAX_BODY_BYTES } from "../../contract/limits";
+import { MAX_BODY_BYTES } from "service-contract";
 import {
   apiRequest,
   getRequestLog,

@@ -4,8 +4,8 @@
  * route needs the admin key, and answers 404 when no admin key is configured. A request that
  * fails never changes the faults, a review or the request log.
  */
-import { createApp } from "../../../emulator/app";
-import { openStore, type Store } from "../../../emulator/store";
+import { createApp } from "../../../packages/emulator/app";
+import { openStore, type Store } from "../../../packages/emulator/store";
 import { apiRequest, rawRequest, type RawResponse } from "../../helpers/emulator";
 import { attachResponseValidation } from "../../helpers/openapi";
 

@@ -2,7 +2,7 @@
  * The request log is bounded by count and by bytes, keeps long paths cut short, and is read in
  * pages through `GET /_operator/requests`.
  */
-import { REQUEST_LOG_PAGE_MAX } from "../../../emulator/app";
+import { REQUEST_LOG_PAGE_MAX } from "../../../packages/emulator/app";
 import {
   openStore,
   REQUEST_LOG_ENTRY_OVERHEAD_BYTES,
@@ -10,7 +10,7 @@ import {
   REQUEST_LOG_MAX_ENTRIES,
   REQUEST_LOG_MAX_PATH_CHARS,
   type Store,
-} from "../../../emulator/store";
+} from "../../../packages/emulator/store";
 import { getRequestLog, rawRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { expectError } from "../../helpers/emulator-fixtures";
 

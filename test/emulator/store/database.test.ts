@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ServiceError } from "../../../emulator/errors";
-import { openStore } from "../../../emulator/store";
+import { ServiceError } from "../../../packages/emulator/errors";
+import { openStore } from "../../../packages/emulator/store";
 import { storedDestination } from "../../helpers/emulator-fixtures";
 
 describe("store", () => {

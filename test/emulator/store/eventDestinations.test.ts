@@ -6,9 +6,9 @@ import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { EventDestinationCreate } from "../../../contract/eventDestination";
-import { writableFields } from "../../../contract/fields";
-import { openStore } from "../../../emulator/store";
+import { EventDestinationCreate } from "service-contract";
+import { writableFields } from "service-contract";
+import { openStore } from "../../../packages/emulator/store";
 import { storedDestination } from "../../helpers/emulator-fixtures";
 
 const datadog = { datadog: { api_key: "k", ddtags: "t", service: "", ddsite: "" } };

@@ -3,7 +3,7 @@
  * from the API's answer with the program's secrets kept, the inputs a refresh returns, `diff`,
  * and the match that finds the destination an ambiguous create made.
  */
-import type { EventDestination } from "../../../contract";
+import type { EventDestination } from "service-contract";
 import {
   diff,
   hasWriteOnlySecret,

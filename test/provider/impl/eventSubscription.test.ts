@@ -3,7 +3,7 @@
  * the inputs a refresh returns, `diff` (order of lists ignored) and the match that finds the
  * subscription an ambiguous create made (order kept: it is what the create sent).
  */
-import type { EventSubscription } from "../../../contract";
+import type { EventSubscription } from "service-contract";
 import {
   diff,
   matchesInputs,

@@ -6,13 +6,13 @@
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
-import { ID_PREFIX } from "../../contract/limits";
-import { buildOpenApiDocument } from "../../contract/openapi";
+import { ID_PREFIX } from "service-contract";
+import { buildOpenApiDocument } from "service-contract";
 import { OPERATOR_PREFIX, type RouteInfo, type WithContext } from "../context";
 import { ServiceError } from "../errors";
 import type { FaultConfig } from "../faults";
 import { renderAbuseReport } from "../resources";
-import { FaultConfig as FaultConfigSchema, Review } from "../../contract/operator";
+import { FaultConfig as FaultConfigSchema, Review } from "service-contract";
 import { parseJsonObject, validateBody, type ReviewInput } from "../body";
 import { pathId, route } from "./common";
 

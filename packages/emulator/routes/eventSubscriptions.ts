@@ -5,12 +5,12 @@
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import type { WithContext } from "../context";
 import { ServiceError } from "../errors";
 import { create } from "../plugins/idempotency";
 import { renderSubscription } from "../resources";
-import { EventSubscriptionCreate, EventSubscriptionUpdate } from "../../contract/eventSubscription";
+import { EventSubscriptionCreate, EventSubscriptionUpdate } from "service-contract";
 import {
   parseJsonObject,
   validateBody,

@@ -14,7 +14,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { SERVICE_VERSION } from "../../contract/limits";
+import { SERVICE_VERSION } from "service-contract";
 import {
   isOperatorRoute,
   matchedRoute,

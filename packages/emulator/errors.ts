@@ -9,7 +9,7 @@
  * @packageDocumentation
  */
 
-import { ERROR_STATUS, type ErrorCode } from "../contract/errors";
+import { ERROR_STATUS, type ErrorCode } from "service-contract";
 
 export { ERROR_STATUS, type ErrorCode };
 

@@ -6,13 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import {
-  EVENT_TYPES,
-  isEventType,
-  isWellFormedId,
-  PAGE_LIMIT_MAX,
-  PAGE_LIMIT_MIN,
-} from "../../contract/limits";
+import { EVENT_TYPES, isEventType, isWellFormedId, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
 import { routeNotFound, type App, type EmulatorContext, type RouteInfo, type WithContext } from "../context";
 import { ServiceError } from "../errors";
 

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
 import type { AbuseReportRecord, StoredHostname } from "../resources";
 import { autoReviewStatus } from "../review";

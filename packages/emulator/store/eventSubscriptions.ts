@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
 import type { SubscriptionRecord } from "../resources";
 import { ownedRows, type StoreBase } from "./database";

@@ -6,12 +6,12 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import type { AbuseReportCreate } from "../contract/abuseReport";
-import type { EventDestinationCreate, EventDestinationUpdate } from "../contract/eventDestination";
-import type { EventSubscriptionCreate, EventSubscriptionUpdate } from "../contract/eventSubscription";
-import type { Wire } from "../contract/fields";
-import type { Review } from "../contract/operator";
-import { validateRequest } from "../contract/validate";
+import type { AbuseReportCreate } from "service-contract";
+import type { EventDestinationCreate, EventDestinationUpdate } from "service-contract";
+import type { EventSubscriptionCreate, EventSubscriptionUpdate } from "service-contract";
+import type { Wire } from "service-contract";
+import type { Review } from "service-contract";
+import { validateRequest } from "service-contract";
 import { ServiceError } from "./errors";
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -33,7 +33,7 @@
  * @packageDocumentation
  */
 import Fastify from "fastify";
-import { ID_PREFIX, MAX_BODY_BYTES } from "../contract/limits";
+import { ID_PREFIX, MAX_BODY_BYTES } from "service-contract";
 import {
   createContext,
   routeNotFound,

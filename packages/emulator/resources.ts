@@ -4,12 +4,8 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import {
-  EventDestination,
-  EventDestinationCreate,
-  type EventDestinationUpdate,
-} from "../contract/eventDestination";
-import { blankWriteOnly, complete, writableFields, type Wire } from "../contract/fields";
+import { EventDestination, EventDestinationCreate, type EventDestinationUpdate } from "service-contract";
+import { blankWriteOnly, complete, writableFields, type Wire } from "service-contract";
 import type { HostnameStatus, ReportStatus } from "./review";
 import { reportStatus } from "./review";
 

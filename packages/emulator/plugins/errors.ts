@@ -10,7 +10,7 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import { routeNotFound, type EmulatorContext, type WithContext } from "../context";
 import { errorBody, ServiceError, toServiceError } from "../errors";
 

@@ -5,12 +5,12 @@
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import type { WithContext } from "../context";
 import { ServiceError } from "../errors";
 import { create } from "../plugins/idempotency";
 import { destinationFields, renderDestination, type DestinationFields } from "../resources";
-import { EventDestinationCreate, EventDestinationUpdate } from "../../contract/eventDestination";
+import { EventDestinationCreate, EventDestinationUpdate } from "service-contract";
 import {
   parseJsonObject,
   validateBody,

@@ -17,7 +17,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
 import { KsuidGenerator, rfc3339 } from "../ids";
 import type { Page, PageQuery } from "./types";

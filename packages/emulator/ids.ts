@@ -16,7 +16,7 @@
  * @packageDocumentation
  */
 import { randomBytes } from "node:crypto";
-import { ID_BODY_LENGTH } from "../contract/limits";
+import { ID_BODY_LENGTH } from "service-contract";
 
 /** Start of KSUID time, in seconds since the Unix epoch (2014-05-13T16:53:20Z). */
 export const KSUID_EPOCH_SECONDS = 1_400_000_000;

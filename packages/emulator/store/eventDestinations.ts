@@ -5,10 +5,10 @@
  *
  * @packageDocumentation
  */
-import { ID_PREFIX } from "../../contract/limits";
+import { ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
-import { EventDestinationCreate } from "../../contract/eventDestination";
-import { writableFields } from "../../contract/fields";
+import { EventDestinationCreate } from "service-contract";
+import { writableFields } from "service-contract";
 import type { DestinationFields, DestinationRecord } from "../resources";
 import { notFound, ownedRows, type StoreBase } from "./database";
 import type { Store } from "./types";
