@@ -1,0 +1,54 @@
+/**
+ * The examples users copy, each run by the one command its README gives (the scripts
+ * `npm run example:multi-env` and `npm run example:testing` call these after building), with
+ * the project's Pulumi CLI on PATH as a user's machine has one.
+ */
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { pulumiEnv } from "../../scripts/pulumi-env";
+import { requirePulumi } from "../helpers/pulumi";
+
+const REPO = path.resolve(__dirname, "../..");
+
+function npmWorkspace(script: string, workspace: string) {
+  const r = spawnSync("npm", [script, "--workspace", workspace], {
+    cwd: REPO,
+    env: pulumiEnv(requirePulumi(), process.env),
+    encoding: "utf8",
+    timeout: 600_000,
+  });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+describe("examples", () => {
+  it("multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations", () => {
+    const r = npmWorkspace("start", "example-multi-env");
+    if (r.status !== 0) throw new Error(r.out);
+    const line = r.out.split("\n").find((l) => l.startsWith("summary: "));
+    expect(JSON.parse(line!.slice("summary: ".length))).toEqual({
+      dev: {
+        destinations: ["audit (dev): kinesis"],
+        changes: ["ip_policy_created.v0", "ip_policy_updated.v0"],
+        alertsGoTo: "the same destinations",
+      },
+      prod: {
+        destinations: ["audit (prod): kinesis", "logs (prod): cloudwatchLogs"],
+        changes: [
+          "ip_policy_created.v0",
+          "ip_policy_updated.v0",
+          "ip_policy_deleted.v0",
+          "domain_created.v0",
+          "domain_deleted.v0",
+        ],
+        alertsGoTo: "the same destinations",
+      },
+    });
+    expect(r.out).toMatch(/left on the service after destroy: 0/);
+  }, 600_000);
+
+  it("testing: the example's own jest test deploys, checks and destroys its program", () => {
+    const r = npmWorkspace("test", "example-testing");
+    if (r.status !== 0) throw new Error(r.out);
+    expect(r.out).toMatch(/Tests:\s+3 passed, 3 total/);
+  }, 600_000);
+});
