@@ -8,6 +8,7 @@ module.exports = tseslint.config(
     ignores: [
       "dist/**",
       "packages/*/dist/**",
+      "docs/api/**",
       "node_modules/**",
       "coverage/**",
       ".pulumi-state/**",

@@ -52,6 +52,8 @@ export class AbuseReport extends pulumi.dynamic.Resource {
   declare public readonly createdAt: pulumi.Output<string>;
 
   /**
+   * Declares the abuse report; `pulumi up` creates or updates it to match `args`.
+   *
    * @param name Pulumi resource name (unique in the stack).
    * @param args Inputs, checked before anything is sent (failures name the property).
    * @param opts Resource options.

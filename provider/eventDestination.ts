@@ -104,6 +104,8 @@ export class EventDestination extends pulumi.dynamic.Resource {
   declare public readonly createdAt: pulumi.Output<string>;
 
   /**
+   * Declares the event destination; `pulumi up` creates or updates it to match `args`.
+   *
    * @param name Pulumi resource name (unique in the stack).
    * @param args Inputs, checked before anything is sent (failures name the property).
    * @param opts Resource options; `target` is always added to `additionalSecretOutputs`.

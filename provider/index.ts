@@ -5,7 +5,7 @@
  * Pulumi program does not load the HTTP client it never uses (the providers load it in their
  * own process).
  *
- * @packageDocumentation
+ * @module pulumi-service
  */
 export { EventSubscription, type EventSubscriptionArgs } from "./eventSubscription";
 export {

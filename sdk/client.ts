@@ -117,6 +117,12 @@ export class ServiceClient {
   readonly #ownedAgent: Agent | undefined;
   #closing: Promise<void> | undefined;
 
+  /**
+   * @param options - API key, base URL, retries, timeouts, idempotency keys (see
+   *   {@link ServiceClientOptions}); the key and URL default to `SERVICE_API_KEY` and
+   *   `SERVICE_BASE_URL`.
+   * @throws ServiceError when the API key or the base URL is missing or malformed.
+   */
   constructor(options: ServiceClientOptions = {}) {
     this.idempotency = new Idempotency(options.idempotencyKeys ?? false);
     const apiKey = options.apiKey ?? process.env.SERVICE_API_KEY;

@@ -94,6 +94,11 @@ export class APIError extends ServiceError {
    */
   maybeApplied = false;
 
+  /**
+   * Built by {@link makeAPIError} from a response: `init` (status, method, path, headers'
+   * operation ID) and `parsed` (the error body's `error_code`, `msg`, `operation_id`, and the
+   * body itself). The message reads `POST /path failed with 400 ERR_…: msg (operation op_…)`.
+   */
   constructor(
     init: APIErrorInit,
     parsed: { errorCode?: string; msg?: string; operationId?: string; body: unknown },
@@ -177,6 +182,12 @@ export class APIConnectionError extends ServiceError {
    */
   maybeApplied = false;
 
+  /**
+   * Built by the transport when no HTTP response came back.
+   * @param message - what failed, e.g. `POST /event_destinations: connection reset`.
+   * @param opts - `request` (method and path), `requestNotSent` (nothing reached the network),
+   *   `cause` (the underlying error).
+   */
   constructor(message: string, opts: { request: string; requestNotSent?: boolean; cause?: unknown }) {
     super(message, { cause: opts.cause });
     this.request = opts.request;
@@ -204,6 +215,11 @@ export class APIResponseValidationError extends ServiceError {
   /** The body that failed (parsed JSON in camelCase form, or raw text). */
   readonly body: unknown;
 
+  /**
+   * Built by a resource method when a response body does not match the contract.
+   * @param message - what did not match, e.g. `GET /event_destinations/ed_…: unexpected body`.
+   * @param opts - the response's `status`, `operationId`, the `zodError` and the `body`.
+   */
   constructor(
     message: string,
     opts: { status: number; operationId?: string; zodError?: z.ZodError; body: unknown },
@@ -225,6 +241,10 @@ export class ValidationError extends ServiceError {
   /** Every problem found, in input order. */
   readonly issues: ValidationIssue[];
 
+  /**
+   * Built by a resource method before sending, from the validation issues.
+   * @param issues - every problem found; the message joins their messages with `; `.
+   */
   constructor(issues: ValidationIssue[]) {
     super(`Invalid input: ${issues.map((i) => i.message).join("; ")}`);
     this.issues = issues;

@@ -16,7 +16,10 @@ export class Idempotency {
   readonly #setting: IdempotencyKeysSetting;
   #honoured: boolean | undefined;
 
-  /** @param setting - the client's `idempotencyKeys` option (default `false`). */
+  /**
+   * One per client.
+   * @param setting - the client's `idempotencyKeys` option (default `false`).
+   */
   constructor(setting: IdempotencyKeysSetting = false) {
     this.#setting = setting;
   }

@@ -6,7 +6,7 @@
  * - error classes (`errors.ts`), validation functions (`validation.ts`), retry policy (`retry.ts`),
  *   key-case mapping (`casing.ts`) and the service's limits (`limits.ts`).
  *
- * @packageDocumentation
+ * @module pulumi-service/sdk
  */
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";

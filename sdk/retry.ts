@@ -96,7 +96,7 @@ export function backoffDelay(retry: number, policy: RetryPolicy, random: () => n
 
 /**
  * Pure decision: the delay in ms before retrying after `error`, or `undefined` when the error
- * must be thrown. Ignores `maxRetries` and the budget (see {@link withRetries}).
+ * must be thrown. Ignores `maxRetries` and the budget (see `withRetries`).
  */
 export function retryDelay(
   error: unknown,

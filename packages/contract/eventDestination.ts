@@ -111,7 +111,7 @@ function writeOnlyPaths(schema: z.ZodType, prefix: string[] = []): string[][] {
   return [];
 }
 
-/** Paths of the write-only secrets inside each target kind (see {@link writeOnlyPaths}). */
+/** Paths of the write-only secrets inside each target kind (read from the schemas' `writeOnly` metadata). */
 export const SECRET_PATHS: Readonly<Record<string, readonly (readonly string[])[]>> = Object.fromEntries(
   Object.entries(TARGET_KINDS).map(([kind, schema]) => [kind, writeOnlyPaths(schema)]),
 );

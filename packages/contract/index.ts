@@ -3,7 +3,7 @@
  * `wire.ts` maps keys to and from the wire's snake_case), the limits, the error codes, and the
  * field metadata consumers read. Imports nothing of this package. Re-exports only.
  *
- * @packageDocumentation
+ * @module service-contract
  */
 export * from "./limits";
 export * from "./wire";

@@ -2,7 +2,7 @@
  * The service emulator: a local implementation of the whole service interface
  * (docs/service-api.md), for tests, the demo and offline use.
  *
- * @packageDocumentation
+ * @module service-emulator
  */
 export { createApp, type CreateAppOptions, type EmulatorApp, type EmulatorControl } from "./app";
 export { openStore, type Store, type RequestLogEntry, type StoreSnapshot } from "./store";
