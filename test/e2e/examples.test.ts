@@ -1,7 +1,8 @@
 /**
  * The examples users copy, each run by the one command its README gives (the scripts
- * `npm run example:multi-env` and `npm run example:testing` call these after building), with
- * the project's Pulumi CLI on PATH as a user's machine has one.
+ * `npm run example:multi-env`, `example:gitops` and `example:testing` call these after building), with
+ * the project's Pulumi CLI on PATH as a user's machine has one. (The quick start is deployed
+ * by test/e2e/consumer.test.ts from the installed packages.)
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
@@ -44,6 +45,19 @@ describe("examples", () => {
       },
     });
     expect(r.out).toMatch(/left on the service after destroy: 0/);
+  }, 600_000);
+
+  it("gitops: the workflow's jobs run locally: preview, up, a clean drift report, then drift (exit 2) after a hand edit", () => {
+    const r = npmWorkspace("start", "example-gitops");
+    if (r.status !== 0) throw new Error(r.out);
+    const line = r.out.split("\n").find((l) => l.startsWith("summary: "));
+    expect(JSON.parse(line!.slice("summary: ".length))).toEqual({
+      preview: 0,
+      up: 0,
+      drift: 0,
+      driftAfterEdit: 2,
+      stepSummaryNamesTheEdit: true,
+    });
   }, 600_000);
 
   it("testing: the example's own jest test deploys, checks and destroys its program", () => {
