@@ -76,7 +76,7 @@ export function serviceReference(): string {
 # The service's API
 
 This is the reference of the service this package manages, as its client, providers and
-emulator implement it. It is generated from the contract (\`contract/\`), the one description of
+emulator implement it. It is generated from the contract (\`packages/contract/\`, the \`service-contract\` package), the one description of
 the service in this repository; the same contract produces the OpenAPI 3.1 document
 [\`openapi.json\`](openapi.json), which the emulator also serves at \`GET /openapi.json\`.
 
