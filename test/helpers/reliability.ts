@@ -35,7 +35,10 @@ export interface CliResult {
 /** One stack of the reliability program in a backend folder of its own. */
 export interface TestStack {
   name: string;
+  /** The backend folder (a `file://` backend), also made when the stack uses another backend. */
   backend: string;
+  /** `PULUMI_BACKEND_URL` of the stack: `file://<backend>` or the URL given to {@link createStack}. */
+  backendUrl: string;
   env: Record<string, string>;
   /** Starts `pulumi <args> --stack <name>` in the program folder; `onStart` gets the child. */
   run(
@@ -58,9 +61,11 @@ export async function createStack(
   name: string,
   emulator: RunningEmulator,
   counts: { destinations: number; subscriptions: number },
+  opts: { backendUrl?: string; config?: Record<string, string> } = {},
 ): Promise<TestStack> {
   const backend = freshBackend(`reliability-${name}`);
-  const env = engineEnv(backend);
+  const backendUrl = opts.backendUrl ?? `file://${backend}`;
+  const env = engineEnv(backend, { PULUMI_BACKEND_URL: backendUrl });
   const run: TestStack["run"] = (args, opts = {}) =>
     new Promise((resolve, reject) => {
       const started = Date.now();
@@ -91,6 +96,7 @@ export async function createStack(
   const stack: TestStack = {
     name,
     backend,
+    backendUrl,
     env,
     run,
     ok,
@@ -99,7 +105,7 @@ export async function createStack(
       return JSON.parse(r.stdout) as ExportedStack;
     },
     dispose() {
-      killEngineProcesses(backend);
+      killEngineProcesses(backendUrl);
       rmSync(path.join(PROGRAM, `Pulumi.${name}.yaml`), { force: true });
       rmSync(backend, { recursive: true, force: true });
     },
@@ -109,6 +115,7 @@ export async function createStack(
   await ok(["config", "set", "--secret", "service:apiKey", emulator.apiKeys[0]]);
   await ok(["config", "set", "destinations", String(counts.destinations)]);
   await ok(["config", "set", "subscriptions", String(counts.subscriptions)]);
+  for (const [key, value] of Object.entries(opts.config ?? {})) await ok(["config", "set", key, value]);
   return stack;
 }
 
@@ -127,12 +134,12 @@ export function runNode(script: string, args: string[], env: Record<string, stri
 }
 
 /**
- * Kills (SIGKILL, by PID) every process whose environment names this backend folder: the
- * engine and the plugins it started (language host, program, provider), which outlive a killed
- * CLI. Returns the PIDs killed.
+ * Kills (SIGKILL, by PID) every process whose environment names this backend (a folder of a
+ * `file://` backend, or a backend URL): the engine and the plugins it started (language host,
+ * program, provider), which outlive a killed CLI. Returns the PIDs killed.
  */
 export function killEngineProcesses(backend: string): number[] {
-  const marker = `PULUMI_BACKEND_URL=file://${backend}\0`;
+  const marker = `PULUMI_BACKEND_URL=${/^[a-z]+:\/\//.test(backend) ? backend : `file://${backend}`}\0`;
   const killed: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
