@@ -3,14 +3,16 @@
  * `service-drift`: the GitOps command line of this package.
  *
  * ```text
- * service-drift --stack dev [--cwd DIR] [--json]     drift report of a stack
+ * service-drift --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
+ *                                                    drift report of a stack
  * service-drift generate [--base-url URL]            program adopting every resource of the account
  * ```
  *
  * Drift report (see gitops/drift.ts): a preview-only refresh, then a preview of the program;
  * the state is not changed. Exit code 0: no drift; 2: drift; 1: error (message on stderr,
- * never holding the API key). `--json` prints one JSON document ({@link DriftReport}, or
- * `{ "error": "…", "exitCode": 1 }`) on stdout; otherwise a table.
+ * never holding the API key). `--format json` (or `--json`) prints one JSON document
+ * ({@link DriftReport}, or `{ "error": "…", "exitCode": 1 }`) on stdout; `--format markdown` a
+ * comment for a pull request or an issue; otherwise (`text`) a table.
  *
  * `generate` (see gitops/generate.ts): reads the API key from `SERVICE_API_KEY` and the base URL
  * from `--base-url` or `SERVICE_BASE_URL`; prints the TypeScript program on stdout and the
@@ -19,10 +21,10 @@
  * @packageDocumentation
  */
 import * as path from "path";
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { ServiceClient } from "../sdk";
 import { DriftError, EXIT_CODES, redact, runDriftReport, type DriftReport } from "./drift";
-import { formatReport } from "./format";
+import { formatMarkdown, formatReport } from "./format";
 import { generateProgram, listInventory } from "./generate";
 import { processIo, type CliIo } from "./io";
 
@@ -33,6 +35,7 @@ interface ReportFlags {
   stack?: string;
   cwd?: string;
   json?: boolean;
+  format: "text" | "json" | "markdown";
 }
 
 function messageOf(err: unknown): string {
@@ -51,12 +54,21 @@ async function report(flags: ReportFlags, io: CliIo): Promise<number> {
       cwd: path.resolve(flags.cwd ?? process.cwd()),
       env: io.env as Record<string, string>,
     });
-    await io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatReport(result));
+    const format = flags.json ? "json" : flags.format;
+    const text =
+      format === "json"
+        ? `${JSON.stringify(result, null, 2)}\n`
+        : format === "markdown"
+          ? formatMarkdown(result)
+          : formatReport(result);
+    await io.stdout(text);
     return result.exitCode;
   } catch (err) {
     const message = redact(messageOf(err), secrets);
-    if (flags.json)
+    if (flags.json || flags.format === "json")
       await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
+    if (flags.format === "markdown")
+      await io.stdout(`**The drift report failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
     await io.stderr(`service-drift: ${message}\n`);
     return EXIT_CODES.error;
   }
@@ -105,7 +117,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     )
     .option("-s, --stack <name>", "stack to check, e.g. dev")
     .option("-C, --cwd <dir>", "folder of the Pulumi project (Pulumi.yaml)", process.cwd())
-    .option("--json", "print one JSON document instead of a table")
+    .addOption(
+      new Option("--format <format>", "text (a table), json (one document) or markdown (a comment)")
+        .choices(["text", "json", "markdown"])
+        .default("text"),
+    )
+    .option("--json", "the same as --format json")
     .exitOverride()
     .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) })
     .action(async (flags: ReportFlags) => {

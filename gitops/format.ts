@@ -85,3 +85,74 @@ export function formatReport(report: DriftReport): string {
   );
   return `${lines.join("\n")}\n`;
 }
+
+/** Text for a Markdown table cell: `|` escaped, line breaks as spaces, no raw HTML. */
+function mdCell(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/\s+/g, " ");
+}
+
+/** A value as inline code in a Markdown table cell (compact JSON, cut at 60 characters). */
+function mdValue(value: unknown): string {
+  const text = cell(value).replace(/`/g, "'");
+  return `\`${mdCell(text)}\``;
+}
+
+/**
+ * The report as Markdown, ready to post as a pull-request or issue comment: a one-line verdict,
+ * a table of the drifted resources (property, last deployed and live values; secrets stay
+ * `[secret]`), the program's changes not yet deployed apart, and a collapsed section with the
+ * details (stack, project folder, counts, what to do). Printed by `service-drift --format markdown`.
+ */
+export function formatMarkdown(report: DriftReport): string {
+  const lines: string[] = [];
+  const stack = mdCell(report.stack);
+  const n = report.resources.length;
+  lines.push(
+    report.drift
+      ? `**Drift in stack \`${stack}\`:** ${n} resource${n === 1 ? "" : "s"} changed outside Pulumi since the last deployment.`
+      : `**No drift in stack \`${stack}\`:** all ${report.checkedResources} resources match their last deployment.`,
+    "",
+  );
+  if (report.drift) {
+    lines.push("| Resource | Type | Property | Last deployed | Live |", "| --- | --- | --- | --- | --- |");
+    for (const r of report.resources) {
+      const name = `**${mdCell(r.name)}** \`${mdCell(r.id)}\``;
+      if (r.status === "deleted") {
+        lines.push(`| ${name} | ${mdCell(r.type)} | *(resource)* | exists | **deleted** |`);
+        continue;
+      }
+      if (r.properties.length === 0) lines.push(`| ${name} | ${mdCell(r.type)} | ? | | |`);
+      for (const p of r.properties) {
+        lines.push(
+          `| ${name} | ${mdCell(r.type)} | \`${mdCell(p.property)}\` | ${mdValue(p.before)} | ${mdValue(p.after)} |`,
+        );
+      }
+    }
+    lines.push("");
+  }
+  const pending = report.pendingChanges;
+  if (pending.present) {
+    lines.push(
+      `Program changes not yet deployed (not drift; \`pulumi up\` would apply them): ${pending.resources
+        .map(
+          (c) =>
+            `${c.op} **${mdCell(c.name)}**${c.properties.length ? ` (${c.properties.map(mdCell).join(", ")})` : ""}`,
+        )
+        .join("; ")}.`,
+      "",
+    );
+  }
+  lines.push(
+    "<details><summary>Details</summary>",
+    "",
+    `- Stack \`${stack}\`, project \`${mdCell(report.workDir)}\`.`,
+    `- ${report.checkedResources} resources compared with the service by a preview-only refresh; the state was not changed.`,
+    `- Exit code ${report.exitCode} (0: no drift, 2: drift, 1: the report failed).`,
+    report.drift
+      ? "- To restore the program's values: `pulumi up --refresh`. To keep the live values: change the program, then `pulumi refresh`."
+      : "- Nothing to do.",
+    "",
+    "</details>",
+  );
+  return `${lines.join("\n")}\n`;
+}

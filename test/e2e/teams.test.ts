@@ -131,6 +131,14 @@ describe("one stack, two pipelines at once", () => {
     const drifted = await runNode(DRIFT_CLI, args, env);
     expect(drifted.code).toBe(2);
     expect(drifted.stdout).toMatch(/edited by hand/);
+    const markdown = await runNode(DRIFT_CLI, [...args, "--format", "markdown"], env);
+    expect(markdown.code).toBe(2);
+    expect(markdown.stdout.split("\n")[0]).toBe(
+      "**Drift in stack `teams-lock`:** 1 resource changed outside Pulumi since the last deployment.",
+    );
+    expect(markdown.stdout).toMatch(
+      /\| \*\*dest-1\*\* `ed_\w+` \| EventDestination \| `description` \| `"teams-lock destination 1"` \| `"edited by hand"` \|/,
+    );
 
     const exported = path.join(stack.backend, "state.json");
     const fixed = path.join(stack.backend, "fixed.json");

@@ -7,6 +7,12 @@ import { capture } from "../helpers/cli";
 describe("command line (in process)", () => {
   const io = capture;
 
+  it("--format takes text, json or markdown; anything else exits 1 naming the choices", async () => {
+    const bad = io();
+    expect(await main(["node", "service-drift", "--stack", "dev", "--format", "xml"], bad.cli)).toBe(1);
+    expect(bad.out.stderr).toMatch(/text, json, markdown/);
+  });
+
   it("--help exits 0; an unknown option exits 1", async () => {
     const help = io();
     expect(await main(["node", "service-drift", "--help"], help.cli)).toBe(0);
