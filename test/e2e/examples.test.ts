@@ -47,17 +47,33 @@ describe("examples", () => {
     expect(r.out).toMatch(/left on the service after destroy: 0/);
   }, 600_000);
 
-  it("gitops: the workflow's jobs run locally: preview, up, a clean drift report, then drift (exit 2) after a hand edit", () => {
+  it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", () => {
     const r = npmWorkspace("start", "example-gitops");
     if (r.status !== 0) throw new Error(r.out);
     const line = r.out.split("\n").find((l) => l.startsWith("summary: "));
-    expect(JSON.parse(line!.slice("summary: ".length))).toEqual({
-      preview: 0,
-      up: 0,
-      drift: 0,
-      driftAfterEdit: 2,
-      stepSummaryNamesTheEdit: true,
-    });
+    const summary = JSON.parse(line!.slice("summary: ".length)) as {
+      steps: { what: string; codes: Record<string, number>; openIssues: string[]; issues: number }[];
+      issueBodyNamesTheEdit: boolean;
+      closedWith: string[];
+    };
+    const clean = { dev: 0, prod: 0 };
+    const open = ["Drift in stack dev"];
+    expect(summary.steps).toEqual([
+      { what: "pull request: preview", codes: clean, openIssues: [], issues: 0 },
+      { what: "merge: up", codes: clean, openIssues: [], issues: 0 },
+      { what: "night: drift", codes: clean, openIssues: [], issues: 0 },
+      {
+        what: "night after a hand edit of dev: drift",
+        codes: { dev: 2, prod: 0 },
+        openIssues: open,
+        issues: 1,
+      },
+      { what: "next night: drift", codes: { dev: 2, prod: 0 }, openIssues: open, issues: 1 },
+      { what: "merge: up --refresh", codes: clean, openIssues: open, issues: 1 },
+      { what: "night: drift", codes: clean, openIssues: [], issues: 1 },
+    ]);
+    expect(summary.issueBodyNamesTheEdit).toBe(true);
+    expect(summary.closedWith).toEqual([expect.stringMatching(/^\*\*No drift in stack `dev`:\*\*/)]);
   }, 600_000);
 
   it("testing: the example's own jest test deploys, checks and destroys its program", () => {
