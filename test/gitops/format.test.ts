@@ -33,8 +33,8 @@ const drifted: DriftReport = {
       id: ED,
       status: "changed",
       properties: [
-        { property: "description", before: "Audit | events", after: "edited <b>by hand</b>" },
-        { property: "target", before: "[secret]", after: "[secret]" },
+        { property: "description", before: "Audit | events", after: "edited <b>by hand</b>", secret: false },
+        { property: "target", before: "[secret]", after: "[secret]", secret: true },
       ],
     },
     {
