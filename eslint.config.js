@@ -36,6 +36,10 @@ module.exports = tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {
+    files: ["**/*.mjs"],
+    languageOptions: { sourceType: "module", globals: { process: "readonly", console: "readonly" } },
+  },
+  {
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },

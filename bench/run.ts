@@ -1,15 +1,21 @@
 /**
  * `npm run bench`: the benchmarks — deploy against the engine floor, state size,
  * client against bare undici, emulator throughput — written to `bench/results/latest.json`
- * and printed as Markdown tables on stdout (progress goes to stderr).
+ * with its SVG charts beside it (`latest-*.svg`), and printed as Markdown tables on stdout
+ * (progress goes to stderr).
  *
  * Environment:
  * - `BENCH_RUNS`: runs of each figure (default 3; each figure is the median with min and max);
  * - `BENCH_QUICK=1`: N = 5 only, 1 run (unless `BENCH_RUNS` is set), short loads — a smoke run,
- *   not figures to compare.
+ *   not figures to compare;
+ * - `BENCH_LONG=1`: N = 10, 100, 300 and 1,000 (the largest N's preview, refresh and destroy are
+ *   then of 1,000 resources);
+ * - `BENCH_OUT`: the results file (default `bench/results/latest.json`), e.g.
+ *   `bench/results/2026-11-23.json` for a run to commit with its charts.
  *
  * @packageDocumentation
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchClient, type Comparison } from "./client";
@@ -46,6 +52,7 @@ export function benchOptions(
   overrides: Partial<BenchOptions> = {},
 ): BenchOptions {
   const quick = env.BENCH_QUICK === "1" || env.BENCH_QUICK === "true";
+  const long = !quick && (env.BENCH_LONG === "1" || env.BENCH_LONG === "true");
   let runs = quick ? 1 : 3;
   if (env.BENCH_RUNS !== undefined && env.BENCH_RUNS !== "") {
     runs = Number(env.BENCH_RUNS);
@@ -55,10 +62,12 @@ export function benchOptions(
   return {
     quick,
     runs,
-    counts: quick ? [5] : [10, 100, 300],
+    counts: quick ? [5] : long ? [10, 100, 300, 1000] : [10, 100, 300],
     clientRequests: quick ? 500 : 2000,
     loadSeconds: quick ? 1 : 10,
-    outFile: path.join(REPO_ROOT, "bench", "results", "latest.json"),
+    outFile: env.BENCH_OUT
+      ? path.resolve(env.BENCH_OUT)
+      : path.join(REPO_ROOT, "bench", "results", "latest.json"),
     log: (line) => process.stderr.write(`[bench] ${line}\n`),
     ...overrides,
   };
@@ -87,6 +96,18 @@ async function clientSection(opts: BenchOptions): Promise<ClientResults> {
   } finally {
     await emu.stop();
   }
+}
+
+/**
+ * Draws the charts of a results document next to it (`<stem>-deploy.svg`, `-operations.svg`,
+ * `-client.svg`) with bench/charts.mjs, an ES module run in its own process.
+ * @throws Error with the script's output when it fails.
+ */
+export function writeCharts(resultsFile: string): string[] {
+  const script = path.join(REPO_ROOT, "bench", "charts.mjs");
+  const r = spawnSync(process.execPath, [script, resultsFile], { encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`bench/charts.mjs failed (${r.status}): ${r.stderr}`);
+  return r.stdout.trim().split("\n");
 }
 
 /**
@@ -149,6 +170,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   }
   mkdirSync(path.dirname(opts.outFile), { recursive: true });
   writeFileSync(opts.outFile, JSON.stringify(results, null, 2) + "\n");
+  writeCharts(opts.outFile);
   return results;
 }
 

@@ -37,6 +37,14 @@ describe("npm run bench (quick mode)", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it("draws its charts beside the document, as SVG", () => {
+    for (const chart of ["deploy", "operations", "client"]) {
+      const svg = readFileSync(path.join(dir, `latest-${chart}.svg`), "utf8");
+      expect(svg.startsWith("<svg")).toBe(true);
+      expect(svg).toMatch(/<\/svg>\s*$/);
+    }
+  });
+
   it("writes the document it returns, with the machine, the versions and the date", () => {
     expect(JSON.parse(readFileSync(outFile, "utf8"))).toEqual(results);
     expect(results).toMatchObject({ schemaVersion: 1, quick: true, runs: 1 });

@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+// `node bench/charts.mjs <results.json> [outDir]`: SVG charts of a benchmark run, drawn by
+// Vega-Lite and rendered headless by Vega (no browser, no canvas), written next to the results
+// (or to outDir) as `<name>-<chart>.svg`. Run by `npm run bench` after it writes its JSON; an
+// ES module because Vega ships only as one.
+//
+// - `deploy`: `pulumi up` wall time against N, floor and pulumi-service (median, min–max band);
+// - `operations`: up, preview, refresh and destroy of the largest N, floor and pulumi-service;
+// - `client`: each run's time for 2,000 GETs, bare undici and ServiceClient, sequential and at
+//   concurrency 32.
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import * as vega from "vega";
+import * as vl from "vega-lite";
+
+const WHO = { floor: "engine floor (no-I/O provider)", real: "pulumi-service + emulator" };
+const COLORS = { domain: Object.values(WHO), range: ["#9aa0a6", "#1a73e8"] };
+
+/** The Vega-Lite specs of one results document. */
+export function chartSpecs(results) {
+  const base = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", width: 420, height: 260 };
+  const up = results.deploy.up.flatMap((row) =>
+    ["floor", "real"].map((k) => ({
+      n: row.n,
+      who: WHO[k],
+      median: row[`${k}Ms`].median / 1000,
+      min: row[`${k}Ms`].min / 1000,
+      max: row[`${k}Ms`].max / 1000,
+    })),
+  );
+  const largest = results.deploy.largest;
+  const operations = ["up", "preview", "refresh", "destroy"].flatMap((op) => {
+    const compared = op === "up" ? results.deploy.up.find((r) => r.n === largest.n) : largest[op];
+    return ["floor", "real"].map((k) => ({
+      operation: op,
+      who: WHO[k],
+      median: compared[`${k}Ms`].median / 1000,
+      min: compared[`${k}Ms`].min / 1000,
+      max: compared[`${k}Ms`].max / 1000,
+    }));
+  });
+  const client = results.client.modes.flatMap((m) =>
+    [
+      ["bare undici", m.undiciMs.samples],
+      ["ServiceClient", m.clientMs.samples],
+    ].flatMap(([who, samples]) =>
+      samples.map((ms) => ({
+        mode: m.concurrency === 1 ? "sequential" : `concurrency ${m.concurrency}`,
+        who,
+        ms,
+      })),
+    ),
+  );
+  const color = { field: "who", type: "nominal", title: null, scale: COLORS, legend: { orient: "top" } };
+  return {
+    deploy: {
+      ...base,
+      title: `pulumi up from empty: wall time against N (median, min–max of ${results.runs} runs)`,
+      data: { values: up },
+      layer: [
+        {
+          mark: { type: "area", opacity: 0.2 },
+          encoding: {
+            x: { field: "n", type: "quantitative", title: "N (resources)" },
+            y: { field: "min", type: "quantitative", title: "seconds" },
+            y2: { field: "max" },
+            color,
+          },
+        },
+        {
+          mark: { type: "line", point: true },
+          encoding: {
+            x: { field: "n", type: "quantitative" },
+            y: { field: "median", type: "quantitative" },
+            color,
+          },
+        },
+      ],
+    },
+    operations: {
+      ...base,
+      title: `Each operation of the ${largest.n}-resource stack (median, min–max)`,
+      data: { values: operations },
+      encoding: {
+        x: {
+          field: "operation",
+          type: "nominal",
+          title: null,
+          sort: ["up", "preview", "refresh", "destroy"],
+        },
+        xOffset: { field: "who" },
+        color,
+      },
+      layer: [
+        { mark: "bar", encoding: { y: { field: "median", type: "quantitative", title: "seconds" } } },
+        {
+          mark: { type: "rule", color: "black" },
+          encoding: { y: { field: "min", type: "quantitative" }, y2: { field: "max" } },
+        },
+      ],
+    },
+    client: {
+      ...base,
+      title: `${results.client.requests} GETs: each run's wall time, bare undici and ServiceClient`,
+      data: { values: client },
+      mark: { type: "point", filled: true, size: 60 },
+      encoding: {
+        row: { field: "mode", type: "nominal", title: null },
+        y: { field: "who", type: "nominal", title: null },
+        x: { field: "ms", type: "quantitative", title: "milliseconds", scale: { zero: true } },
+        color: { field: "who", type: "nominal", legend: null, scale: { range: ["#9aa0a6", "#1a73e8"] } },
+      },
+      height: 60,
+    },
+  };
+}
+
+/** Renders one Vega-Lite spec to SVG text. */
+export async function renderSvg(spec) {
+  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: "none" });
+  return view.toSVG();
+}
+
+/** Writes every chart of `resultsFile` to `outDir`; returns the files written. */
+export async function writeCharts(resultsFile, outDir = path.dirname(resultsFile)) {
+  const results = JSON.parse(readFileSync(resultsFile, "utf8"));
+  mkdirSync(outDir, { recursive: true });
+  const stem = path.basename(resultsFile, ".json");
+  const written = [];
+  for (const [name, spec] of Object.entries(chartSpecs(results))) {
+    const file = path.join(outDir, `${stem}-${name}.svg`);
+    writeFileSync(file, await renderSvg(spec));
+    written.push(file);
+  }
+  return written;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [resultsFile, outDir] = process.argv.slice(2);
+  if (!resultsFile) {
+    process.stderr.write("usage: node bench/charts.mjs <results.json> [outDir]\n");
+    process.exit(2);
+  }
+  writeCharts(path.resolve(resultsFile), outDir && path.resolve(outDir)).then(
+    (files) => process.stdout.write(`${files.join("\n")}\n`),
+    (err) => {
+      process.stderr.write(`${err.stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}
