@@ -51,7 +51,13 @@ export function chartSpecs(results) {
       })),
     ),
   );
-  const color = { field: "who", type: "nominal", title: null, scale: COLORS, legend: { orient: "top" } };
+  const color = {
+    field: "who",
+    type: "nominal",
+    title: null,
+    scale: COLORS,
+    legend: { orient: "top", labelLimit: 400 },
+  };
   return {
     deploy: {
       ...base,
