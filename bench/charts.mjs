@@ -4,7 +4,8 @@
 // (or to outDir) as `<name>-<chart>.svg`. Run by `npm run bench` after it writes its JSON; an
 // ES module because Vega ships only as one.
 //
-// - `deploy`: `pulumi up` wall time against N, floor and pulumi-service (median, min–max band);
+// - `deploy`: wall time against N of up, preview, refresh and destroy, floor and pulumi-service
+//   (median, min–max band);
 // - `operations`: up, preview, refresh and destroy of the largest N, floor and pulumi-service;
 // - `client`: each run's time for 2,000 GETs, bare undici and ServiceClient, sequential and at
 //   concurrency 32.
@@ -19,13 +20,23 @@ const COLORS = { domain: Object.values(WHO), range: ["#9aa0a6", "#1a73e8"] };
 /** The Vega-Lite specs of one results document. */
 export function chartSpecs(results) {
   const base = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", width: 420, height: 260 };
-  const up = results.deploy.up.flatMap((row) =>
+  // Every operation against N: up from `deploy.up`, the others from `deploy.operations` (runs
+  // made before it existed have only the largest N's, under `deploy.largest`).
+  const byN = results.deploy.operations ?? [{ n: results.deploy.largest.n, ...results.deploy.largest }];
+  const series = [
+    ...results.deploy.up.map((row) => ({ n: row.n, operation: "up", compared: row })),
+    ...byN.flatMap((row) =>
+      ["preview", "refresh", "destroy"].map((op) => ({ n: row.n, operation: op, compared: row[op] })),
+    ),
+  ];
+  const up = series.flatMap(({ n, operation, compared }) =>
     ["floor", "real"].map((k) => ({
-      n: row.n,
+      n,
+      operation,
       who: WHO[k],
-      median: row[`${k}Ms`].median / 1000,
-      min: row[`${k}Ms`].min / 1000,
-      max: row[`${k}Ms`].max / 1000,
+      median: compared[`${k}Ms`].median / 1000,
+      min: compared[`${k}Ms`].min / 1000,
+      max: compared[`${k}Ms`].max / 1000,
     })),
   );
   const largest = results.deploy.largest;
@@ -60,28 +71,40 @@ export function chartSpecs(results) {
   };
   return {
     deploy: {
-      ...base,
-      title: `pulumi up from empty: wall time against N (median, min–max of ${results.runs} runs)`,
+      $schema: base.$schema,
+      title: `Wall time against N, per operation (median, min–max of ${results.runs} runs)`,
       data: { values: up },
-      layer: [
-        {
-          mark: { type: "area", opacity: 0.2 },
-          encoding: {
-            x: { field: "n", type: "quantitative", title: "N (resources)" },
-            y: { field: "min", type: "quantitative", title: "seconds" },
-            y2: { field: "max" },
-            color,
+      facet: {
+        field: "operation",
+        type: "nominal",
+        title: null,
+        sort: ["up", "preview", "refresh", "destroy"],
+      },
+      columns: 2,
+      resolve: { scale: { y: "independent" } },
+      spec: {
+        width: 300,
+        height: 200,
+        layer: [
+          {
+            mark: { type: "area", opacity: 0.2 },
+            encoding: {
+              x: { field: "n", type: "quantitative", title: "N (resources)" },
+              y: { field: "min", type: "quantitative", title: "seconds" },
+              y2: { field: "max" },
+              color,
+            },
           },
-        },
-        {
-          mark: { type: "line", point: true },
-          encoding: {
-            x: { field: "n", type: "quantitative" },
-            y: { field: "median", type: "quantitative" },
-            color,
+          {
+            mark: { type: "line", point: true },
+            encoding: {
+              x: { field: "n", type: "quantitative" },
+              y: { field: "median", type: "quantitative" },
+              color,
+            },
           },
-        },
-      ],
+        ],
+      },
     },
     operations: {
       ...base,

@@ -79,6 +79,8 @@ export interface DeployResults {
     real: PerResourceCost;
     cpu: { floor: PerResourceCost; real: PerResourceCost } | null;
   } | null;
+  /** Every N's stack after `up`: preview (no changes), refresh, destroy, timed. */
+  operations: { n: number; preview: Compared; refresh: Compared; destroy: Compared }[];
   /** The largest N's stack after `up`: preview (no changes), refresh, destroy. */
   largest: {
     n: number;
@@ -199,8 +201,7 @@ function costs(counts: number[], up: Record<Variant, Sample[][]>): NonNullable<D
 
 /**
  * Runs benchmark 1. Each run deploys every N from empty with both programs (alternating which
- * goes first), each in a fresh stack; the largest N's stacks are then previewed, refreshed and
- * destroyed, timed.
+ * goes first), each in a fresh stack, which is then previewed, refreshed and destroyed, timed.
  *
  * @throws Error when a deployment fails or changes a different number of resources than expected.
  */
@@ -208,11 +209,14 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
   const counts = [...opts.counts].sort((a, b) => a - b);
   const largest = counts[counts.length - 1];
   const up: Record<Variant, Sample[][]> = { floor: counts.map(() => []), real: counts.map(() => []) };
-  const ops = {
-    preview: { floor: [], real: [] },
-    refresh: { floor: [], real: [] },
-    destroy: { floor: [], real: [] },
-  } as Record<"preview" | "refresh" | "destroy", Record<Variant, Sample[]>>;
+  type Op = "preview" | "refresh" | "destroy";
+  // ops[op][variant][i]: the samples of N = counts[i].
+  const ops = Object.fromEntries(
+    (["preview", "refresh", "destroy"] as const).map((op) => [
+      op,
+      { floor: counts.map(() => []), real: counts.map(() => []) },
+    ]),
+  ) as unknown as Record<Op, Record<Variant, Sample[][]>>;
   const stateBytes: Record<Variant, number[]> = { floor: [], real: [] };
 
   return withEmulator(async (emu) => {
@@ -251,13 +255,13 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
       for (let i = 0; i < counts.length; i++) {
         const n = counts[i];
         for (const variant of order) {
-          const res = await deployOnce(variant, n, `${variant}-n${n}-r${run}`, n === largest);
+          const res = await deployOnce(variant, n, `${variant}-n${n}-r${run}`, true);
           up[variant][i].push(res.up);
           if (res.preview !== undefined) {
-            ops.preview[variant].push(res.preview);
-            ops.refresh[variant].push(res.refresh);
-            ops.destroy[variant].push(res.destroy);
-            stateBytes[variant].push(res.perRes);
+            ops.preview[variant][i].push(res.preview);
+            ops.refresh[variant][i].push(res.refresh);
+            ops.destroy[variant][i].push(res.destroy);
+            if (n === largest) stateBytes[variant].push(res.perRes);
           }
           const fmt = (t: Sample) =>
             `${Math.round(t.ms)} ms (CPU ${t.cpuMs === null ? "?" : Math.round(t.cpuMs)} ms)`;
@@ -275,11 +279,17 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
       counts,
       up: counts.map((n, i) => ({ n, ...compare(up.floor[i], up.real[i]) })),
       perResource: counts.length >= 2 ? costs(counts, up) : null,
+      operations: counts.map((n, i) => ({
+        n,
+        preview: compare(ops.preview.floor[i], ops.preview.real[i]),
+        refresh: compare(ops.refresh.floor[i], ops.refresh.real[i]),
+        destroy: compare(ops.destroy.floor[i], ops.destroy.real[i]),
+      })),
       largest: {
         n: largest,
-        preview: compare(ops.preview.floor, ops.preview.real),
-        refresh: compare(ops.refresh.floor, ops.refresh.real),
-        destroy: compare(ops.destroy.floor, ops.destroy.real),
+        preview: compare(ops.preview.floor[counts.length - 1], ops.preview.real[counts.length - 1]),
+        refresh: compare(ops.refresh.floor[counts.length - 1], ops.refresh.real[counts.length - 1]),
+        destroy: compare(ops.destroy.floor[counts.length - 1], ops.destroy.real[counts.length - 1]),
         stateBytesPerResource: { floor: summarize(stateBytes.floor), real: summarize(stateBytes.real) },
       },
     };

@@ -63,6 +63,8 @@ describe("npm run bench (quick mode)", () => {
     expect(d.counts).toEqual([5]);
     expect(d.up).toHaveLength(1);
     expect(d.up[0].n).toBe(5);
+    expect(d.operations.map((o) => o.n)).toEqual([5]);
+    for (const op of ["preview", "refresh", "destroy"] as const) expectPositive(d.operations[0][op].realMs);
     for (const c of [d.up[0], d.largest.preview, d.largest.refresh, d.largest.destroy]) {
       expectPositive(c.floorMs);
       expectPositive(c.realMs);
