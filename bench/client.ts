@@ -132,10 +132,8 @@ async function startService(): Promise<{
   stop: () => Promise<void>;
 }> {
   const apiKey = "bench-client-key";
-  const cli = [
-    path.join(path.dirname(require.resolve("service-emulator/package.json")), "dist", "cli.js"),
-  ].find(existsSync);
-  if (cli === undefined) {
+  const cli = path.join(path.dirname(require.resolve("service-emulator/package.json")), "dist", "cli.js");
+  if (!existsSync(cli)) {
     const { startEmulator } = await import("service-emulator");
     const emu = await startEmulator({ apiKeys: [apiKey] });
     return { baseUrl: emu.url, apiKey, where: "in process", stop: () => emu.close() };

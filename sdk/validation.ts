@@ -14,7 +14,7 @@
  */
 import type { z } from "zod";
 import type { ValidationIssue } from "./errors";
-import { ID_PREFIX, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
+import { ID_KIND_NAMES, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
 import { requestIssues } from "service-contract";
 import {
   AbuseReportCreate,
@@ -113,12 +113,6 @@ export function validateEventDestinationUpdate(input: unknown): ValidationIssue[
   return check(EventDestinationUpdate, input);
 }
 
-const KIND_NAMES: Record<string, string> = {
-  [ID_PREFIX.abuseReport]: "an abuse report",
-  [ID_PREFIX.eventSubscription]: "an event subscription",
-  [ID_PREFIX.eventDestination]: "an event destination",
-};
-
 /**
  * Checks an ID used in a path: a string with the right prefix (`abrp_`, `esb_`, `ed_`); the
  * service answers 400 / 227 to a wrong prefix. The rest is left to the service (an unknown ID
@@ -129,7 +123,7 @@ export function validateId(id: unknown, prefix: string): ValidationIssue[] {
     if (typeof id !== "string")
       return [issue("id", id === undefined ? "required" : `must be a string, got ${show(id)}`)];
     if (id.startsWith(prefix) && id.length > prefix.length) return [];
-    return [issue("id", `must be ${KIND_NAMES[prefix] ?? "a"} ID (${prefix}…), got ${show(id)}`)];
+    return [issue("id", `must be ${ID_KIND_NAMES[prefix] ?? "a"} ID (${prefix}…), got ${show(id)}`)];
   });
 }
 

@@ -22,6 +22,11 @@ export interface FieldMeta {
   [key: string]: unknown;
 }
 
+/** The metadata registered on one schema with `.meta()` (not its wrappers'); `{}` when none. */
+export function metaOf(schema: z.ZodType): FieldMeta {
+  return (z.globalRegistry.get(schema) ?? {}) as FieldMeta;
+}
+
 /** The regular expression of a full ID: `prefix` followed by 27 base62 characters. */
 export function idPattern(prefix: string): RegExp {
   return new RegExp(`^${prefix}[0-9A-Za-z]{${ID_BODY_LENGTH}}$`);

@@ -11,6 +11,7 @@
  * @packageDocumentation
  */
 import { z } from "zod";
+import { metaOf } from "./common";
 import { camelToSnake } from "./wire";
 
 /** `destinationIds` → `destination_ids`, as a type. */
@@ -39,8 +40,6 @@ export interface WritableField {
   /** Whether the value is a list or an object (stored as JSON by the emulator). */
   structured: boolean;
 }
-
-const metaOf = (s: z.ZodType) => (z.globalRegistry.get(s) ?? {}) as Record<string, unknown>;
 
 function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean; meta: Record<string, unknown> } {
   let inner = schema;

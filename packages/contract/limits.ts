@@ -50,6 +50,13 @@ export const ID_PREFIX = {
   operation: "op_",
 } as const;
 
+/** The resource an ID prefix names, in words for messages, e.g. `ed_` → `an event destination`. */
+export const ID_KIND_NAMES: Readonly<Record<string, string>> = {
+  [ID_PREFIX.abuseReport]: "an abuse report",
+  [ID_PREFIX.eventSubscription]: "an event subscription",
+  [ID_PREFIX.eventDestination]: "an event destination",
+};
+
 /** Number of base62 characters after an ID's prefix. */
 export const ID_BODY_LENGTH = 27;
 

@@ -18,7 +18,8 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { codePoints, isAbsoluteHttpUrl, isWellFormedId, utf8Bytes } from "./limits";
+import { codePoints, ID_KIND_NAMES, isAbsoluteHttpUrl, isWellFormedId, utf8Bytes } from "./limits";
+import { metaOf } from "./common";
 import { camelToSnake } from "./wire";
 
 /** A problem of a request body: its service code (214, 215, or 238 for an event type) and message. */
@@ -61,7 +62,6 @@ type Rule =
   | { kind: "array"; items: Rule; min?: number; max?: number; unique?: UniqueRule }
   | { kind: "object"; fields: [wire: string, rule: Rule, required: boolean][]; exactlyOne?: string[] };
 
-const metaOf = (s: z.ZodType) => (z.globalRegistry.get(s) ?? {}) as Record<string, unknown>;
 /** A schema's checks as zod defines them (`min_length`, `greater_than`, `number_format`, …). */
 function limitsOf(s: z.ZodType): { minimum?: number; maximum?: number; integer: boolean } {
   const checks = (
@@ -207,12 +207,6 @@ function checkUnknown(found: Found, value: unknown, rule: Rule, path: string): v
   }
 }
 
-const ID_KINDS: Record<string, string> = {
-  ed_: "an event destination",
-  esb_: "an event subscription",
-  abrp_: "an abuse report",
-};
-
 function checkString(
   found: Found,
   value: unknown,
@@ -238,7 +232,7 @@ function checkString(
   if (rule.idPrefix !== undefined && !isWellFormedId(value, rule.idPrefix))
     found.bad(
       path,
-      `must be ${ID_KINDS[rule.idPrefix] ?? "an"} ID (${rule.idPrefix}…), got ${JSON.stringify(value)}`,
+      `must be ${ID_KIND_NAMES[rule.idPrefix] ?? "an"} ID (${rule.idPrefix}…), got ${JSON.stringify(value)}`,
     );
 }
 

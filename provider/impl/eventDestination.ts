@@ -12,7 +12,13 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { DestinationTarget, EventDestinationCreate, type EventDestination } from "service-contract";
-import { blankWriteOnly, complete, keepWriteOnly, writableFields } from "service-contract";
+import {
+  blankWriteOnly,
+  complete,
+  keepWriteOnly,
+  writableFields,
+  type WritableField,
+} from "service-contract";
 import { checkEventDestinationInputs } from "../validation";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
@@ -31,10 +37,9 @@ type Json = Record<string, unknown>;
 const FIELDS = writableFields(EventDestinationCreate);
 const SHAPE = EventDestinationCreate.shape as Record<string, z.ZodType>;
 
-/** Field `name` of `value` with its default when left out, completed as the API returns it. */
-function fieldValue(name: string, value: Json): unknown {
-  const field = FIELDS.find((f) => f.name === name)!;
-  return complete(SHAPE[name], value[name] ?? field.default);
+/** `field` of `value` with its default when left out, completed as the API returns it. */
+function fieldValue(field: WritableField, value: Json): unknown {
+  return complete(SHAPE[field.name], value[field.name] ?? field.default);
 }
 
 /** `target` with unset optional strings as `""`, the form the API returns. */
@@ -83,11 +88,6 @@ function createBody(news: DestinationInputs): EventDestinationCreate {
   ) as EventDestinationCreate;
 }
 
-/** `target` in the form the API returns it: optional strings `""`, write-only secrets `""`. */
-export function asReturned(target: DestinationTarget): DestinationTarget {
-  return blankWriteOnly(DestinationTarget, normalizeTarget(target)) as DestinationTarget;
-}
-
 /**
  * True when the live destination has exactly the values a create with these inputs sends
  * (left-out fields as their defaults), compared in the form the API returns, so write-only
@@ -97,8 +97,8 @@ export function asReturned(target: DestinationTarget): DestinationTarget {
 export function matchesInputs(live: EventDestination, news: DestinationInputs): boolean {
   return FIELDS.every((f) =>
     sameJson(
-      blankWriteOnly(SHAPE[f.name], fieldValue(f.name, live as unknown as Json)),
-      blankWriteOnly(SHAPE[f.name], fieldValue(f.name, news as unknown as Json)),
+      blankWriteOnly(SHAPE[f.name], fieldValue(f, live as unknown as Json)),
+      blankWriteOnly(SHAPE[f.name], fieldValue(f, news as unknown as Json)),
     ),
   );
 }
@@ -114,7 +114,7 @@ const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs
     FIELDS.map((f) => [
       f.name,
       (o: DestinationOutputs, n: DestinationInputs) =>
-        sameJson(fieldValue(f.name, o as unknown as Json), fieldValue(f.name, n as unknown as Json)),
+        sameJson(fieldValue(f, o as unknown as Json), fieldValue(f, n as unknown as Json)),
     ]),
   );
 
