@@ -13,11 +13,18 @@
  * @packageDocumentation
  */
 import type { ValidationIssue } from "../sdk/errors";
-import {
-  validateAbuseReportCreate,
-  validateEventDestinationCreate,
-  validateEventSubscriptionCreate,
-} from "../sdk/validation";
+import type * as SdkValidation from "../sdk/validation";
+
+/**
+ * The client's validation, loaded on the first check. A Pulumi program imports this module
+ * through the package's index but never calls a check (the provider process does), so it does
+ * not pay for loading the contract and zod (about 40 ms, most of the package's cost at a
+ * program's start; docs/performance.md § Fixed cost).
+ */
+function sdkValidation(): typeof SdkValidation {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("../sdk/validation") as typeof SdkValidation;
+}
 
 /** The value Pulumi's engine sends for an input that is not known yet (during a preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -150,7 +157,7 @@ export function checkEventSubscriptionInputs(inputs: Record<string, unknown>): C
   const { plain, failures } = readInputs(inputs);
   const body = without(plain, ["adoptId"]);
   return failures
-    .concat(toCheckFailures(validateEventSubscriptionCreate(body), body))
+    .concat(toCheckFailures(sdkValidation().validateEventSubscriptionCreate(body), body))
     .concat(checkAdoptId(plain, "esb_", "event subscription"));
 }
 
@@ -162,14 +169,14 @@ export function checkEventDestinationInputs(inputs: Record<string, unknown>): Ch
   const { plain, failures } = readInputs(inputs);
   const body = without(plain, ["adoptId"]);
   return failures
-    .concat(toCheckFailures(validateEventDestinationCreate(body), body))
+    .concat(toCheckFailures(sdkValidation().validateEventDestinationCreate(body), body))
     .concat(checkAdoptId(plain, "ed_", "event destination"));
 }
 
 /** Checks the inputs of an `AbuseReport` (`urls`, `metadata?`). Never throws. */
 export function checkAbuseReportInputs(inputs: Record<string, unknown>): CheckFailure[] {
   const { plain, failures } = readInputs(inputs);
-  return failures.concat(toCheckFailures(validateAbuseReportCreate(plain), plain));
+  return failures.concat(toCheckFailures(sdkValidation().validateAbuseReportCreate(plain), plain));
 }
 
 function checkAdoptId(inputs: Record<string, unknown>, prefix: string, what: string): CheckFailure[] {

@@ -1,10 +1,11 @@
 /**
  * Public entry point of the typed client of the service (`pulumi-service/sdk`). Re-exports only.
  *
- * - {@link ServiceClient}: the client (`client.ts`).
- * - zod schemas and their types, sharing their names (`schemas.ts`).
- * - error classes (`errors.ts`), validation functions (`validation.ts`), retry policy (`retry.ts`),
- *   key-case mapping (`casing.ts`) and the service's limits (`limits.ts`).
+ * - {@link ServiceClient}: the client (`client.ts`), one resource class per API resource
+ *   (`resources.ts`).
+ * - error classes (`errors.ts`), validation functions (`validation.ts`), retry policy (`retry.ts`).
+ * - everything of the contract (`service-contract`): zod schemas and their types, sharing their
+ *   names, the limits, the error codes and the key-case mapping.
  *
  * @module pulumi-service/sdk
  */
@@ -12,11 +13,6 @@ export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client"
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
 export type { CreateOptions, RequestOptions } from "./transport";
 export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
-export * from "service-contract";
-export * from "service-contract";
-export * from "service-contract";
-export { ErrorBody, ERROR_CODES, type ErrorCode } from "service-contract";
-export { Id, idPattern, Ref, Timestamp, type FieldMeta } from "service-contract";
 export * from "./errors";
 export * from "./validation";
 export {
@@ -27,5 +23,4 @@ export {
   type RetryPolicy,
   type RetryRequest,
 } from "./retry";
-export { camelToSnake, keysToCamel, keysToSnake, snakeToCamel } from "service-contract";
 export * from "service-contract";

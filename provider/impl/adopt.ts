@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { ValidationError } from "../../sdk";
+import { ValidationError } from "../../sdk/errors";
 import { isNotFound } from "./runtime";
 
 /**

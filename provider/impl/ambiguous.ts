@@ -38,7 +38,7 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { APIConnectionError, APIError } from "../../sdk";
+import { APIConnectionError, APIError } from "../../sdk/errors";
 import { isLostAnswer } from "../../sdk/retry";
 
 /**

@@ -15,7 +15,8 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import { NotFoundError, ServiceClient } from "../../sdk";
+import type * as Client from "../../sdk/client";
+import { NotFoundError } from "../../sdk/errors";
 
 /** The bag `configure()` receives: the whole stack configuration, namespaces kept. */
 export interface ConfigBag {
@@ -23,7 +24,7 @@ export interface ConfigBag {
 }
 
 let settings: { apiKey?: string; baseUrl?: string } = {};
-let client: ServiceClient | undefined;
+let client: Client.ServiceClient | undefined;
 
 /**
  * Reads `service:apiKey` and `service:baseUrl` from the stack configuration, falling back to
@@ -51,7 +52,7 @@ export async function configure(req: { config: ConfigBag }): Promise<void> {
  * The client of this process, built on first use.
  * @throws Error naming the config key and variable to set when the key or URL is missing.
  */
-export function getClient(): ServiceClient {
+export function getClient(): Client.ServiceClient {
   if (client) return client;
   const apiKey = settings.apiKey ?? process.env.SERVICE_API_KEY;
   const baseUrl = settings.baseUrl ?? process.env.SERVICE_BASE_URL;
@@ -65,6 +66,11 @@ export function getClient(): ServiceClient {
       "No base URL for the service: run `pulumi config set service:baseUrl <url>` or set SERVICE_BASE_URL.",
     );
   }
+  // Loaded here, not at the top: a preview or a run with no change sends no request, and
+  // loading undici costs about 30 ms of the provider process's start (docs/performance.md
+  // § Fixed cost).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ServiceClient } = require("../../sdk/client") as typeof Client;
   client = new ServiceClient({
     apiKey,
     baseUrl,
