@@ -53,30 +53,40 @@ export function requestLogRepository({ db }: StoreBase): Pick<
   const page = db.prepare<[number, number], RequestLogRow>(
     "SELECT * FROM request_log WHERE seq > ? ORDER BY seq LIMIT ?",
   );
-  const bytesOf = db.prepare<[number], { bytes: number | null }>(
-    "SELECT sum(length(CAST(path AS BLOB)) + ?) AS bytes FROM request_log",
+  const totals = db.prepare<[number], { entries: number; bytes: number | null }>(
+    "SELECT count(*) AS entries, sum(length(CAST(path AS BLOB)) + ?) AS bytes FROM request_log",
   );
-  // Deletes the oldest entries until the newest ones fit in the byte budget.
-  const trimBytes = db.prepare<[number, number]>(
-    `DELETE FROM request_log WHERE seq <= (
-       SELECT seq FROM (
-         SELECT seq, sum(length(CAST(path AS BLOB)) + ?) OVER (ORDER BY seq DESC) AS total FROM request_log
-       ) WHERE total > ? ORDER BY seq DESC LIMIT 1)`,
+  const oldestFirst = db.prepare<[], { seq: number; bytes: number }>(
+    "SELECT seq, length(CAST(path AS BLOB)) AS bytes FROM request_log ORDER BY seq",
   );
+  const dropUpTo = db.prepare<[number]>("DELETE FROM request_log WHERE seq <= ?");
   const clear = db.prepare("DELETE FROM request_log");
-  const trimCount = db.prepare<[number]>(
-    "DELETE FROM request_log WHERE seq <= (SELECT max(seq) FROM request_log) - ?",
-  );
 
   let pending: RequestLogInput[] = [];
   let flushScheduled = false;
   let closed = false;
-  const entryBytes = (path: string) => Buffer.byteLength(path, "utf8") + REQUEST_LOG_ENTRY_OVERHEAD_BYTES;
-  let logBytes = bytesOf.get(REQUEST_LOG_ENTRY_OVERHEAD_BYTES)?.bytes ?? 0;
+  const entryBytes = (pathBytes: number) => pathBytes + REQUEST_LOG_ENTRY_OVERHEAD_BYTES;
+  // The log's size, counted once at open and then kept up to date by every insert and drop, so
+  // that logging costs the same whatever the log holds (a full log drops its oldest entries, a
+  // few per write, without summing the table again).
+  const initial = totals.get(REQUEST_LOG_ENTRY_OVERHEAD_BYTES);
+  let logEntries = initial?.entries ?? 0;
+  let logBytes = initial?.bytes ?? 0;
+  /** Drops the oldest entries until both bounds hold; reads only the entries it drops. */
+  function trim(): void {
+    if (logEntries <= REQUEST_LOG_MAX_ENTRIES && logBytes <= REQUEST_LOG_MAX_BYTES) return;
+    let last: number | undefined;
+    for (const row of oldestFirst.iterate()) {
+      if (logEntries <= REQUEST_LOG_MAX_ENTRIES && logBytes <= REQUEST_LOG_MAX_BYTES) break;
+      last = row.seq;
+      logEntries -= 1;
+      logBytes -= entryBytes(row.bytes);
+    }
+    if (last !== undefined) dropUpTo.run(last);
+  }
   const write = db.transaction((entries: RequestLogInput[]) => {
     for (const e of entries) {
       const path = truncateLoggedPath(e.path);
-      logBytes += entryBytes(path);
       insert.run(
         e.time,
         e.method,
@@ -87,21 +97,25 @@ export function requestLogRepository({ db }: StoreBase): Pick<
         e.fault ?? null,
         e.idempotent_replay ? 1 : 0,
       );
+      logEntries += 1;
+      logBytes += entryBytes(Buffer.byteLength(path, "utf8"));
     }
-    // `logBytes` is exact after a trim and grows by each insert in between.
-    let trimmed = trimCount.run(REQUEST_LOG_MAX_ENTRIES).changes > 0;
-    if (logBytes > REQUEST_LOG_MAX_BYTES) {
-      trimBytes.run(REQUEST_LOG_ENTRY_OVERHEAD_BYTES, REQUEST_LOG_MAX_BYTES);
-      trimmed = true;
-    }
-    if (trimmed) logBytes = bytesOf.get(REQUEST_LOG_ENTRY_OVERHEAD_BYTES)?.bytes ?? 0;
+    trim();
   });
   function flush(): void {
     flushScheduled = false;
     if (pending.length === 0 || closed) return;
     const entries = pending;
     pending = [];
-    write(entries);
+    try {
+      write(entries);
+    } catch (err) {
+      // The transaction was rolled back: count the log again.
+      const now = totals.get(REQUEST_LOG_ENTRY_OVERHEAD_BYTES);
+      logEntries = now?.entries ?? 0;
+      logBytes = now?.bytes ?? 0;
+      throw err;
+    }
   }
   return {
     logRequest(entry) {
@@ -120,6 +134,7 @@ export function requestLogRepository({ db }: StoreBase): Pick<
     clearRequests() {
       flush();
       clear.run();
+      logEntries = 0;
       logBytes = 0;
     },
     close() {

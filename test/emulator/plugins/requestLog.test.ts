@@ -2,6 +2,9 @@
  * The request log is bounded by count and by bytes, keeps long paths cut short, and is read in
  * pages through `GET /_operator/requests`.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path_ from "node:path";
 import { REQUEST_LOG_PAGE_MAX } from "../../../packages/emulator/app";
 import {
   openStore,
@@ -65,6 +68,66 @@ describe("request log bounds (store)", () => {
     expect(bytes).toBeLessThanOrEqual(REQUEST_LOG_MAX_BYTES);
     expect(log).toHaveLength(fits);
     expect(log.at(-1)?.path).toBe(path(total - 1));
+  });
+});
+
+describe("request log bounds, one write at a time (as sequential traffic writes it)", () => {
+  /** The newest entries that fit both bounds: what the log must hold after logging `paths`. */
+  const newestThatFit = (paths: string[]) => {
+    const kept: string[] = [];
+    let bytes = 0;
+    for (let i = paths.length - 1; i >= 0 && kept.length < REQUEST_LOG_MAX_ENTRIES; i--) {
+      const size = Buffer.byteLength(paths[i]) + REQUEST_LOG_ENTRY_OVERHEAD_BYTES;
+      if (bytes + size > REQUEST_LOG_MAX_BYTES) break;
+      bytes += size;
+      kept.unshift(paths[i]);
+    }
+    return kept;
+  };
+  // Short paths make the count bind, runs of long ones the bytes.
+  const path = (i: number) =>
+    Math.floor(i / 4000) % 2 === 1 ? `/${i}/`.padEnd(REQUEST_LOG_MAX_PATH_CHARS, "x") : `/${i}`;
+  const logOneByOne = (store: Store, from: number, to: number, pathOf = path) => {
+    for (let i = from; i < to; i++) {
+      store.logRequest(entry(pathOf(i)));
+      store.requests(Number.MAX_SAFE_INTEGER, 1); // writes it now, reads nothing
+    }
+  };
+
+  it.each<[string, (i: number) => string, number]>([
+    ["short paths: the count binds", (i) => `/${i}`, REQUEST_LOG_MAX_ENTRIES],
+    ["runs of long paths: the bytes bind", path, REQUEST_LOG_MAX_ENTRIES - 1],
+  ])("keeps exactly the newest entries within both bounds (%s)", (_what, pathOf, atMost) => {
+    const store = openStore(":memory:");
+    try {
+      const total = REQUEST_LOG_MAX_ENTRIES + 9000;
+      logOneByOne(store, 0, total, pathOf);
+      const all = Array.from({ length: total }, (_, i) => pathOf(i));
+      const kept = newestThatFit(all);
+      expect(kept.length).toBeLessThanOrEqual(atMost);
+      expect(store.requests().map((e) => e.path)).toEqual(kept);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("a store reopened on a data file counts the entries it holds", () => {
+    const dir = mkdtempSync(path_.join(tmpdir(), "request-log-"));
+    const file = path_.join(dir, "data.db");
+    try {
+      let store = openStore(file);
+      logOneByOne(store, 0, 9000); // 4,000 long paths: most of the byte bound
+      store.close();
+      store = openStore(file);
+      logOneByOne(store, 9000, 14000); // 1,000 more: over it
+      const all = Array.from({ length: 14000 }, (_, i) => path(i));
+      const kept = newestThatFit(all);
+      expect(kept.length).toBeLessThan(all.length);
+      expect(store.requests().map((e) => e.path)).toEqual(kept);
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
