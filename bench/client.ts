@@ -15,7 +15,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Pool } from "undici";
-import { ServiceClient } from "../sdk";
+import { SDK_VERSION, SERVICE_VERSION, ServiceClient } from "../sdk";
 import { type Summary, summarize } from "./stats";
 
 /** Options of {@link benchClient}. */
@@ -83,9 +83,11 @@ export async function benchClient(opts: ClientBenchOptions): Promise<ClientBench
       destinationIds: [ed.id],
     });
     const subPath = `${url.pathname.replace(/\/+$/, "")}/event_subscriptions/${sub.id}`;
+    // The headers the client sends on a GET.
     const headers = {
       authorization: `Bearer ${opts.apiKey}`,
-      "service-version": "2",
+      "service-version": SERVICE_VERSION,
+      "user-agent": `pulumi-service-sdk/${SDK_VERSION} node/${process.version}`,
       accept: "application/json",
     };
     const bare = async () => {

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { EventEmitter } from "node:events";
 import type { Idempotency } from "./idempotency";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
@@ -165,12 +166,15 @@ export class Transport {
   ): Promise<{ status: number; operationId: string | undefined; text: string }> {
     const path = this.#config.basePath + op.path;
     const request = `${op.method} ${path}`;
-    const controller = new AbortController();
+    // undici takes an EventEmitter that emits "abort" as a request's signal; an AbortController
+    // (an EventTarget) does the same with about 5 µs more per request (docs/performance.md
+    // § Client).
+    const abort = new EventEmitter();
     let timedOut = false;
     const timer = setTimeout(
       () => {
         timedOut = true;
-        controller.abort();
+        abort.emit("abort");
       },
       Math.min(timeoutMs, MAX_TIMER_MS),
     );
@@ -181,7 +185,7 @@ export class Transport {
         method: op.method,
         headers,
         body,
-        signal: controller.signal,
+        signal: abort,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
