@@ -3,8 +3,8 @@
  * concurrency 32 of one subscription (`GET /event_subscriptions/{id}`) through `ServiceClient`,
  * timed against a bare undici `Pool` loop making the same requests (same headers; it reads the
  * body and `JSON.parse`s it, but does no case mapping, no zod parsing, no retry bookkeeping) in
- * the same run. Each figure is the median of `rounds` runs, bare and client alternating;
- * ratios are client time / bare time (1.00 = no overhead).
+ * the same run. Each figure is the median of `rounds` runs, bare and client taking turns to go
+ * first; ratios are client time / bare time (1.00 = no overhead).
  *
  * Run: `npx ts-node --transpile-only bench/client.ts` or, after `npm run build`,
  * `node dist/bench/client.js`. Against a running service set `SERVICE_BASE_URL` and
@@ -106,9 +106,16 @@ export async function benchClient(opts: ClientBenchOptions): Promise<ClientBench
     const compare = async (c: number): Promise<Comparison> => {
       const bareMs: number[] = [];
       const clientMs: number[] = [];
+      // Bare first in even rounds, client first in odd ones: neither always runs on a warmer
+      // (or more tired) service.
       for (let r = 0; r < rounds; r++) {
-        bareMs.push(await timed(n, c, bare));
-        clientMs.push(await timed(n, c, typed));
+        if (r % 2 === 0) {
+          bareMs.push(await timed(n, c, bare));
+          clientMs.push(await timed(n, c, typed));
+        } else {
+          clientMs.push(await timed(n, c, typed));
+          bareMs.push(await timed(n, c, bare));
+        }
       }
       const b = summarize(bareMs);
       const t = summarize(clientMs);

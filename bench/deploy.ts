@@ -4,16 +4,21 @@
  * - **Deploy**: `pulumi up` from empty of one `EventDestination` and N `EventSubscription`s
  *   (bench/fixtures/deploy) against the emulator, timed against the same program shape whose
  *   resources use a dynamic provider that does no I/O (bench/fixtures/floor, the engine's
- *   floor), in the same run; then `preview` (no changes), `refresh` and `destroy` of the largest
- *   stack, each against the floor's.
+ *   floor), in the same run; then `preview` (no changes), `refresh` and `destroy` of each
+ *   stack, each against the floor's; and, for each N, what else grows with it (state per
+ *   resource, peak memory of the program and of the provider process, the emulator's time per
+ *   request).
  * - **State**: bytes of the exported state and of the serialized provider (`__provider`) per
  *   resource, for each resource type (one of each deployed).
  *
  * @packageDocumentation
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator } from "service-emulator";
-import { fixture, timed, type Engine } from "./engine";
+import { fixture, REPO_ROOT, timed, type Engine } from "./engine";
 import { linearFit, summarize, type LinearFit, type Summary } from "./stats";
 
 /** The two programs: the engine's floor and this package's providers. */
@@ -21,7 +26,7 @@ export type Variant = "floor" | "real";
 
 /** Options of {@link benchDeploy}. */
 export interface DeployBenchOptions {
-  /** Numbers of subscriptions, e.g. `[10, 100, 300]`; the largest also gets preview/refresh/destroy. */
+  /** Numbers of subscriptions, e.g. `[10, 100, 300]`; each stack also gets preview/refresh/destroy. */
   counts: number[];
   /** Runs of everything (each figure is the median of these). */
   runs: number;
@@ -81,6 +86,12 @@ export interface DeployResults {
   } | null;
   /** Every N's stack after `up`: preview (no changes), refresh, destroy, timed. */
   operations: { n: number; preview: Compared; refresh: Compared; destroy: Compared }[];
+  /**
+   * What grows with N besides time, for each N (goal: nothing of ours faster than linear):
+   * state per resource, peak memory of the processes of `up`, and the emulator's time per
+   * request it served during `up`.
+   */
+  scale: ScaleFigures[];
   /** The largest N's stack after `up`: preview (no changes), refresh, destroy. */
   largest: {
     n: number;
@@ -90,6 +101,26 @@ export interface DeployResults {
     /** Bytes of the exported state (compact JSON) divided by the number of resources. */
     stateBytesPerResource: { floor: Summary; real: Summary };
   };
+}
+
+/** Figures of one N that show how the cost grows (see {@link DeployResults.scale}). */
+export interface ScaleFigures {
+  n: number;
+  /** Bytes of the exported state (compact JSON) divided by the number of resources. */
+  stateBytesPerResource: { floor: Summary; real: Summary };
+  /**
+   * Peak resident memory (getrusage's maxrss), in bytes, of the dynamic-provider process and of
+   * the Pulumi program during `up`; null where a process wrote none (bench/fixtures/peak-rss.js).
+   */
+  peakRssBytes: {
+    provider: { floor: Summary; real: Summary } | null;
+    program: { floor: Summary; real: Summary } | null;
+  };
+  /**
+   * The emulator during the real `up`: requests it answered, and its mean time per request
+   * (Fastify's `reply.elapsedTime`, from receiving the request to sending the answer), in ms.
+   */
+  emulator: { requests: Summary; msPerRequest: Summary };
 }
 
 /** Bytes of one resource type's state (benchmark 2). */
@@ -125,13 +156,64 @@ function bytes(value: unknown): number {
   return Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value ?? null));
 }
 
+/** Requests the emulator answered and the milliseconds it spent on them, so far. */
+interface EmulatorMeter {
+  requests: number;
+  ms: number;
+}
+
 /** An emulator in this process for the deployments (the runner's event loop is idle meanwhile). */
-async function withEmulator<T>(fn: (e: { url: string; apiKey: string }) => Promise<T>): Promise<T> {
-  const emulator = await startEmulator({});
+async function withEmulator<T>(
+  fn: (e: { url: string; apiKey: string; meter: EmulatorMeter }) => Promise<T>,
+): Promise<T> {
+  const meter: EmulatorMeter = { requests: 0, ms: 0 };
+  const emulator = await startEmulator({
+    onApp: (app) => {
+      app.addHook("onResponse", async (_request, reply) => {
+        meter.requests += 1;
+        meter.ms += reply.elapsedTime;
+      });
+    },
+  });
   try {
-    return await fn({ url: emulator.url, apiKey: emulator.apiKeys[0] });
+    return await fn({ url: emulator.url, apiKey: emulator.apiKeys[0], meter });
   } finally {
     await emulator.close();
+  }
+}
+
+/** Preloaded into the Node.js processes of a measured `up`; writes each one's peak memory. */
+const PEAK_RSS_HOOK = path.join(REPO_ROOT, "bench", "fixtures", "peak-rss.js");
+
+/**
+ * Runs `fn` (an `up`) with every Node.js process of the stack's engine writing its peak resident
+ * memory at exit; returns the largest of each role (`provider`, `program`), in bytes.
+ */
+async function withPeakRss<T>(
+  stack: Stack,
+  fn: () => Promise<T>,
+): Promise<{ result: T; provider: number | null; program: number | null }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-rss-"));
+  const env = stack.workspace.envVars;
+  const before = env.NODE_OPTIONS;
+  env.NODE_OPTIONS = `${before ? `${before} ` : ""}--require ${PEAK_RSS_HOOK}`;
+  env.BENCH_RSS_DIR = dir;
+  try {
+    const result = await fn();
+    const peaks = { provider: null as number | null, program: null as number | null };
+    for (const f of readdirSync(dir)) {
+      const { role, peakRssBytes } = JSON.parse(readFileSync(path.join(dir, f), "utf8")) as {
+        role: string;
+        peakRssBytes: number;
+      };
+      if (role === "provider" || role === "program") peaks[role] = Math.max(peaks[role] ?? 0, peakRssBytes);
+    }
+    return { result, ...peaks };
+  } finally {
+    if (before === undefined) delete env.NODE_OPTIONS;
+    else env.NODE_OPTIONS = before;
+    delete env.BENCH_RSS_DIR;
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -217,14 +299,23 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
       { floor: counts.map(() => []), real: counts.map(() => []) },
     ]),
   ) as unknown as Record<Op, Record<Variant, Sample[][]>>;
-  const stateBytes: Record<Variant, number[]> = { floor: [], real: [] };
+  // Per variant, per N index: the samples of each run.
+  const perN = () => ({ floor: counts.map((): number[] => []), real: counts.map((): number[] => []) });
+  const stateBytes = perN();
+  const providerRss = perN();
+  const programRss = perN();
+  const emulatorRequests = counts.map((): number[] => []);
+  const emulatorMsPerRequest = counts.map((): number[] => []);
 
   return withEmulator(async (emu) => {
     const deployOnce = async (variant: Variant, n: number, name: string, timeAll: boolean) => {
       const stack = await engine.newStack(fixture(variant === "real" ? "deploy" : "floor"), name);
       try {
         await configure(stack, variant, n, emu);
-        const u = await timed(() => stack.up());
+        const served = { ...emu.meter };
+        const { result: u, provider, program } = await withPeakRss(stack, () => timed(() => stack.up()));
+        const requests = emu.meter.requests - served.requests;
+        const emulator = { requests, msPerRequest: requests ? (emu.meter.ms - served.ms) / requests : 0 };
         expectCount(`${variant} up of ${n}`, u.result.summary.resourceChanges?.create, n + 2);
         if (!timeAll) {
           await stack.destroy();
@@ -238,7 +329,7 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
         expectCount(`${variant} refresh of ${n}`, r.result.summary.resourceChanges?.same, n + 2);
         const d = await timed(() => stack.destroy());
         expectCount(`${variant} destroy of ${n}`, d.result.summary.resourceChanges?.delete, n + 2);
-        return { up: u, preview: p, refresh: r, destroy: d, perRes };
+        return { up: u, preview: p, refresh: r, destroy: d, perRes, provider, program, emulator };
       } finally {
         await engine.removeStack(stack);
       }
@@ -261,7 +352,13 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
             ops.preview[variant][i].push(res.preview);
             ops.refresh[variant][i].push(res.refresh);
             ops.destroy[variant][i].push(res.destroy);
-            if (n === largest) stateBytes[variant].push(res.perRes);
+            stateBytes[variant][i].push(res.perRes);
+            if (res.provider !== null) providerRss[variant][i].push(res.provider);
+            if (res.program !== null) programRss[variant][i].push(res.program);
+            if (variant === "real") {
+              emulatorRequests[i].push(res.emulator.requests);
+              emulatorMsPerRequest[i].push(res.emulator.msPerRequest);
+            }
           }
           const fmt = (t: Sample) =>
             `${Math.round(t.ms)} ms (CPU ${t.cpuMs === null ? "?" : Math.round(t.cpuMs)} ms)`;
@@ -285,12 +382,33 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
         refresh: compare(ops.refresh.floor[i], ops.refresh.real[i]),
         destroy: compare(ops.destroy.floor[i], ops.destroy.real[i]),
       })),
+      scale: counts.map((n, i) => {
+        const both = (m: Record<Variant, number[][]>) =>
+          m.floor[i].length > 0 && m.real[i].length > 0
+            ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
+            : null;
+        return {
+          n,
+          stateBytesPerResource: {
+            floor: summarize(stateBytes.floor[i]),
+            real: summarize(stateBytes.real[i]),
+          },
+          peakRssBytes: { provider: both(providerRss), program: both(programRss) },
+          emulator: {
+            requests: summarize(emulatorRequests[i]),
+            msPerRequest: summarize(emulatorMsPerRequest[i]),
+          },
+        };
+      }),
       largest: {
         n: largest,
         preview: compare(ops.preview.floor[counts.length - 1], ops.preview.real[counts.length - 1]),
         refresh: compare(ops.refresh.floor[counts.length - 1], ops.refresh.real[counts.length - 1]),
         destroy: compare(ops.destroy.floor[counts.length - 1], ops.destroy.real[counts.length - 1]),
-        stateBytesPerResource: { floor: summarize(stateBytes.floor), real: summarize(stateBytes.real) },
+        stateBytesPerResource: {
+          floor: summarize(stateBytes.floor[counts.length - 1]),
+          real: summarize(stateBytes.real[counts.length - 1]),
+        },
       },
     };
   });

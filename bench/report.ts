@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import os from "node:os";
-import type { Compared, DeployResults, PerResourceCost, StateResults } from "./deploy";
+import type { Compared, DeployResults, PerResourceCost, ScaleFigures, StateResults } from "./deploy";
 import type { EmulatorResults } from "./emulator";
 import { round, type Summary } from "./stats";
 
@@ -133,10 +133,54 @@ function fixedCostGoal(id: string, what: string, c: Compared): Goal {
   };
 }
 
-/** Largest ratio of the marginal cost (ms per resource) of the last N step to the first one's. */
-export const LINEARITY_MAX_SEGMENT_GROWTH = 1.5;
-/** Smallest R² of the least-squares line for the cost to count as linear. */
-export const LINEARITY_MIN_R2 = 0.98;
+/**
+ * Largest growth, from the smallest N to the largest, of what must stay constant for our cost to
+ * be linear: state per resource, requests per resource, the emulator's time per request.
+ */
+export const SCALE_MAX_GROWTH = 1.2;
+/** Largest rise of `up`'s ratio to the floor from the smallest N to the largest. */
+export const SCALE_MAX_RATIO_RISE = 0.05;
+
+/** Bytes per resource by which the provider process's peak memory grows from the first N to the last. */
+function memoryPerResource(a: ScaleFigures, b: ScaleFigures, v: "floor" | "real"): number | null {
+  const pa = a.peakRssBytes.provider;
+  const pb = b.peakRssBytes.provider;
+  return pa && pb ? (pb[v].median - pa[v].median) / (b.n - a.n) : null;
+}
+
+/**
+ * The scale goal: nothing of ours grows faster than linear in N. The engine's own cost per
+ * resource grows with N (its floor does too), so time is judged as the ratio to the floor.
+ */
+function scaleGoal(d: DeployResults): Goal {
+  const a = d.scale[0];
+  const b = d.scale[d.scale.length - 1];
+  const growth = (f: (s: ScaleFigures) => number) => f(b) / f(a);
+  const state = growth((s) => s.stateBytesPerResource.real.median);
+  const requests = growth((s) => s.emulator.requests.median / (s.n + 1));
+  const perRequest = growth((s) => s.emulator.msPerRequest.median);
+  const ratioA = d.up[0].ratio.median;
+  const ratioB = d.up[d.up.length - 1].ratio.median;
+  const memFloor = memoryPerResource(a, b, "floor");
+  const memReal = memoryPerResource(a, b, "real");
+  const kb = (v: number | null) => (v === null ? "n/a" : `${round(v / 1024, 1)} KiB`);
+  return {
+    id: "linear",
+    goal:
+      `nothing of ours grows faster than linear in N (N = ${a.n} → ${b.n}: state per resource, requests per ` +
+      `resource and the emulator's time per request within ${SCALE_MAX_GROWTH}×; up's ratio to the floor up by at most ${SCALE_MAX_RATIO_RISE})`,
+    figure:
+      `state per resource ${round(state, 2)}×, requests per resource ${round(requests, 2)}×, emulator time per request ` +
+      `${round(perRequest, 2)}× (${round(a.emulator.msPerRequest.median, 2)} → ${round(b.emulator.msPerRequest.median, 2)} ms); ` +
+      `up's ratio to the floor ${round(ratioA, 2)} → ${round(ratioB, 2)}; provider process memory per resource ` +
+      `${kb(memReal)} (floor ${kb(memFloor)})`,
+    met:
+      state <= SCALE_MAX_GROWTH &&
+      requests <= SCALE_MAX_GROWTH &&
+      perRequest <= SCALE_MAX_GROWTH &&
+      ratioB <= ratioA + SCALE_MAX_RATIO_RISE,
+  };
+}
 
 /** Evaluates every performance goal against the figures. */
 export function evaluateGoals(
@@ -160,25 +204,15 @@ export function evaluateGoals(
       fixedCostGoal(`fixed-preview-${small.n}`, `preview (no changes) of ${small.n}`, small.preview),
     );
   }
-  if (d.perResource) {
-    const p = d.perResource.real;
-    const seg = p.segmentSlopes;
-    const f = d.perResource.floor;
-    const steps = (c: { segmentSlopes: number[] }) => c.segmentSlopes.map((v) => round(v, 1)).join(" → ");
-    const growth = seg.length >= 2 && seg[0] > 0 ? seg[seg.length - 1] / seg[0] : 1;
+  if (d.scale && d.scale.length >= 2) {
+    goals.push(scaleGoal(d));
+  } else {
     goals.push({
       id: "linear",
-      goal: `cost linear in N (R² ≥ ${LINEARITY_MIN_R2}, last step's ms/resource ≤ ${LINEARITY_MAX_SEGMENT_GROWTH}× the first's)`,
-      figure:
-        `${round(p.msPerResource, 1)} ms/resource, R² ${round(p.r2, 3)}, steps ${steps(p)} ms/resource; ` +
-        `floor ${round(f.msPerResource, 1)} ms/resource, R² ${round(f.r2, 3)}, steps ${steps(f)}` +
-        (d.perResource.cpu
-          ? `; CPU time ${steps(d.perResource.cpu.real)} vs floor ${steps(d.perResource.cpu.floor)} ms/resource`
-          : ""),
-      met: p.r2 >= LINEARITY_MIN_R2 && growth <= LINEARITY_MAX_SEGMENT_GROWTH,
+      goal: "nothing of ours grows faster than linear in N",
+      figure: "not measured (one N only)",
+      met: null,
     });
-  } else {
-    goals.push({ id: "linear", goal: "cost linear in N", figure: "not measured (one N only)", met: null });
   }
   const ours = s.types.filter((t) => t.type.includes("/service:"));
   const biggest = ours.reduce((a, b) => (b.providerBytes.median > a.providerBytes.median ? b : a));
@@ -297,6 +331,29 @@ export function toMarkdown(r: BenchResults): string {
     `| exported state per resource, N = ${d.largest.n} | ${cell(sb.floor, "B")} | ${cell(sb.real, "B")} | ${round(sb.real.median / sb.floor.median, 2).toFixed(2)}× | | | |`,
   );
   out.push("");
+
+  if (d.scale) {
+    out.push(
+      "**Scale** — what else grows with N, during `up` from empty: state per resource, peak resident memory " +
+        "of the dynamic-provider process and of the program (maxrss), requests the emulator answered and its time per request:",
+    );
+    out.push("");
+    out.push(
+      "| N | state per resource: floor | pulumi-service | provider process: floor | pulumi-service | program: floor | pulumi-service | requests | emulator ms per request |",
+    );
+    out.push("| --: | --: | --: | --: | --: | --: | --: | --: | --: |");
+    const mib = (v: Summary) => `${round(v.median / 2 ** 20, 1)} MiB`;
+    const pair = (p: { floor: Summary; real: Summary } | null) =>
+      p ? `${mib(p.floor)} | ${mib(p.real)}` : "n/a | n/a";
+    for (const sc of d.scale) {
+      out.push(
+        `| ${sc.n} | ${cell(sc.stateBytesPerResource.floor, "B")} | ${cell(sc.stateBytesPerResource.real, "B")} | ` +
+          `${pair(sc.peakRssBytes.provider)} | ${pair(sc.peakRssBytes.program)} | ` +
+          `${Math.round(sc.emulator.requests.median)} | ${round(sc.emulator.msPerRequest.median, 2)} ms |`,
+      );
+    }
+    out.push("");
+  }
 
   out.push("**State** — one resource of each type, exported state (compact JSON):");
   out.push("");

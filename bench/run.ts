@@ -73,6 +73,9 @@ export function benchOptions(
   };
 }
 
+/** Fewest rounds of the client benchmark outside quick mode. */
+const CLIENT_MIN_ROUNDS = 7;
+
 /** Benchmark 3 through bench/client.ts, against an emulator in its own process. */
 async function clientSection(opts: BenchOptions): Promise<ClientResults> {
   const emu = await spawnEmulatorProcess();
@@ -82,7 +85,8 @@ async function clientSection(opts: BenchOptions): Promise<ClientResults> {
       apiKey: emu.apiKey,
       requests: opts.clientRequests,
       concurrency: 32,
-      rounds: opts.runs,
+      // 2,000 GETs take a fraction of a second: more rounds than deploys, for a steadier median.
+      rounds: opts.quick ? opts.runs : Math.max(opts.runs, CLIENT_MIN_ROUNDS),
     });
     const mode = (concurrency: number, c: Comparison) => {
       // bench/client.ts measures bare and client alternately in each round: pair them.

@@ -82,6 +82,23 @@ describe("npm run bench (quick mode)", () => {
     expectPositive(d.largest.stateBytesPerResource.real);
   });
 
+  it("measures what grows with N: state, memory of the provider and the program, the emulator's time", () => {
+    const [sc] = results.deploy.scale;
+    expect(sc.n).toBe(5);
+    expectPositive(sc.stateBytesPerResource.floor);
+    expectPositive(sc.stateBytesPerResource.real);
+    // Each process of the up wrote its peak memory: a Node.js process takes tens of MiB.
+    for (const p of [sc.peakRssBytes.provider, sc.peakRssBytes.program]) {
+      expect(p).not.toBeNull();
+      expect(p!.floor.median).toBeGreaterThan(20 * 2 ** 20);
+      expect(p!.real.median).toBeGreaterThan(20 * 2 ** 20);
+    }
+    // At least one create per resource (1 destination + 5 subscriptions) went through the emulator.
+    expect(sc.emulator.requests.median).toBeGreaterThanOrEqual(6);
+    expectPositive(sc.emulator.msPerRequest);
+    expect(toMarkdown(results)).toContain("| 5 | ");
+  });
+
   it("measures the state and the serialized provider of every type", () => {
     expect(results.state.types.map((t) => t.type)).toEqual([
       "pulumi-nodejs:dynamic/service:EventDestination",
