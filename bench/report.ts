@@ -8,6 +8,7 @@
 import os from "node:os";
 import type { Compared, DeployResults, PerResourceCost, ScaleFigures, StateResults } from "./deploy";
 import type { EmulatorResults } from "./emulator";
+import type { StartupResults } from "./startup";
 import { round, type Summary } from "./stats";
 
 /** One mode (sequential or concurrent) of the client benchmark (bench/client.ts). */
@@ -84,6 +85,8 @@ export interface BenchResults {
   versions: Versions;
   /** Benchmark 1. */
   deploy: DeployResults;
+  /** Benchmark 1's fixed cost, by part (bench/startup.ts). */
+  startup: StartupResults;
   /** Benchmark 2. */
   state: StateResults;
   /** Benchmark 3. */
@@ -352,6 +355,29 @@ export function toMarkdown(r: BenchResults): string {
           `${Math.round(sc.emulator.requests.median)} | ${round(sc.emulator.msPerRequest.median, 2)} ms |`,
       );
     }
+    out.push("");
+  }
+
+  if (r.startup) {
+    const st = r.startup;
+    out.push(
+      `**Fixed cost by part** — fresh Node.js processes, median (min–max) of ${st.programLoadMs.samples.length} of each kind, beside loading \`@pulumi/pulumi\`, which every program and provider process pays:`,
+    );
+    out.push("");
+    out.push("| part | time | ratio to loading `@pulumi/pulumi` |");
+    out.push("| --- | --: | --: |");
+    const part = (label: string, v: Summary) =>
+      out.push(
+        `| ${label} | ${cell(v, "ms")} | ${round(v.median / st.pulumiLoadMs.median, 2).toFixed(2)}× |`,
+      );
+    part('`require("@pulumi/pulumi")` (baseline, both processes)', st.pulumiLoadMs);
+    part('program: `require("pulumi-service")`', st.programLoadMs);
+    part(
+      "provider process, no request (preview): load, `configure`, `check`, `diff`",
+      st.providerNoRequestMs,
+    );
+    part("provider process, first request: client (undici) and first `GET`", st.firstRequestMs);
+    part("provider process, the `GET` after it", st.secondRequestMs);
     out.push("");
   }
 

@@ -22,6 +22,7 @@ import { benchClient, type Comparison } from "./client";
 import { benchDeploy, benchState } from "./deploy";
 import { benchEmulator, spawnEmulatorProcess } from "./emulator";
 import { openEngine, REPO_ROOT } from "./engine";
+import { benchStartup } from "./startup";
 import { evaluateGoals, machineInfo, toMarkdown, type BenchResults, type ClientResults } from "./report";
 import { round, summarize } from "./stats";
 
@@ -72,6 +73,9 @@ export function benchOptions(
     ...overrides,
   };
 }
+
+/** Fresh processes of each kind for the fixed cost by part, outside quick mode. */
+const STARTUP_RUNS = 11;
 
 /** Fewest rounds of the client benchmark outside quick mode. */
 const CLIENT_MIN_ROUNDS = 7;
@@ -138,6 +142,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   opts.log(`client: ${opts.clientRequests} GETs, sequential and concurrency 32, ${opts.runs} run(s)`);
   const client = await clientSection(opts);
 
+  opts.log(`startup: the fixed cost by part, ${opts.quick ? 3 : STARTUP_RUNS} fresh processes of each kind`);
+  const startup = await benchStartup({ runs: opts.quick ? 3 : STARTUP_RUNS, log: opts.log });
+
   const engine = await openEngine(opts.quick ? "bench-quick" : "bench");
   let results: BenchResults;
   try {
@@ -163,6 +170,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
         pulumiSdk: sdkPkg.version,
       },
       deploy,
+      startup,
       state,
       client,
       emulator,

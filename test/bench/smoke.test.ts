@@ -99,6 +99,17 @@ describe("npm run bench (quick mode)", () => {
     expect(toMarkdown(results)).toContain("| 5 | ");
   });
 
+  it("times the fixed cost by part in fresh processes", () => {
+    const st = results.startup;
+    // 3 processes of each kind (program, provider); both load @pulumi/pulumi.
+    expect(st.pulumiLoadMs.samples).toHaveLength(6);
+    for (const v of [st.programLoadMs, st.providerNoRequestMs, st.firstRequestMs, st.secondRequestMs]) {
+      expect(v.samples).toHaveLength(3);
+    }
+    for (const v of Object.values(st)) expectPositive(v);
+    expect(toMarkdown(results)).toContain('| program: `require("pulumi-service")` |');
+  });
+
   it("measures the state and the serialized provider of every type", () => {
     expect(results.state.types.map((t) => t.type)).toEqual([
       "pulumi-nodejs:dynamic/service:EventDestination",
