@@ -3,8 +3,9 @@
  * concurrency 32 of one subscription (`GET /event_subscriptions/{id}`) through `ServiceClient`,
  * timed against a bare undici `Pool` loop making the same requests (same headers; it reads the
  * body and `JSON.parse`s it, but does no case mapping, no zod parsing, no retry bookkeeping) in
- * the same run. Each figure is the median of `rounds` runs, bare and client taking turns to go
- * first; ratios are client time / bare time (1.00 = no overhead).
+ * the same run. Each figure is the median of `rounds` runs; within a run, bare and client take
+ * turns batch by batch (100 GETs sequentially, 500 at concurrency 32), each going first in
+ * turn; ratios are client time / bare time (1.00 = no overhead).
  *
  * Run: `npx ts-node --transpile-only bench/client.ts` or, after `npm run build`,
  * `node dist/bench/client.js`. Against a running service set `SERVICE_BASE_URL` and
@@ -48,6 +49,11 @@ export interface ClientBenchResult {
   sequential: Comparison;
   concurrent: Comparison;
 }
+
+/** Batches of a sequential measurement (100 GETs each of 2,000): see {@link benchClient}. */
+const SEQUENTIAL_BATCHES = 20;
+/** Batches of a concurrent one (500 GETs each of 2,000, so that 32 workers stay busy). */
+const CONCURRENT_BATCHES = 4;
 
 async function timed(n: number, concurrency: number, one: () => Promise<void>): Promise<number> {
   let next = 0;
@@ -106,16 +112,26 @@ export async function benchClient(opts: ClientBenchOptions): Promise<ClientBench
     const compare = async (c: number): Promise<Comparison> => {
       const bareMs: number[] = [];
       const clientMs: number[] = [];
-      // Bare first in even rounds, client first in odd ones: neither always runs on a warmer
-      // (or more tired) service.
+      // Each round's n GETs of each side run in batches, bare and client taking turns batch
+      // by batch and going first in turn, so that both meet the same machine: on a shared
+      // 2-core machine, how fast one request follows another drifts within a fraction of a
+      // second, more than the client's own cost.
+      const batches = c === 1 ? SEQUENTIAL_BATCHES : CONCURRENT_BATCHES;
       for (let r = 0; r < rounds; r++) {
-        if (r % 2 === 0) {
-          bareMs.push(await timed(n, c, bare));
-          clientMs.push(await timed(n, c, typed));
-        } else {
-          clientMs.push(await timed(n, c, typed));
-          bareMs.push(await timed(n, c, bare));
+        let b = 0;
+        let t = 0;
+        for (let i = 0; i < batches; i++) {
+          const size = Math.floor(n / batches) + (i < n % batches ? 1 : 0);
+          if ((r + i) % 2 === 0) {
+            b += await timed(size, c, bare);
+            t += await timed(size, c, typed);
+          } else {
+            t += await timed(size, c, typed);
+            b += await timed(size, c, bare);
+          }
         }
+        bareMs.push(b);
+        clientMs.push(t);
       }
       const b = summarize(bareMs);
       const t = summarize(clientMs);
