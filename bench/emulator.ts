@@ -55,18 +55,20 @@ export interface EmulatorProcess {
 
 /**
  * Starts `node packages/emulator/dist/cli.js --port 0 --data <tmp>/data.db --api-key <key>` and waits
- * for its first line.
+ * for its first line. With `store: "memory"`, `--data :memory:` instead: no file writes (of the
+ * request log, say) whose timing would land on some requests and not others.
  * @throws Error when the CLI is not built or exits before printing its address.
  */
-export async function spawnEmulatorProcess(): Promise<EmulatorProcess> {
+export async function spawnEmulatorProcess(
+  opts: { store?: "file" | "memory" } = {},
+): Promise<EmulatorProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const dir = mkdtempSync(path.join(tmpdir(), "emulator-bench-"));
   const apiKey = "bench-key";
-  const child = spawn(
-    process.execPath,
-    [CLI, "--port", "0", "--data", path.join(dir, "data.db"), "--api-key", apiKey],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const data = opts.store === "memory" ? ":memory:" : path.join(dir, "data.db");
+  const child = spawn(process.execPath, [CLI, "--port", "0", "--data", data, "--api-key", apiKey], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   // Kept for the error message only: the emulator's stop notice would clutter the report.
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));

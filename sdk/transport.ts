@@ -1,11 +1,11 @@
 /**
  * One HTTP call of the client: headers, JSON body, per-attempt timeout, retries (delegated to
- * `retry.ts`), error mapping (delegated to `errors.ts`), case mapping (`casing.ts`) and response
- * parsing (the zod schemas). Internal: not exported from `sdk/index.ts`.
+ * `retry.ts`), error mapping (delegated to `errors.ts`), case mapping (the contract's `wire.ts`),
+ * the exchange itself (`exchange.ts`) and response parsing (the zod schemas). Internal: not
+ * exported from `sdk/index.ts`.
  *
  * @packageDocumentation
  */
-import { EventEmitter } from "node:events";
 import type { Idempotency } from "./idempotency";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
@@ -19,6 +19,7 @@ import {
   makeAPIError,
 } from "./errors";
 import { MAX_BODY_BYTES, SERVICE_VERSION } from "service-contract";
+import { exchange } from "./exchange";
 import { type RetryPolicy, withRetries } from "./retry";
 
 /** Per-call options accepted by every resource method. */
@@ -166,38 +167,34 @@ export class Transport {
   ): Promise<{ status: number; operationId: string | undefined; text: string }> {
     const path = this.#config.basePath + op.path;
     const request = `${op.method} ${path}`;
-    // undici takes an EventEmitter that emits "abort" as a request's signal; an AbortController
-    // (an EventTarget) does the same with about 5 µs more per request (docs/performance.md
-    // § Client).
-    const abort = new EventEmitter();
+    const pending = exchange(this.#config.dispatcher, {
+      origin: this.#config.origin,
+      path,
+      method: op.method,
+      headers,
+      body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
     let timedOut = false;
     const timer = setTimeout(
       () => {
         timedOut = true;
-        abort.emit("abort");
+        pending.abort(new Error(`no complete response within ${timeoutMs} ms`));
       },
       Math.min(timeoutMs, MAX_TIMER_MS),
     );
     try {
-      const res = await this.#config.dispatcher.request({
-        origin: this.#config.origin,
-        path,
-        method: op.method,
-        headers,
-        body,
-        signal: abort,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const text = await res.body.text();
+      const res = await pending.done;
+      const { text } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
       if (op.idempotencyKey !== undefined) {
-        this.#config.idempotency.observe(op.idempotencyKey, header(h, "idempotency-key"), res.statusCode);
+        this.#config.idempotency.observe(op.idempotencyKey, header(h, "idempotency-key"), res.status);
       }
-      if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, operationId, text };
+      if (res.status >= 200 && res.status < 300) return { status: res.status, operationId, text };
       throw makeAPIError({
-        status: res.statusCode,
+        status: res.status,
         method: op.method,
         path,
         operationId,
