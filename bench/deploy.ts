@@ -289,7 +289,6 @@ function costs(counts: number[], up: Record<Variant, Sample[][]>): NonNullable<D
  */
 export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Promise<DeployResults> {
   const counts = [...opts.counts].sort((a, b) => a - b);
-  const largest = counts[counts.length - 1];
   const up: Record<Variant, Sample[][]> = { floor: counts.map(() => []), real: counts.map(() => []) };
   type Op = "preview" | "refresh" | "destroy";
   // ops[op][variant][i]: the samples of N = counts[i].
@@ -372,43 +371,40 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
       }
     }
 
+    const operations = counts.map((n, i) => ({
+      n,
+      preview: compare(ops.preview.floor[i], ops.preview.real[i]),
+      refresh: compare(ops.refresh.floor[i], ops.refresh.real[i]),
+      destroy: compare(ops.destroy.floor[i], ops.destroy.real[i]),
+    }));
+    const scale = counts.map((n, i) => {
+      const both = (m: Record<Variant, number[][]>) =>
+        m.floor[i].length > 0 && m.real[i].length > 0
+          ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
+          : null;
+      return {
+        n,
+        stateBytesPerResource: {
+          floor: summarize(stateBytes.floor[i]),
+          real: summarize(stateBytes.real[i]),
+        },
+        peakRssBytes: { provider: both(providerRss), program: both(programRss) },
+        emulator: {
+          requests: summarize(emulatorRequests[i]),
+          msPerRequest: summarize(emulatorMsPerRequest[i]),
+        },
+      };
+    });
     return {
       counts,
       up: counts.map((n, i) => ({ n, ...compare(up.floor[i], up.real[i]) })),
       perResource: counts.length >= 2 ? costs(counts, up) : null,
-      operations: counts.map((n, i) => ({
-        n,
-        preview: compare(ops.preview.floor[i], ops.preview.real[i]),
-        refresh: compare(ops.refresh.floor[i], ops.refresh.real[i]),
-        destroy: compare(ops.destroy.floor[i], ops.destroy.real[i]),
-      })),
-      scale: counts.map((n, i) => {
-        const both = (m: Record<Variant, number[][]>) =>
-          m.floor[i].length > 0 && m.real[i].length > 0
-            ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
-            : null;
-        return {
-          n,
-          stateBytesPerResource: {
-            floor: summarize(stateBytes.floor[i]),
-            real: summarize(stateBytes.real[i]),
-          },
-          peakRssBytes: { provider: both(providerRss), program: both(programRss) },
-          emulator: {
-            requests: summarize(emulatorRequests[i]),
-            msPerRequest: summarize(emulatorMsPerRequest[i]),
-          },
-        };
-      }),
+      operations,
+      scale,
+      // The largest N's figures, as computed for every N.
       largest: {
-        n: largest,
-        preview: compare(ops.preview.floor[counts.length - 1], ops.preview.real[counts.length - 1]),
-        refresh: compare(ops.refresh.floor[counts.length - 1], ops.refresh.real[counts.length - 1]),
-        destroy: compare(ops.destroy.floor[counts.length - 1], ops.destroy.real[counts.length - 1]),
-        stateBytesPerResource: {
-          floor: summarize(stateBytes.floor[counts.length - 1]),
-          real: summarize(stateBytes.real[counts.length - 1]),
-        },
+        ...operations[operations.length - 1],
+        stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
       },
     };
   });

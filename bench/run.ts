@@ -8,8 +8,7 @@
  * - `BENCH_RUNS`: runs of each figure (default 3; each figure is the median with min and max);
  * - `BENCH_QUICK=1`: N = 5 only, 1 run (unless `BENCH_RUNS` is set), short loads — a smoke run,
  *   not figures to compare;
- * - `BENCH_LONG=1`: N = 10, 100, 300 and 1,000 (the largest N's preview, refresh and destroy are
- *   then of 1,000 resources);
+ * - `BENCH_LONG=1`: N = 10, 100, 300 and 1,000;
  * - `BENCH_OUT`: the results file (default `bench/results/latest.json`), e.g.
  *   `bench/results/2026-11-23.json` for a run to commit with its charts.
  *
