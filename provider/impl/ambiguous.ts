@@ -23,12 +23,30 @@
  * Kinds without a list (abuse reports) rely on the key alone: step 2 when the server honours
  * keys, else an error that says the report may or may not have been filed.
  *
- * The lookup never adopts an ID that this provider process has already created, adopted or been
- * handed by the engine (see {@link claimId}): the provider process serves every resource of one
- * deployment, so a stack with several resources of identical values cannot end with two of them
- * sharing one ID. What remains possible: a resource with identical values made by another
- * deployment (another stack, another process) inside the lookup window is indistinguishable from
- * the lost create's and can be adopted.
+ * **Parallel creates.** The engine runs creates side by side in one provider process, so several
+ * creates of identical values can be in flight while another one looks. Three rules keep every
+ * resource made held by exactly one resource of the deployment (see {@link ClaimRegistry}):
+ *
+ * - **A lookup runs alone.** For each kind, creates are sent side by side, but a lookup waits
+ *   until no create of that kind is in flight, and no create of that kind is sent while it runs.
+ *   So when it looks, every create beside it has settled: its resource is either claimed (the
+ *   answer arrived) or its creator is itself waiting to look (the answer was lost).
+ * - **Look and claim are one step.** The lookup claims the ID it adopts before it lets anything
+ *   else of the kind run; an ID claimed (created, adopted, or passed in by the engine) is never
+ *   adopted again. A lookup that finds several unclaimed matches adopts one when there are no
+ *   more of them than creates of those values still waiting to look (the identical resources of
+ *   this deployment, made by lost creates, are interchangeable); more than that, and some of
+ *   them were made elsewhere: it fails with an error naming them.
+ * - **An answer naming an ID already held** (a lookup adopted it while its create was still
+ *   waiting for the answer, which the first rule makes impossible within one process, or the
+ *   engine holds it for another resource) leaves that ID with its holder: the create counts as
+ *   lost, looks for an unclaimed twin (the holder's own create's resource) and adopts it, or
+ *   sends again under a new `Idempotency-Key`. Two resources never hold one ID.
+ *
+ * What remains possible: a resource with identical values made by another deployment (another
+ * stack, another process) inside the lookup window is indistinguishable from the lost create's
+ * and can be adopted. A lookup compares what the service returns, so two creates that differ
+ * only in a write-only secret (a destination's API key) look identical to it.
  *
  * Known limit: a create that timed out may still be running on the service; against a server
  * that ignores keys, a lookup that runs before it commits finds nothing, and the create sent
@@ -63,10 +81,112 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   warn?(message: string): Promise<void> | void;
   /** Clock in **milliseconds** since the Unix epoch (tests); default `Date.now`. */
   now?(): number;
+  /** Where IDs are claimed and creates of one kind are coordinated; default {@link processClaims}. */
+  registry?: ClaimRegistry;
 }
 
-/** IDs this provider process has created, adopted, or been given by the engine for a resource. */
-const claimedIds = new Set<string>();
+/**
+ * One kind's creates and lookups in a provider process, as a readers-writer lock: creates are
+ * sent side by side (readers), a lookup runs alone (writer) once every create in flight has
+ * settled, and while a lookup waits no new create is sent, so lookups are never starved.
+ */
+class KindGate {
+  private sending = 0;
+  private looking = false;
+  private readonly lookups: (() => void)[] = [];
+  private readonly sends: (() => void)[] = [];
+  /** Creates of this kind whose answer was lost and that have not yet resolved (adopted, made or failed). */
+  readonly waiting = new Set<{ matches(live: unknown): boolean }>();
+
+  /** Resolves when a create may be sent; pair with {@link leaveSend}. */
+  enterSend(): Promise<void> {
+    if (!this.looking && this.lookups.length === 0) {
+      this.sending++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.sends.push(resolve));
+  }
+
+  /** A create's request has settled (answered or failed). */
+  leaveSend(): void {
+    this.sending--;
+    this.next();
+  }
+
+  /** Resolves when no create of the kind is in flight and no other lookup runs; pair with {@link leaveLookup}. */
+  enterLookup(): Promise<void> {
+    if (!this.looking && this.sending === 0) {
+      this.looking = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.lookups.push(resolve));
+  }
+
+  /** The lookup is done and has claimed what it adopts. */
+  leaveLookup(): void {
+    this.looking = false;
+    this.next();
+  }
+
+  private next(): void {
+    if (this.looking) return;
+    if (this.lookups.length > 0) {
+      if (this.sending === 0) {
+        this.looking = true;
+        this.lookups.shift()!();
+      }
+      return;
+    }
+    while (this.sends.length > 0) {
+      this.sending++;
+      this.sends.shift()!();
+    }
+  }
+}
+
+/**
+ * The IDs held by the resources of one deployment, and the coordination of its creates, kind by
+ * kind. A provider process serves every resource of one deployment, so one registry per process
+ * ({@link processClaims}) is what {@link createOnce} and the providers' `diff`, `read`, `update`
+ * and `delete` use; tests make their own.
+ */
+export class ClaimRegistry {
+  private readonly ids = new Set<string>();
+  private readonly gates = new Map<string, KindGate>();
+
+  /**
+   * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
+   * the engine), so that no lookup adopts it for another resource. Empty IDs are ignored.
+   */
+  claim(id: string): void {
+    if (typeof id === "string" && id !== "") this.ids.add(id);
+  }
+
+  /**
+   * Claims `id` unless it is held already, in one step.
+   * @returns true when the caller now holds `id`, false when another resource did already.
+   */
+  tryClaim(id: string): boolean {
+    if (this.ids.has(id)) return false;
+    this.claim(id);
+    return true;
+  }
+
+  /** True when `id` was claimed in this registry. */
+  isClaimed(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  /** The gate of one kind of resource (named as in {@link CreateOnceSpec.what}). */
+  gate(kind: string): KindGate {
+    let g = this.gates.get(kind);
+    if (!g) this.gates.set(kind, (g = new KindGate()));
+    return g;
+  }
+}
+
+/** The registry of this provider process: every resource of the deployment it serves. */
+export const processClaims = new ClaimRegistry();
 
 /**
  * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
@@ -74,12 +194,12 @@ const claimedIds = new Set<string>();
  * adopts it for another resource.
  */
 export function claimId(id: string): void {
-  if (typeof id === "string" && id !== "") claimedIds.add(id);
+  processClaims.claim(id);
 }
 
 /** True when `id` was recorded by {@link claimId} in this provider process. */
 export function isClaimed(id: string): boolean {
-  return claimedIds.has(id);
+  return processClaims.isClaimed(id);
 }
 
 function describe(err: unknown): string {
@@ -100,99 +220,153 @@ export function maybeApplied(err: unknown): boolean {
 
 /**
  * Creates one resource and never leaves a duplicate or an orphan behind a create whose outcome
- * is unknown (see the module comment for the steps).
+ * is unknown, nor gives one ID to two resources when creates run side by side (see the module
+ * comment for the steps and rules).
  *
- * @returns the created resource, or the one an earlier attempt had made.
+ * @returns the created resource, or the one an earlier attempt (or an identical create of this
+ *   deployment) had made, claimed in the registry for this create alone.
  * @throws the create's own error when it surely made nothing (validation, 4xx, a refusal on the
- *   first and only attempt…); an Error naming the IDs when several resources match; an Error
- *   saying nothing was created when two creates failed and no match exists; for kinds without a
- *   list, an Error saying the outcome is unknown.
+ *   first and only attempt…); an Error naming the IDs when more resources match than creates of
+ *   those values are waiting; an Error saying nothing was created when two creates failed and no
+ *   match exists; for kinds without a list, an Error saying the outcome is unknown.
  */
 export async function createOnce<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,
 ): Promise<T> {
+  const registry = spec.registry ?? processClaims;
+  const gate = registry.gate(spec.what);
   const now = spec.now ?? Date.now;
-  const key = randomUUID();
+  let key = randomUUID();
   const startedMs = now();
   /** The last error, once an attempt may have made the resource (until then, `undefined`). */
   let lost: unknown;
+  /** Set when an answer named an ID another resource holds: the key is spent, the step-2 retry too. */
+  let conflict = false;
+  /** This create among the kind's creates waiting to look (its answer was lost). */
+  const me = { matches: (live: unknown) => spec.matches?.(live as T) ?? false };
+
   const attempt = async (): Promise<{ ok: T } | undefined> => {
+    await gate.enterSend();
+    let made: T;
     try {
-      const made = await spec.create(key);
-      claimId(made.id);
-      return { ok: made };
+      made = await spec.create(key);
     } catch (err) {
-      // Once an earlier attempt may have made it, no later failure says it does not exist.
-      if (lost === undefined && !maybeApplied(err)) throw err;
+      // Settled before the send is let go, so that a lookup beside it counts this create as waiting.
+      if (lost === undefined && !maybeApplied(err)) {
+        gate.leaveSend();
+        throw err;
+      }
       lost = err;
+      gate.waiting.add(me);
+      gate.leaveSend();
       return undefined;
     }
-  };
-
-  let result = await attempt();
-  if (result) return result.ok;
-
-  if (spec.keysHonoured() === true) {
-    await spec.warn?.(
-      `${spec.what}: the create failed and may have been made (${describe(lost)}); sending it again with the same Idempotency-Key, which the service honours`,
-    );
-    result = await attempt();
-    if (result) return result.ok;
-  }
-
-  if (!spec.list || !spec.matches) {
-    throw new Error(
-      `${spec.what}: the create failed after reaching the service (${describe(lost)}), so it may or may not have been made. ` +
-        `${spec.what}s cannot be listed, so the provider cannot look for it, and the service has not shown that it honours Idempotency-Key, ` +
-        `so sending it again could make a second one. Check with the service before running pulumi up again.`,
-    );
-  }
-
-  const since = startedMs - CLOCK_SKEW_MS;
-  const lookFor = async (): Promise<T[]> => {
-    const found: T[] = [];
-    try {
-      for await (const live of spec.list!()) {
-        if (Date.parse(live.createdAt) < since) break;
-        if (spec.matches!(live) && !isClaimed(live.id)) found.push(live);
-      }
-    } catch (err) {
-      throw new Error(
-        `${spec.what}: the create failed and may have been made (${describe(lost)}), and looking for it failed ` +
-          `(${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
-          `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
-      );
+    // From the answer to the claim, nothing awaits: no lookup can take the ID in between.
+    if (registry.tryClaim(made.id)) {
+      gate.waiting.delete(me);
+      gate.leaveSend();
+      return { ok: made };
     }
-    return found;
+    lost = new Error(
+      `the service answered with ${made.id}, which another resource of this deployment already holds`,
+    );
+    conflict = true;
+    key = randomUUID();
+    gate.waiting.add(me);
+    gate.leaveSend();
+    return undefined;
   };
 
-  for (let round = 1; ; round++) {
-    const found = await lookFor();
-    if (found.length === 1) {
+  try {
+    let result = await attempt();
+    if (result) return result.ok;
+
+    if (spec.keysHonoured() === true && !conflict) {
       await spec.warn?.(
-        `${spec.what}: the create failed and may have been made (${describe(lost)}); the service holds exactly one ${spec.what} with these values made since it started that no other resource of this deployment holds, ${found[0].id}: adopted it`,
+        `${spec.what}: the create failed and may have been made (${describe(lost)}); sending it again with the same Idempotency-Key, which the service honours`,
       );
-      claimId(found[0].id);
-      return found[0];
+      result = await attempt();
+      if (result) return result.ok;
     }
-    if (found.length > 1) {
+
+    if (!spec.list || !spec.matches) {
       throw new Error(
-        `${spec.what}: the create failed and may have been made (${describe(lost)}), and ${found.length} ${spec.what}s made since ` +
-          `${new Date(since).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
-          `The provider cannot tell which one (if any) this create made, so it adopts none. Delete the extra ones ` +
-          `(or adopt one with adoptId) and run pulumi up again.`,
+        conflict
+          ? `${spec.what}: ${describe(lost)}, so it was not taken for this resource. ${spec.what}s cannot be listed, so the ` +
+              `provider cannot look for a twin: run pulumi up again to create it.`
+          : `${spec.what}: the create failed after reaching the service (${describe(lost)}), so it may or may not have been made. ` +
+              `${spec.what}s cannot be listed, so the provider cannot look for it, and the service has not shown that it honours Idempotency-Key, ` +
+              `so sending it again could make a second one. Check with the service before running pulumi up again.`,
       );
     }
-    if (round === 2) {
-      throw new Error(
-        `${spec.what}: the create failed twice (last: ${describe(lost)}), and the service holds no ${spec.what} ` +
-          `with these values made since ${new Date(since).toISOString()}: nothing was created. Run pulumi up again.`,
+    const list = spec.list;
+    const matches = spec.matches;
+    const since = startedMs - CLOCK_SKEW_MS;
+
+    /** Looks alone and claims what it adopts before letting the kind go on (see the module comment). */
+    const lookFor = async (): Promise<{ adopted?: T; found: T[] }> => {
+      await gate.enterLookup();
+      try {
+        const found: T[] = [];
+        try {
+          for await (const live of list()) {
+            if (Date.parse(live.createdAt) < since) break;
+            if (matches(live) && !registry.isClaimed(live.id)) found.push(live);
+          }
+        } catch (err) {
+          throw new Error(
+            `${spec.what}: the create failed and may have been made (${describe(lost)}), and looking for it failed ` +
+              `(${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
+              `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
+          );
+        }
+        if (found.length === 0) return { found };
+        const twins = [...gate.waiting].filter((w) => w.matches(found[0])).length;
+        if (found.length > Math.max(twins, 1)) return { found };
+        // Claimed here, before the lookup lets the kind go on; tryClaim guards the rule itself.
+        const adopted = found.find((f) => registry.tryClaim(f.id));
+        if (!adopted) return { found: [] };
+        gate.waiting.delete(me);
+        return { adopted, found };
+      } finally {
+        gate.leaveLookup();
+      }
+    };
+
+    for (let round = 1; ; round++) {
+      const { adopted, found } = await lookFor();
+      if (adopted) {
+        const which =
+          found.length === 1
+            ? `exactly one ${spec.what} with these values made since it started that no other resource of this deployment holds`
+            : `${found.length} ${spec.what}s with these values made since it started that no other resource of this deployment holds, ` +
+              `no more than the creates of these values whose answers were lost`;
+        await spec.warn?.(
+          `${spec.what}: the create failed and may have been made (${describe(lost)}); the service holds ${which}, ${adopted.id}: adopted it`,
+        );
+        return adopted;
+      }
+      if (found.length > 1) {
+        throw new Error(
+          `${spec.what}: the create failed and may have been made (${describe(lost)}), and ${found.length} ${spec.what}s made since ` +
+            `${new Date(since).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
+            `The provider cannot tell which one (if any) this create made, so it adopts none. Delete the extra ones ` +
+            `(or adopt one with adoptId) and run pulumi up again.`,
+        );
+      }
+      if (round === 2) {
+        throw new Error(
+          `${spec.what}: the create failed twice (last: ${describe(lost)}), and the service holds no ${spec.what} ` +
+            `with these values made since ${new Date(since).toISOString()}: nothing was created. Run pulumi up again.`,
+        );
+      }
+      await spec.warn?.(
+        `${spec.what}: the create failed and may have been made (${describe(lost)}), but the service holds no such ${spec.what}: sending it again`,
       );
+      result = await attempt();
+      if (result) return result.ok;
     }
-    await spec.warn?.(
-      `${spec.what}: the create failed and may have been made (${describe(lost)}), but the service holds no such ${spec.what}: sending it again`,
-    );
-    result = await attempt();
-    if (result) return result.ok;
+  } finally {
+    gate.waiting.delete(me);
   }
 }
