@@ -65,6 +65,9 @@ import { isLostAnswer } from "../../sdk/retry";
  */
 export const CLOCK_SKEW_MS = 30_000;
 
+/** How many times a lookup lists the kind before it gives up (each listing's pages retried by the client). */
+export const LISTINGS = 3;
+
 /** What {@link createOnce} needs to know about one kind of resource. */
 export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /** Kind in words, for messages, e.g. `event subscription`. */
@@ -307,18 +310,25 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     const lookFor = async (): Promise<{ adopted?: T; found: T[] }> => {
       await gate.enterLookup();
       try {
-        const found: T[] = [];
-        try {
-          for await (const live of list()) {
-            if (Date.parse(live.createdAt) < since) break;
-            if (matches(live) && !registry.isClaimed(live.id)) found.push(live);
+        let found: T[] = [];
+        for (let listing = 1; ; listing++) {
+          found = [];
+          try {
+            for await (const live of list()) {
+              if (Date.parse(live.createdAt) < since) break;
+              if (matches(live) && !registry.isClaimed(live.id)) found.push(live);
+            }
+            break;
+          } catch (err) {
+            // The client has retried each page already; a listing cut short starts again from
+            // the newest, a few times, before the create gives up and names what to look for.
+            if (listing < LISTINGS) continue;
+            throw new Error(
+              `${spec.what}: the create failed and may have been made (${describe(lost)}), and looking for it failed ` +
+                `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
+                `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
+            );
           }
-        } catch (err) {
-          throw new Error(
-            `${spec.what}: the create failed and may have been made (${describe(lost)}), and looking for it failed ` +
-              `(${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
-              `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
-          );
         }
         if (found.length === 0) return { found };
         const twins = [...gate.waiting].filter((w) => w.matches(found[0])).length;

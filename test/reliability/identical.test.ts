@@ -1,72 +1,158 @@
 /**
- * Resources the service cannot tell apart: a stack declaring several event destinations with
- * identical values, and several event subscriptions with identical values, deployed by the real
- * engine through connection resets (before the handler: nothing made; after it: made, answer
- * lost) against a service that ignores `Idempotency-Key`. A lost create's lookup must never
- * adopt a sibling's resource: at the end the service holds exactly as many resources as declared,
- * each ID in the state once.
+ * Resources the service cannot tell apart, created side by side: a stack declaring several event
+ * destinations with identical values and several event subscriptions with identical values,
+ * deployed by the real engine at its default parallelism and at `--parallel 16`, through
+ * connection resets before the handler (nothing made) and after it (made, answer lost), against
+ * a service that ignores `Idempotency-Key` so that every lost create is resolved by a lookup.
+ *
+ * Whatever the interleaving, the end is the same: as many resources on the service as declared,
+ * each ID held by exactly one resource in the state (no shared ID, no duplicate, no orphan).
+ * A run may fail with the clear error of a create that failed twice and made nothing; the next
+ * `up` goes on.
+ *
+ * Seeds: 2 per parallelism in `npm test`; `RELIABILITY_LONG=1` runs 20 per parallelism (or
+ * `IDENTICAL_SEEDS=<n>`), and writes the figures to `.pulumi-state/reliability-figures/`.
  */
-import { startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { createStack, diagnostics, emulatorContents, stateIds, type TestStack } from "../helpers/reliability";
+import { startEmulator } from "../helpers/emulator";
+import {
+  LONG,
+  createStack,
+  diagnostics,
+  emulatorContents,
+  stateIds,
+  writeFigures,
+  writeOutput,
+} from "../helpers/reliability";
 
-const COUNTS = { destinations: 3, subscriptions: 5 };
-/** Sequential, so that each create's lookup sees what its siblings made before it. */
-const UP = ["up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "1"];
-/** `up` runs allowed: a run may fail with a clear error (two lost creates in a row); the next goes on. */
+const COUNTS = { destinations: 3, subscriptions: 8 };
+const SEEDS = Number(process.env.IDENTICAL_SEEDS ?? (LONG ? 20 : 2));
+const PARALLELISM: { name: string; args: string[] }[] = [
+  { name: "default", args: [] },
+  { name: "16", args: ["--parallel", "16"] },
+];
+const UP = ["up", "--yes", "--skip-preview", "--non-interactive"];
+/** `up` runs allowed: a run may fail with a clear error (a create that failed twice); the next goes on. */
 const MAX_UPS = 6;
 
-describe("identical resources through resets, keys ignored (real engine, real emulator)", () => {
-  let em: RunningEmulator;
-  let stack: TestStack | undefined;
+/** What one seed ended with. */
+interface SeedFigures {
+  parallel: string;
+  seed: number;
+  ups: number;
+  /** The last `up` succeeded. */
+  converged: boolean;
+  faults: { reset: number; resetAfter: number };
+  adopted: number;
+  resent: number;
+  /** Resources declared, and what the service and the state hold at the end. */
+  declared: number;
+  live: number;
+  /** IDs held by two or more resources of the state. */
+  sharedIds: number;
+  /** Resources of the service that the state does not hold. */
+  orphans: number;
+  /** Resources of the service beyond those declared. */
+  duplicates: number;
+}
 
-  beforeAll(async () => {
-    em = await startEmulator({ idempotencyKeys: false });
-  });
-  afterAll(async () => {
-    stack?.dispose();
+/** Deploys the identical stack with faults under `seed` until an `up` succeeds; returns the figures. */
+async function deploySeed(parallel: { name: string; args: string[] }, seed: number): Promise<SeedFigures> {
+  const em = await startEmulator({ idempotencyKeys: false });
+  const stack = await createStack(`identical-p${parallel.name}-s${seed}`, em, COUNTS);
+  try {
+    await stack.ok(["config", "set", "identical", "true"]);
+    em.app.emulator.setFaults({ reset: 0.2, resetAfter: 0.25, seed });
+    let ups = 0;
+    let adopted = 0;
+    let resent = 0;
+    let converged = false;
+    while (!converged && ups < MAX_UPS) {
+      const r = await stack.run([...UP, ...parallel.args]);
+      ups++;
+      writeOutput(`identical-p${parallel.name}-s${seed}-up${ups}`, r);
+      const d = diagnostics(r);
+      adopted += d.adopted;
+      resent += d.resent;
+      converged = r.code === 0;
+      if (converged) break;
+      // Each failure is the clear error of a create that failed twice and made nothing.
+      expect(d.errors.join("\n")).toMatch(/the create failed twice .* nothing was created/);
+    }
+    em.app.emulator.setFaults({});
+    const faults = em.store.requests().map((q) => q.fault);
+    const ids = stateIds(await stack.exportState());
+    const live = emulatorContents(em);
+    const held = [...ids.destinations, ...ids.subscriptions];
+    const liveIds = [...live.destinations, ...live.subscriptions].map((x) => x.id);
+    const declared = COUNTS.destinations + COUNTS.subscriptions;
+    expect(ids.pending).toBe(0);
+    return {
+      parallel: parallel.name,
+      seed,
+      ups,
+      converged,
+      faults: {
+        reset: faults.filter((f) => f === "reset").length,
+        resetAfter: faults.filter((f) => f === "reset-after").length,
+      },
+      adopted,
+      resent,
+      declared,
+      live: liveIds.length,
+      sharedIds: held.length - new Set(held).size,
+      orphans: liveIds.filter((id) => !held.includes(id)).length,
+      duplicates: Math.max(0, liveIds.length - declared),
+    };
+  } finally {
+    stack.dispose();
     await em.close();
+  }
+}
+
+describe("identical resources created side by side through resets, keys ignored (real engine, real emulator)", () => {
+  const all: SeedFigures[] = [];
+
+  afterAll(() => {
+    if (all.length === 0) return;
+    const file = writeFigures("identical", all);
+    const sum = (k: keyof SeedFigures) => all.reduce((n, f) => n + (f[k] as number), 0);
+    console.log(
+      `identical resources: ${all.length} seeds (${PARALLELISM.map((p) => p.name).join(", ")} parallelism), ` +
+        `${sum("declared")} resources declared, ${sum("ups")} ups, ` +
+        `${all.reduce((n, f) => n + f.faults.reset, 0)} resets before and ${all.reduce((n, f) => n + f.faults.resetAfter, 0)} after the handler, ` +
+        `${sum("adopted")} adoptions, ${sum("resent")} creates sent again; ` +
+        `duplicates ${sum("duplicates")}, orphans ${sum("orphans")}, shared IDs ${sum("sharedIds")} (${file})`,
+    );
   });
 
-  it(
-    "as many distinct IDs on the service as declared, none shared in the state",
-    async () => {
-      stack = await createStack("identical", em, COUNTS);
-      await stack.ok(["config", "set", "identical", "true"]);
-      em.app.emulator.setFaults({ reset: 0.2, resetAfter: 0.25, seed: 5 });
-      const outcomes: string[] = [];
-      let adopted = 0;
-      for (let i = 0; i < MAX_UPS; i++) {
-        const r = await stack.run(UP);
-        const d = diagnostics(r);
-        adopted += d.adopted;
-        outcomes.push(r.code === 0 ? "succeeded" : `failed: ${d.errors.join(" | ").slice(0, 300)}`);
-        if (r.code === 0) break;
-        // Each failure is a clear error of a lost create, never something else.
-        expect(d.errors.join("\n")).toMatch(/the create failed/);
-      }
-      em.app.emulator.setFaults({});
-      const faults = em.store
-        .requests()
-        .filter((q) => q.fault !== null)
-        .map((q) => q.fault);
-      console.log(
-        `identical resources: ${outcomes.length} up run(s) [${outcomes.join("; ")}]; ` +
-          `faults hit ${faults.length} requests (${faults.filter((f) => f === "reset").length} reset, ` +
-          `${faults.filter((f) => f === "reset-after").length} reset-after); ${adopted} lost create(s) resolved by adoption`,
-      );
-      expect(outcomes.at(-1)).toBe("succeeded");
-      // The scenario is only meaningful if lost creates happened and some were adopted.
-      expect(faults.filter((f) => f === "reset-after").length).toBeGreaterThan(0);
-      expect(adopted).toBeGreaterThan(0);
-
-      const ids = stateIds(await stack.exportState());
-      const live = emulatorContents(em);
-      expect(ids.pending).toBe(0);
-      expect(new Set(ids.destinations).size).toBe(COUNTS.destinations);
-      expect(new Set(ids.subscriptions).size).toBe(COUNTS.subscriptions);
-      expect(live.destinations.map((x) => x.id).sort()).toEqual(ids.destinations);
-      expect(live.subscriptions.map((x) => x.id).sort()).toEqual(ids.subscriptions);
-    },
-    15 * 60_000,
-  );
+  for (const parallel of PARALLELISM) {
+    it(
+      `parallelism ${parallel.name}, ${SEEDS} seeds: as many distinct IDs on the service as declared, each held once in the state`,
+      async () => {
+        const figures: SeedFigures[] = [];
+        for (let seed = 1; seed <= SEEDS; seed++) {
+          const f = await deploySeed(parallel, seed);
+          figures.push(f);
+          all.push(f);
+          expect({
+            seed,
+            converged: f.converged,
+            live: f.live,
+            sharedIds: f.sharedIds,
+            orphans: f.orphans,
+          }).toEqual({
+            seed,
+            converged: true,
+            live: f.declared,
+            sharedIds: 0,
+            orphans: 0,
+          });
+        }
+        // The scenario is only meaningful if lost creates happened and were resolved by lookups.
+        expect(figures.reduce((n, f) => n + f.faults.resetAfter, 0)).toBeGreaterThan(0);
+        expect(figures.reduce((n, f) => n + f.adopted, 0)).toBeGreaterThan(0);
+      },
+      SEEDS * 4 * 60_000,
+    );
+  }
 });

@@ -301,6 +301,22 @@ describe("createOnce with creates side by side (scripted service, step by step)"
     );
   });
 
+  it("a listing cut short is started again: the lost create still finds and adopts its resource", async () => {
+    let failures = 2;
+    const spec = specFor(svc, registry, warnings);
+    spec.list = async function* () {
+      yield* svc.list();
+      if (failures-- > 0) throw resetAfterSend();
+    };
+    const a = createOnce(spec);
+    await flush();
+    const x = svc.held[0].commit();
+    svc.held[0].lose();
+    const [r] = await runToEnd(svc, warnings, [a]);
+    expect(r).toEqual({ status: "fulfilled", value: x });
+    expect(svc.listings).toHaveLength(3);
+  });
+
   it("a create of other values is not held back by nor counted with another lookup's twins", async () => {
     const a = createOnce(specFor(svc, registry, warnings, "one"));
     const b = createOnce(specFor(svc, registry, warnings, "two"));
