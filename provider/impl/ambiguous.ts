@@ -37,16 +37,20 @@
  *   more of them than creates of those values still waiting to look (the identical resources of
  *   this deployment, made by lost creates, are interchangeable); more than that, and some of
  *   them were made elsewhere: it fails with an error naming them.
- * - **An answer naming an ID already held** (a lookup adopted it while its create was still
- *   waiting for the answer, which the first rule makes impossible within one process, or the
- *   engine holds it for another resource) leaves that ID with its holder: the create counts as
- *   lost, looks for an unclaimed twin (the holder's own create's resource) and adopts it, or
- *   sends again under a new `Idempotency-Key`. Two resources never hold one ID.
+ * - **An answer naming an ID already held** (a lookup adopted the resource while its create, counted
+ *   as waiting, was about to send again with the same key and get the first answer back; or the
+ *   engine holds the ID for another resource) leaves that ID with its holder: the create counts as
+ *   lost, looks for an unclaimed twin (the holder's own create's resource) and adopts it, or sends
+ *   again under a new `Idempotency-Key`. Two resources never hold one ID.
+ * - **Requests that differ only in a write-only secret** (two destinations with different API
+ *   keys) look the same in a listing. While such a twin is also waiting, a lookup adopts nothing:
+ *   the create fails with an error naming what it found, and no other create of the deployment
+ *   may take those resources either, rather than hold one made with another's secret.
  *
  * What remains possible: a resource with identical values made by another deployment (another
  * stack, another process) inside the lookup window is indistinguishable from the lost create's
- * and can be adopted. A lookup compares what the service returns, so two creates that differ
- * only in a write-only secret (a destination's API key) look identical to it.
+ * and can be adopted; so can, when no such twin of this deployment is waiting, one made by a
+ * request that differs only in a write-only secret, which a listing does not show.
  *
  * Known limit: a create that timed out may still be running on the service; against a server
  * that ignores keys, a lookup that runs before it commits finds nothing, and the create sent
@@ -78,6 +82,13 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   list?(): AsyncIterable<T>;
   /** True when `live` has exactly the values the create sent. Required with `list`. */
   matches?(live: T): boolean;
+  /**
+   * The request in one canonical form, write-only secrets included (kept in this process's
+   * memory, never shown). Two lost creates that `matches` cannot tell apart but whose
+   * fingerprints differ (a destination's API key) never adopt each other's resource. Default:
+   * every create of the kind counts as the same request.
+   */
+  fingerprint?: string;
   /** What the client has seen of the server and `Idempotency-Key` (`ServiceClient.idempotency.honoured`). */
   keysHonoured(): boolean | undefined;
   /** Warning shown by `pulumi up` when the provider adopts or retries; default none. */
@@ -99,7 +110,7 @@ class KindGate {
   private readonly lookups: (() => void)[] = [];
   private readonly sends: (() => void)[] = [];
   /** Creates of this kind whose answer was lost and that have not yet resolved (adopted, made or failed). */
-  readonly waiting = new Set<{ matches(live: unknown): boolean }>();
+  readonly waiting = new Set<{ matches(live: unknown): boolean; fingerprint?: string }>();
 
   /** Resolves when a create may be sent; pair with {@link leaveSend}. */
   enterSend(): Promise<void> {
@@ -246,7 +257,10 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   /** Set when an answer named an ID another resource holds: the key is spent, the step-2 retry too. */
   let conflict = false;
   /** This create among the kind's creates waiting to look (its answer was lost). */
-  const me = { matches: (live: unknown) => spec.matches?.(live as T) ?? false };
+  const me = {
+    matches: (live: unknown) => spec.matches?.(live as T) ?? false,
+    fingerprint: spec.fingerprint,
+  };
 
   const attempt = async (): Promise<{ ok: T } | undefined> => {
     await gate.enterSend();
@@ -307,7 +321,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     const since = startedMs - CLOCK_SKEW_MS;
 
     /** Looks alone and claims what it adopts before letting the kind go on (see the module comment). */
-    const lookFor = async (): Promise<{ adopted?: T; found: T[] }> => {
+    const lookFor = async (): Promise<{ adopted?: T; found: T[]; unlike?: boolean }> => {
       await gate.enterLookup();
       try {
         let found: T[] = [];
@@ -331,8 +345,13 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
           }
         }
         if (found.length === 0) return { found };
-        const twins = [...gate.waiting].filter((w) => w.matches(found[0])).length;
-        if (found.length > Math.max(twins, 1)) return { found };
+        const twins = [...gate.waiting].filter((w) => w.matches(found[0]));
+        if (twins.some((w) => w.fingerprint !== me.fingerprint)) {
+          // Whose they are cannot be told: no create of this deployment may take them now.
+          for (const f of found) registry.claim(f.id);
+          return { found, unlike: true };
+        }
+        if (found.length > twins.length) return { found };
         // Claimed here, before the lookup lets the kind go on; tryClaim guards the rule itself.
         const adopted = found.find((f) => registry.tryClaim(f.id));
         if (!adopted) return { found: [] };
@@ -344,7 +363,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     };
 
     for (let round = 1; ; round++) {
-      const { adopted, found } = await lookFor();
+      const { adopted, found, unlike } = await lookFor();
       if (adopted) {
         const which =
           found.length === 1
@@ -355,6 +374,14 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
           `${spec.what}: the create failed and may have been made (${describe(lost)}); the service holds ${which}, ${adopted.id}: adopted it`,
         );
         return adopted;
+      }
+      if (unlike) {
+        throw new Error(
+          `${spec.what}: the create failed and may have been made (${describe(lost)}), and the service holds ` +
+            `${found.map((f) => f.id).join(", ")} with these values, but another create of this deployment whose request differs ` +
+            `only in what the service does not return (a write-only secret) lost its answer too: the provider cannot tell whose ` +
+            `it is, so no resource of this deployment adopts ${found.length === 1 ? "it" : "them"}. Delete ${found.length === 1 ? "it" : "them"} (or adopt with adoptId) and run pulumi up again.`,
+        );
       }
       if (found.length > 1) {
         throw new Error(

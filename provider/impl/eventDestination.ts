@@ -163,9 +163,11 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
+  const request = createBody(news);
   const dest = await createOnce({
     what: "event destination",
-    create: (idempotencyKey) => client.eventDestinations.create(createBody(news), { idempotencyKey }),
+    create: (idempotencyKey) => client.eventDestinations.create(request, { idempotencyKey }),
+    fingerprint: JSON.stringify(request),
     list: () => client.eventDestinations.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,

@@ -147,18 +147,16 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
+  const request = {
+    sources: news.sources.map((s) => ({ type: s.type })),
+    destinationIds: news.destinationIds,
+    ...(news.description ? { description: news.description } : {}),
+    ...(news.metadata ? { metadata: news.metadata } : {}),
+  };
   const sub = await createOnce({
     what: "event subscription",
-    create: (idempotencyKey) =>
-      client.eventSubscriptions.create(
-        {
-          sources: news.sources.map((s) => ({ type: s.type })),
-          destinationIds: news.destinationIds,
-          ...(news.description ? { description: news.description } : {}),
-          ...(news.metadata ? { metadata: news.metadata } : {}),
-        },
-        { idempotencyKey },
-      ),
+    create: (idempotencyKey) => client.eventSubscriptions.create(request, { idempotencyKey }),
+    fingerprint: JSON.stringify(request),
     list: () => client.eventSubscriptions.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,
