@@ -467,22 +467,37 @@ describe("fault injection", () => {
     expect(await countSubscriptions()).toBe(before);
   });
 
-  test("POSTs under mixed faults never duplicate", async () => {
+  test("POSTs under mixed faults, resets after the handler among them, never duplicate (keys honoured)", async () => {
+    // A keyed client sends the POST again after a lost answer; the emulator honours the key.
+    const keyed = clientOf(emu, { maxRetries: 8, idempotencyKeys: true });
     const before = await countSubscriptions();
-    await setFaults(emu.url, emu.adminKey, { reset: 0.2, status503: 0.1, seed: 3 });
-    let ok = 0;
+    await clearRequestLog(emu.url, emu.adminKey);
+    // `resetAfter`: the handler runs and commits, then the connection is destroyed without an
+    // answer, so only the key keeps the retry from creating a second subscription.
+    await setFaults(emu.url, emu.adminKey, { resetAfter: 0.3, reset: 0.1, status503: 0.1, seed: 3 });
+    const created: string[] = [];
     for (let i = 0; i < 15; i++) {
-      try {
-        await client.eventSubscriptions.create(subscriptionOf(destinationId));
-        ok++;
-      } catch (e) {
-        thrown.push(e);
-        expect(e).toBeInstanceOf(APIConnectionError);
-      }
+      const sub = await keyed.eventSubscriptions.create({
+        ...subscriptionOf(destinationId),
+        description: `c${i}`,
+      });
+      expect(sub.description).toBe(`c${i}`);
+      created.push(sub.id);
     }
     await setFaults(emu.url, emu.adminKey, {});
-    // Faults are drawn before any handler, so a failed create created nothing.
-    expect(await countSubscriptions()).toBe(before + ok);
+    // Exactly one subscription per create on the service, each the one its create returned.
+    expect(new Set(created).size).toBe(15);
+    const ids: string[] = [];
+    for await (const sub of client.eventSubscriptions.list()) ids.push(sub.id);
+    expect(ids).toHaveLength(before + 15);
+    expect(ids).toEqual(expect.arrayContaining(created));
+    const posts = (await getRequestLog(emu.url, emu.adminKey)).requests.filter((r) => r.method === "POST");
+    // The faults did hit: some creates committed and lost their answer, and were replayed.
+    const committedUnanswered = posts.filter((r) => r.fault === "reset-after" && r.status === 201);
+    expect(committedUnanswered.length).toBeGreaterThanOrEqual(3);
+    expect(posts.filter((r) => r.idempotent_replay && r.status === 201).length).toBeGreaterThanOrEqual(
+      committedUnanswered.length,
+    );
   });
 
   test("the retry budget ends an endless 503", async () => {

@@ -1,11 +1,22 @@
+import * as fs from "fs";
 import * as path from "path";
 import { execFileSync } from "child_process";
+import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { freshBackend, localStack, requirePulumi } from "../helpers/pulumi";
 
 const program = path.join(__dirname, "..", "fixtures", "smoke");
 
 describe("toolchain", () => {
-  it("provides the pinned Pulumi CLI v3.248.x, the release of the installed @pulumi/pulumi", () => {
+  it("builds the pinned Pulumi release: the CLI's Go modules are at PULUMI_VERSION", () => {
+    const goMod = fs.readFileSync(path.join(REPO_ROOT, "scripts", "pulumi-build", "go.mod"), "utf8");
+    // The CLI is compiled from pkg/v3 (its `tool`) against sdk/v3: both at the pinned release.
+    for (const mod of ["github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pulumi/sdk/v3"]) {
+      const pinned = new RegExp(`^\\s*${mod.replace(/[./]/g, "\\$&")} (v\\S+)`, "m").exec(goMod);
+      expect({ mod, version: pinned?.[1] }).toEqual({ mod, version: `v${PULUMI_VERSION}` });
+    }
+  });
+
+  it("provides the pinned Pulumi CLI, the release of the installed @pulumi/pulumi", () => {
     const found = requirePulumi();
     const out = execFileSync(path.join(found.dirs[0], "pulumi"), ["version"], {
       env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "1" },
@@ -13,8 +24,8 @@ describe("toolchain", () => {
     });
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const sdk: string = require("@pulumi/pulumi/package.json").version;
-    expect(sdk).toMatch(/^3\.248\.\d+$/);
-    expect(out.trim()).toMatch(/^v3\.248\.\d+$/);
+    expect(out.trim()).toBe(`v${PULUMI_VERSION}`);
+    expect(sdk).toBe(PULUMI_VERSION);
   });
 
   it("runs pulumi up and destroy of a local TypeScript program through the real engine", async () => {
