@@ -11,10 +11,17 @@ import { capture } from "../helpers/cli";
 const io = capture;
 
 describe("service-recover (in process)", () => {
-  it("--help exits 0 and names both files", async () => {
+  it("--help prints the usage naming both files on stdout and exits 0", async () => {
     const help = io();
     expect(await main(["node", "service-recover", "--help"], help.cli)).toBe(0);
-    expect(help.out.stderr).toMatch(/<exported>.*<output>/s);
+    expect(help.out.stdout).toMatch(/<exported>.*<output>/s);
+    expect(help.out.stderr).toBe("");
+  });
+
+  it("--version prints the version of pulumi-service on stdout and exits 0", async () => {
+    const run = io();
+    expect(await main(["node", "service-recover", "--version"], run.cli)).toBe(0);
+    expect(run.out.stdout).toBe(`${(await import("../../package.json")).version}\n`);
   });
 
   it.each([
