@@ -27,11 +27,9 @@
  */
 import * as path from "path";
 import { Command, CommanderError, Option } from "commander";
-import { ServiceClient } from "../sdk";
-import { DriftError, redact, runDriftReport, type DriftPhase, type DriftReport } from "./drift";
-import { formatMarkdown, formatReport } from "./format";
-import { generateProgram, listInventory } from "./generate";
-import { EXIT_CODES, packageVersion, processIo, type CliIo } from "./io";
+import type { ServiceClient } from "../sdk";
+import type { DriftPhase, DriftReport } from "./drift";
+import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
 
 export { processIo, type CliIo } from "./io";
 
@@ -43,8 +41,11 @@ interface ReportFlags {
   format: "text" | "json" | "markdown";
 }
 
+// The drift report, the client and the generator (the Automation API, undici, zod) are loaded by
+// the command that needs them: `--version`, `--help` and a bad command line answer at once.
+
 function messageOf(err: unknown): string {
-  if (err instanceof DriftError) return err.message;
+  if (err instanceof Error && err.name === "DriftError") return err.message;
   if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
   return String(err);
 }
@@ -75,9 +76,9 @@ async function report(flags: ReportFlags, io: CliIo): Promise<number> {
   try {
     const stack = flags.stack ?? (io.env.PULUMI_STACK || undefined);
     if (!stack)
-      throw new DriftError(
-        "Missing --stack <name> (or PULUMI_STACK): which stack to check (e.g. --stack dev).",
-      );
+      throw new Error("Missing --stack <name> (or PULUMI_STACK): which stack to check (e.g. --stack dev).");
+    const { runDriftReport } = await import("./drift");
+    const { formatMarkdown, formatReport } = await import("./format");
     const result: DriftReport = await runDriftReport({
       stack,
       cwd: path.resolve(flags.cwd ?? process.cwd()),
@@ -112,6 +113,8 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
     const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL;
     if (!apiKey) throw new Error("No API key: set SERVICE_API_KEY to the key of the account to read.");
     if (!baseUrl) throw new Error("No base URL: pass --base-url <url> or set SERVICE_BASE_URL.");
+    const { ServiceClient } = await import("../sdk");
+    const { generateProgram, listInventory } = await import("./generate");
     client = new ServiceClient({ apiKey, baseUrl, userAgent: "service-drift-generate" });
     const program = generateProgram(await listInventory(client));
     await io.stdout(program.source);

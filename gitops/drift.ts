@@ -45,9 +45,10 @@ import {
   type DriftedResource,
   type PendingChange,
 } from "./events";
-import { EXIT_CODES } from "./io";
+import { EXIT_CODES, redact } from "./io";
 
 export * from "./events";
+export { redact } from "./io";
 
 /** The whole report, as `service-drift --json` prints it. */
 export interface DriftReport {
@@ -108,18 +109,6 @@ export interface DriftOptions {
  */
 export class DriftError extends Error {
   override name = "DriftError";
-}
-
-/**
- * Removes every occurrence of each secret of `secrets` (and any `Bearer` token) from `text`.
- * Secrets shorter than 4 characters are ignored (they would mangle ordinary words).
- */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text.replace(/(Bearer\s+)[^\s"']+/gi, "$1[redacted]");
-  for (const s of [...secrets].filter((x) => x && x.length >= 4).sort((a, b) => b.length - a.length)) {
-    out = out.split(s).join("[redacted]");
-  }
-  return out;
 }
 
 /** Removes Pulumi's color directives (`<{%reset%}>`) and ANSI escapes from a message. */

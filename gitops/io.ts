@@ -45,6 +45,18 @@ export interface CliIo {
   stderrIsTTY?: boolean;
 }
 
+/**
+ * Removes every occurrence of each secret of `secrets` (and any `Bearer` token) from `text`.
+ * Secrets shorter than 4 characters are ignored (they would mangle ordinary words).
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text.replace(/(Bearer\s+)[^\s"']+/gi, "$1[redacted]");
+  for (const s of [...secrets].filter((x) => x && x.length >= 4).sort((a, b) => b.length - a.length)) {
+    out = out.split(s).join("[redacted]");
+  }
+  return out;
+}
+
 function writer(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
   return (text) => new Promise<void>((resolve) => stream.write(text, () => resolve()));
 }

@@ -23,9 +23,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { ServiceClient } from "../sdk";
 import { EXIT_CODES, packageVersion, processIo, type CliIo } from "./io";
-import { applyRecovery, planRecovery, type ExportedStack } from "./recovery";
+import type { ExportedStack } from "./recovery";
 
 /**
  * Runs `service-recover` with `argv` (as `process.argv`: node, script, arguments…).
@@ -58,6 +57,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   const stack = JSON.parse(readFileSync(input, "utf8")) as ExportedStack;
   if (!stack?.deployment) throw new Error(`${input} is not the output of \`pulumi stack export\``);
+  // The client and the recovery (undici, zod) load once the command line is good: `--version`,
+  // `--help` and a bad command line answer at once.
+  const { ServiceClient } = await import("../sdk");
+  const { applyRecovery, planRecovery } = await import("./recovery");
   const client = new ServiceClient({
     apiKey: io.env.SERVICE_API_KEY,
     baseUrl: baseUrl ?? io.env.SERVICE_BASE_URL,

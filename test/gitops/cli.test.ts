@@ -10,6 +10,7 @@ import { main } from "../../gitops/cli";
 import type { DriftReport } from "../../gitops/drift";
 import { capture } from "../helpers/cli";
 import { runDriftCli } from "../helpers/gitops";
+import { loadedWith } from "../helpers/loaded-modules";
 import { freshBackend, localStack } from "../helpers/pulumi";
 
 const io = capture;
@@ -43,6 +44,30 @@ describe("command line (in process)", () => {
     const run = io({});
     expect(await main(["node", "service-drift"], run.cli)).toBe(1);
     expect(run.out.stderr).toMatch(/Missing --stack <name> \(or PULUMI_STACK\)/);
+  });
+
+  it("--version, --help and a bad command line answer without loading the Automation API or the client", async () => {
+    const heavy = ["@pulumi/pulumi/automation", "zod"];
+    for (const args of [["--version"], ["--help"], ["--nope"], ["generate", "--help"]]) {
+      const { loaded } = await loadedWith(heavy, async () => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const cli = require("../../gitops/cli") as typeof import("../../gitops/cli");
+        await cli.main(["node", "service-drift", ...args], io().cli);
+      });
+      expect({ args, loaded }).toEqual({ args, loaded: [] });
+    }
+    // a report does load them (so the check above can see a load)
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), "drift-load-"));
+    try {
+      const { loaded } = await loadedWith(heavy, async () => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const cli = require("../../gitops/cli") as typeof import("../../gitops/cli");
+        await cli.main(["node", "service-drift", "--stack", "dev", "--cwd", empty], io().cli);
+      });
+      expect(loaded).toContain("@pulumi/pulumi/automation");
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   describe("progress on stderr, only when stderr is a terminal", () => {

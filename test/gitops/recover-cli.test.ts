@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { main } from "../../gitops/recover-cli";
 import { capture } from "../helpers/cli";
+import { loadedWith } from "../helpers/loaded-modules";
 
 const io = capture;
 
@@ -22,6 +23,17 @@ describe("service-recover (in process)", () => {
     const run = io();
     expect(await main(["node", "service-recover", "--version"], run.cli)).toBe(0);
     expect(run.out.stdout).toBe(`${(await import("../../package.json")).version}\n`);
+  });
+
+  it("--version, --help and a bad command line answer without loading the client", async () => {
+    for (const args of [["--version"], ["--help"], ["only-one.json"]]) {
+      const { loaded } = await loadedWith(["zod", "undici"], async () => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const cli = require("../../gitops/recover-cli") as typeof import("../../gitops/recover-cli");
+        await cli.main(["node", "service-recover", ...args], io().cli);
+      });
+      expect({ args, loaded }).toEqual({ args, loaded: [] });
+    }
   });
 
   it.each([
