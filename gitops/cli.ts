@@ -6,27 +6,30 @@
  * service-drift --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
  *                                                    drift report of a stack
  * service-drift generate [--base-url URL]            program adopting every resource of the account
+ * service-drift --version | --help
  * ```
  *
  * Drift report (see gitops/drift.ts): a preview-only refresh, then a preview of the program;
- * the state is not changed. Exit code 0: no drift; 2: drift; 1: error (message on stderr,
- * never holding the API key). `--format json` (or `--json`) prints one JSON document
+ * the state is not changed. The stack is `--stack`, else `PULUMI_STACK` (as the Pulumi CLI
+ * does). Exit codes ({@link EXIT_CODES}, docs/cli.md): 0 no drift; 2 drift; 1 error (message on
+ * stderr, never holding the API key). `--format json` (or `--json`) prints one JSON document
  * ({@link DriftReport}, or `{ "error": "…", "exitCode": 1 }`) on stdout; `--format markdown` a
- * comment for a pull request or an issue; otherwise (`text`) a table.
+ * comment for a pull request or an issue; otherwise (`text`) a table. While it runs, a line per
+ * step with the elapsed seconds goes to stderr when stderr is a terminal (never to stdout).
  *
  * `generate` (see gitops/generate.ts): reads the API key from `SERVICE_API_KEY` and the base URL
  * from `--base-url` or `SERVICE_BASE_URL`; prints the TypeScript program on stdout and the
  * secrets to configure on stderr. Exit code 0, or 1 on error.
  *
+ * `--version` (`-V`) prints the package's version; `--help` prints the usage on stdout (exit 0).
+ *
  * @packageDocumentation
  */
 import * as path from "path";
 import { Command, CommanderError, Option } from "commander";
-import { ServiceClient } from "../sdk";
-import { DriftError, EXIT_CODES, redact, runDriftReport, type DriftReport } from "./drift";
-import { formatMarkdown, formatReport } from "./format";
-import { generateProgram, listInventory } from "./generate";
-import { processIo, type CliIo } from "./io";
+import type { ServiceClient } from "../sdk";
+import type { DriftPhase, DriftReport } from "./drift";
+import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
 
 export { processIo, type CliIo } from "./io";
 
@@ -38,21 +41,49 @@ interface ReportFlags {
   format: "text" | "json" | "markdown";
 }
 
+// The drift report, the client and the generator (the Automation API, undici, zod) are loaded by
+// the command that needs them: `--version`, `--help` and a bad command line answer at once.
+
 function messageOf(err: unknown): string {
-  if (err instanceof DriftError) return err.message;
+  if (err instanceof Error && err.name === "DriftError") return err.message;
   if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
   return String(err);
+}
+
+const STEPS: Record<DriftPhase, string> = {
+  select: "selecting the stack",
+  refresh: "reading the live resources (refresh, preview only)",
+  preview: "previewing the program",
+  done: "done",
+};
+
+/**
+ * Progress lines on stderr (`service-drift: [3.2 s] previewing the program`), only when stderr is
+ * a terminal: a pipe, a file or a CI log gets nothing, and stdout never does.
+ */
+function progressOf(io: CliIo, stack: string): ((phase: DriftPhase) => void) | undefined {
+  if (!io.stderrIsTTY) return undefined;
+  const started = Date.now();
+  return (phase) => {
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const step = phase === "select" ? `${STEPS.select} "${stack}"` : STEPS[phase];
+    void io.stderr(`service-drift: [${seconds} s] ${step}\n`);
+  };
 }
 
 async function report(flags: ReportFlags, io: CliIo): Promise<number> {
   const secrets = [io.env.SERVICE_API_KEY ?? ""];
   try {
-    if (!flags.stack)
-      throw new DriftError("Missing --stack <name>: which stack to check (e.g. --stack dev).");
+    const stack = flags.stack ?? (io.env.PULUMI_STACK || undefined);
+    if (!stack)
+      throw new Error("Missing --stack <name> (or PULUMI_STACK): which stack to check (e.g. --stack dev).");
+    const { runDriftReport } = await import("./drift");
+    const { formatMarkdown, formatReport } = await import("./format");
     const result: DriftReport = await runDriftReport({
-      stack: flags.stack,
+      stack,
       cwd: path.resolve(flags.cwd ?? process.cwd()),
       env: io.env as Record<string, string>,
+      onProgress: progressOf(io, stack),
     });
     const format = flags.json ? "json" : flags.format;
     const text =
@@ -82,6 +113,8 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
     const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL;
     if (!apiKey) throw new Error("No API key: set SERVICE_API_KEY to the key of the account to read.");
     if (!baseUrl) throw new Error("No base URL: pass --base-url <url> or set SERVICE_BASE_URL.");
+    const { ServiceClient } = await import("../sdk");
+    const { generateProgram, listInventory } = await import("./generate");
     client = new ServiceClient({ apiKey, baseUrl, userAgent: "service-drift-generate" });
     const program = generateProgram(await listInventory(client));
     await io.stdout(program.source);
@@ -95,7 +128,7 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
         lines.push(`  pulumi config set --secret ${s.configKey} <value>   # ${s.path} of ${s.id}`);
     }
     await io.stderr(`${lines.join("\n")}\n`);
-    return 0;
+    return EXIT_CODES.ok;
   } catch (err) {
     await io.stderr(`service-drift generate: ${redact(messageOf(err), secrets)}\n`);
     return EXIT_CODES.error;
@@ -106,7 +139,8 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
 
 /**
  * Runs the command line with `argv` (as `process.argv`: node, script, arguments…).
- * @returns the exit code: 0, 2 (drift) or 1 (error, including a bad command line).
+ * @returns the exit code ({@link EXIT_CODES}): 0 (no drift, or after `--help` and `--version`),
+ *   2 (drift) or 1 (error, including a bad command line).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let code: number = EXIT_CODES.error;
@@ -115,7 +149,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       "Drift report of a Pulumi stack of this service: a preview-only refresh (the state is not changed) " +
         "and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.",
     )
-    .option("-s, --stack <name>", "stack to check, e.g. dev")
+    .version(packageVersion())
+    .option("-s, --stack <name>", "stack to check, e.g. dev (default: env PULUMI_STACK)")
     .option("-C, --cwd <dir>", "folder of the Pulumi project (Pulumi.yaml)", process.cwd())
     .addOption(
       new Option("--format <format>", "text (a table), json (one document) or markdown (a comment)")
@@ -141,7 +176,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   try {
     await program.parseAsync([...argv]);
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_CODES.error;
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.error;
     throw err;
   }
   return code;

@@ -45,18 +45,10 @@ import {
   type DriftedResource,
   type PendingChange,
 } from "./events";
+import { EXIT_CODES, redact } from "./io";
 
 export * from "./events";
-
-/** Exit codes of the drift report, like `terraform plan -detailed-exitcode`. */
-export const EXIT_CODES = {
-  /** No drift (program changes not yet deployed do not count). */
-  noDrift: 0,
-  /** An error: nothing could be concluded. */
-  error: 1,
-  /** Drift found: at least one resource changed or deleted outside Pulumi. */
-  drift: 2,
-} as const;
+export { redact } from "./io";
 
 /** The whole report, as `service-drift --json` prints it. */
 export interface DriftReport {
@@ -79,9 +71,20 @@ export interface DriftReport {
     /** The resources concerned (unchanged ones left out). */
     resources: PendingChange[];
   };
-  /** 0 (no drift) or 2 (drift). */
+  /**
+   * 0 (no drift; program changes not yet deployed do not count) or 2 (drift), like `terraform
+   * plan -detailed-exitcode`: `EXIT_CODES.ok` or `EXIT_CODES.attention` of gitops/io.ts.
+   */
   exitCode: 0 | 2;
 }
+
+/**
+ * The steps of a drift report, in the order {@link DriftOptions.onProgress} announces them:
+ * `select` (finding the Pulumi CLI, selecting the stack), `refresh` (the preview-only refresh that
+ * reads every resource from the service, usually the longest), `preview` (the preview of the
+ * program), `done` (the report is complete).
+ */
+export type DriftPhase = "select" | "refresh" | "preview" | "done";
 
 /** Options of {@link runDriftReport}. */
 export interface DriftOptions {
@@ -93,6 +96,11 @@ export interface DriftOptions {
   env?: Record<string, string>;
   /** The Pulumi CLI to use. Default: see {@link findPulumiCommand}. */
   pulumiCommand?: PulumiCommand;
+  /**
+   * Called as each step starts, and once more (`done`) when the report is complete; not called
+   * for the steps after a failure. For progress lines: the report itself never prints.
+   */
+  onProgress?: (phase: DriftPhase) => void;
 }
 
 /**
@@ -101,18 +109,6 @@ export interface DriftOptions {
  */
 export class DriftError extends Error {
   override name = "DriftError";
-}
-
-/**
- * Removes every occurrence of each secret of `secrets` (and any `Bearer` token) from `text`.
- * Secrets shorter than 4 characters are ignored (they would mangle ordinary words).
- */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text.replace(/(Bearer\s+)[^\s"']+/gi, "$1[redacted]");
-  for (const s of [...secrets].filter((x) => x && x.length >= 4).sort((a, b) => b.length - a.length)) {
-    out = out.split(s).join("[redacted]");
-  }
-  return out;
 }
 
 /** Removes Pulumi's color directives (`<{%reset%}>`) and ANSI escapes from a message. */
@@ -217,6 +213,11 @@ function commandErrorText(err: unknown): string {
 export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
   const workDir = path.resolve(opts.cwd ?? process.cwd());
   const baseEnv = opts.env ?? (process.env as Record<string, string>);
+  const progress = opts.onProgress ?? (() => undefined);
+  progress("select");
+  if (!fs.existsSync(path.join(workDir, "Pulumi.yaml")) && !fs.existsSync(path.join(workDir, "Pulumi.yml"))) {
+    throw new DriftError(`No Pulumi project in ${workDir} (no Pulumi.yaml): pass --cwd <project folder>.`);
+  }
   let command = opts.pulumiCommand;
   let envVars: Record<string, string> = {};
   if (!command) {
@@ -228,10 +229,6 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
   }
   if (opts.env) envVars = { ...opts.env, ...envVars };
   envVars.PULUMI_SKIP_UPDATE_CHECK = "1";
-
-  if (!fs.existsSync(path.join(workDir, "Pulumi.yaml")) && !fs.existsSync(path.join(workDir, "Pulumi.yml"))) {
-    throw new DriftError(`No Pulumi project in ${workDir} (no Pulumi.yaml): pass --cwd <project folder>.`);
-  }
 
   let stack: Stack | undefined;
   const fail = async (step: string, err: unknown, events: readonly EngineEvent[]): Promise<never> => {
@@ -257,6 +254,7 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
   const s = stack as Stack;
 
   const refreshEvents: EngineEvent[] = [];
+  progress("refresh");
   try {
     // runProgram: the providers get the program's current configuration (e.g. a rotated API
     // key), not the one stored at the last deployment.
@@ -268,6 +266,7 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
 
   const previewEvents: EngineEvent[] = [];
   let summary: OpMap = {};
+  progress("preview");
   try {
     summary = (await s.preview({ onEvent: (e) => previewEvents.push(e) })).changeSummary;
   } catch (err) {
@@ -276,6 +275,7 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
   const pending = analyzePreviewEvents(previewEvents);
 
   const drift = resources.length > 0;
+  progress("done");
   return {
     stack: opts.stack,
     workDir,
@@ -283,7 +283,7 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
     checkedResources: checked,
     resources,
     pendingChanges: { present: pending.length > 0, summary, resources: pending },
-    exitCode: drift ? EXIT_CODES.drift : EXIT_CODES.noDrift,
+    exitCode: drift ? EXIT_CODES.attention : EXIT_CODES.ok,
   };
 }
 

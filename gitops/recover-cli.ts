@@ -7,28 +7,30 @@
  * pulumi stack export --show-secrets --file state.json
  * service-recover state.json fixed.json [--base-url URL]
  * pulumi stack import --file fixed.json
+ * service-recover --version | --help
  * ```
  *
  * Reads the API key from `SERVICE_API_KEY` and the base URL from `--base-url` or
  * `SERVICE_BASE_URL` (the stack's `service:apiKey` / `service:baseUrl`). Prints one line per
  * pending operation on stderr (`adopt`, `clear` or `keep`, the URN, the ID, why) and writes the
- * edited stack to the output file. Exit code 0: every pending create was settled; 2: some are
- * kept for a person to decide (listed; the output file is written anyway); 1: error (nothing
- * written). Both files hold the stack's secrets in clear: delete them afterwards.
+ * edited stack to the output file. Exit codes ({@link EXIT_CODES}, docs/cli.md): 0 every pending
+ * create was settled; 2 some are kept for a person to decide (listed; the output file is written
+ * anyway); 1 error (nothing written). Both files hold the stack's secrets in clear: delete them
+ * afterwards. `--version` (`-V`) prints the package's version; `--help` prints the usage on
+ * stdout (exit 0).
  *
  * @packageDocumentation
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { ServiceClient } from "../sdk";
-import { processIo, type CliIo } from "./io";
-import { applyRecovery, planRecovery, type ExportedStack } from "./recovery";
+import { EXIT_CODES, packageVersion, processIo, type CliIo } from "./io";
+import type { ExportedStack } from "./recovery";
 
 /**
  * Runs `service-recover` with `argv` (as `process.argv`: node, script, arguments…).
  *
- * @returns the exit code: 0 (every pending create settled), 2 (some kept for a person to
- *   decide), 1 (a bad command line).
+ * @returns the exit code ({@link EXIT_CODES}): 0 (every pending create settled, or after
+ *   `--help` and `--version`), 2 (some kept for a person to decide), 1 (a bad command line).
  * @throws Error when the input is not an exported stack, or the service cannot be asked (the
  *   caller prints it and exits 1; nothing is written then).
  */
@@ -38,15 +40,16 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .description(
       "Settle the pending creates of an interrupted `pulumi up`: adopt the resources the service holds, clear the others",
     )
+    .version(packageVersion())
     .argument("<exported>", "the stack, from `pulumi stack export --show-secrets --file <exported>`")
     .argument("<output>", "where to write the edited stack, for `pulumi stack import --file <output>`")
     .option("--base-url <url>", "base URL of the service (default: env SERVICE_BASE_URL)")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => void io.stderr(s), writeErr: (s) => void io.stderr(s) });
+    .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) });
   try {
     program.parse([...argv]);
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.error;
     throw err;
   }
   const [input, output] = program.args;
@@ -54,6 +57,10 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
 
   const stack = JSON.parse(readFileSync(input, "utf8")) as ExportedStack;
   if (!stack?.deployment) throw new Error(`${input} is not the output of \`pulumi stack export\``);
+  // The client and the recovery (undici, zod) load once the command line is good: `--version`,
+  // `--help` and a bad command line answer at once.
+  const { ServiceClient } = await import("../sdk");
+  const { applyRecovery, planRecovery } = await import("./recovery");
   const client = new ServiceClient({
     apiKey: io.env.SERVICE_API_KEY,
     baseUrl: baseUrl ?? io.env.SERVICE_BASE_URL,
@@ -70,7 +77,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     await io.stderr(
       `service-recover: ${counts.adopt} adopted, ${counts.clear} cleared, ${counts.keep} kept; wrote ${output}\n`,
     );
-    return decisions.some((d) => d.action === "keep" && d.operation === "creating") ? 2 : 0;
+    return decisions.some((d) => d.action === "keep" && d.operation === "creating")
+      ? EXIT_CODES.attention
+      : EXIT_CODES.ok;
   } finally {
     await client.close();
   }
@@ -81,7 +90,7 @@ if (require.main === module) {
     (code) => process.exit(code),
     async (err: unknown) => {
       await processIo.stderr(`service-recover: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      process.exit(EXIT_CODES.error);
     },
   );
 }

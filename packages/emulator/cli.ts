@@ -17,10 +17,13 @@
  * On start it prints exactly one line of JSON to stdout,
  * `{"url":"http://127.0.0.1:PORT","apiKeys":[...],"restrictedApiKeys":[...],"adminKey":"..."}`,
  * and nothing else; logs and warnings go to stderr. SIGINT or SIGTERM closes the server and the
- * database and exits 0.
+ * database and exits 0. `--version` (`-V`) prints the package's version and `--help` the usage,
+ * both on stdout, and exit 0 without starting. Exit codes: {@link EXIT_CODES} (docs/cli.md).
  *
  * @packageDocumentation
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { TOKEN_PATTERN } from "./app";
 import { parseDuration, parseFaults, parseRateLimit, type FaultConfig } from "./faults";
@@ -31,7 +34,7 @@ import { randomKey, startEmulator, type RunningEmulator } from "./start";
  * pass their own. The same shape as the package's other command lines.
  */
 export interface CliIo {
-  /** Standard output: one JSON line once listening. */
+  /** Standard output: one JSON line once listening (or the usage, or the version). */
   stdout: (text: string) => Promise<void>;
   /** Standard error: warnings, usage and errors. */
   stderr: (text: string) => Promise<void>;
@@ -48,6 +51,36 @@ export const processIo: CliIo = {
   stderr: writer(process.stderr),
   env: process.env,
 };
+
+/**
+ * Exit codes of `service-emulator`: the numbers of the table in docs/cli.md that every command
+ * line of the three packages shares (this package cannot import the others' constants; a test
+ * compares them with the table).
+ */
+export const EXIT_CODES = {
+  /** Stopped cleanly by SIGINT or SIGTERM, or `--help` / `--version` printed. */
+  ok: 0,
+  /** A bad command line, or the emulator could not start (message on stderr). */
+  error: 1,
+} as const;
+
+/**
+ * The version of this package (`service-emulator`), read at run time from the nearest
+ * `package.json` above this file named so (the package's own, from the sources and from `dist/`).
+ *
+ * @throws Error when there is none.
+ */
+function emulatorVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    try {
+      const m = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as Record<string, string>;
+      if (m.name === "service-emulator" && m.version) return m.version;
+    } catch {
+      // no (readable) package.json here: look further up
+    }
+    if (path.dirname(dir) === dir) throw new Error(`no package.json of service-emulator above ${__dirname}`);
+  }
+}
 
 /** Parsed command-line options. */
 interface CliOptions {
@@ -104,8 +137,8 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
  * Runs `service-emulator` with `argv` (as `process.argv`): parses the options, starts the
  * emulator and prints one JSON line `{ url, apiKeys, restrictedApiKeys, adminKey }` on stdout.
  *
- * @returns the running emulator, or an exit code when it did not start (0 after `--help`, 1 for
- *   a bad command line).
+ * @returns the running emulator, or an exit code ({@link EXIT_CODES}) when it did not start (0
+ *   after `--help` or `--version`, 1 for a bad command line).
  * @throws Error when a key is malformed, the port is taken or the data file cannot be opened.
  */
 export async function main(
@@ -151,12 +184,13 @@ export async function main(
       "ignore Idempotency-Key headers, like a server without the feature (honoured by default)",
     )
     .option("--verbose", "log every request to stderr")
+    .version(emulatorVersion())
     .exitOverride()
-    .configureOutput({ writeOut: (s) => void io.stderr(s), writeErr: (s) => void io.stderr(s) });
+    .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) });
   try {
     program.parse([...argv]);
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.error;
     throw err;
   }
   const o = program.opts<CliOptions>();
@@ -197,7 +231,7 @@ export async function main(
 if (require.main === module) {
   const fail = async (e: unknown) => {
     await processIo.stderr(`service-emulator: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
+    process.exit(EXIT_CODES.error);
   };
   main(process.argv).then((started) => {
     if (typeof started === "number") process.exit(started);
@@ -206,7 +240,7 @@ if (require.main === module) {
       if (stopping) return;
       stopping = true;
       void processIo.stderr(`service-emulator: ${signal}, stopping\n`);
-      started.close().then(() => process.exit(0), fail);
+      started.close().then(() => process.exit(EXIT_CODES.ok), fail);
     };
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);

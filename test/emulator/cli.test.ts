@@ -279,13 +279,22 @@ describe("service-emulator main (in process)", () => {
   const io = capture;
 
   it.each([
-    [["--help"], 0],
     [["--port", "not-a-port"], 1],
     [["--nope"], 1],
-  ])("%j exits %i without starting", async (args, code) => {
+  ])("%j exits %i without starting, nothing on stdout", async (args, code) => {
     const run = io();
     expect(await main(["node", "service-emulator", ...args], run.cli)).toBe(code);
     expect(run.out.stdout).toBe("");
+  });
+
+  it.each([
+    [["--help"], /^Usage: service-emulator \[options\]/],
+    [["--version"], /^\d+\.\d+\.\d+\S*\n$/],
+  ])("%j prints on stdout and exits 0 without starting", async (args, out) => {
+    const run = io();
+    expect(await main(["node", "service-emulator", ...args], run.cli)).toBe(0);
+    expect(run.out.stdout).toMatch(out);
+    expect(run.out.stderr).toBe("");
   });
 
   it("starts with the keys of its environment and prints one JSON line", async () => {

@@ -7,14 +7,33 @@ import os from "node:os";
 import path from "node:path";
 import { main } from "../../gitops/recover-cli";
 import { capture } from "../helpers/cli";
+import { loadedWith } from "../helpers/loaded-modules";
 
 const io = capture;
 
 describe("service-recover (in process)", () => {
-  it("--help exits 0 and names both files", async () => {
+  it("--help prints the usage naming both files on stdout and exits 0", async () => {
     const help = io();
     expect(await main(["node", "service-recover", "--help"], help.cli)).toBe(0);
-    expect(help.out.stderr).toMatch(/<exported>.*<output>/s);
+    expect(help.out.stdout).toMatch(/<exported>.*<output>/s);
+    expect(help.out.stderr).toBe("");
+  });
+
+  it("--version prints the version of pulumi-service on stdout and exits 0", async () => {
+    const run = io();
+    expect(await main(["node", "service-recover", "--version"], run.cli)).toBe(0);
+    expect(run.out.stdout).toBe(`${(await import("../../package.json")).version}\n`);
+  });
+
+  it("--version, --help and a bad command line answer without loading the client", async () => {
+    for (const args of [["--version"], ["--help"], ["only-one.json"]]) {
+      const { loaded } = await loadedWith(["zod", "undici"], async () => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const cli = require("../../gitops/recover-cli") as typeof import("../../gitops/recover-cli");
+        await cli.main(["node", "service-recover", ...args], io().cli);
+      });
+      expect({ args, loaded }).toEqual({ args, loaded: [] });
+    }
   });
 
   it.each([

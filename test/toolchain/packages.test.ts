@@ -1,8 +1,13 @@
 /**
  * The three published packages: publishable (not private; license, repository, engines, files,
- * exports and types set), versioned together (each depends on the others at exactly the shared
- * version), and their `exports`, `types` and `bin` point at files the build made.
+ * exports and types set; keywords, homepage and bugs for the registry's page), versioned
+ * together (each depends on the others at exactly the shared version), their `exports`, `types`
+ * and `bin` point at files the build made, each carries the Apache-2.0 LICENSE (one text, the
+ * same in each package folder), and what `npm publish` would upload (a dry run, against a registry
+ * it cannot reach) is the built code, the README and the LICENSE, without tests, sources or maps.
  */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -18,7 +23,10 @@ interface Manifest {
   version: string;
   private?: boolean;
   license?: string;
-  repository?: unknown;
+  repository?: { type?: string; url?: string; directory?: string };
+  keywords?: string[];
+  homepage?: string;
+  bugs?: { url?: string };
   engines?: { node?: string };
   files?: string[];
   types?: string;
@@ -26,6 +34,41 @@ interface Manifest {
   bin?: Record<string, string>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
+}
+
+/** SHA-256 of the standard text of the Apache License 2.0 (as the Apache Software Foundation publishes it). */
+const APACHE_2_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30";
+const GITHUB = "https://github.com/pulumi-service/pulumi-service";
+
+/** What `npm publish --dry-run --json` reports it would upload. */
+interface Tarball {
+  name: string;
+  version: string;
+  files: { path: string }[];
+}
+
+/**
+ * `npm publish --dry-run` of the package in `dir`: no scripts (the build is done), offline and
+ * against a registry on a closed port, so nothing can be uploaded.
+ */
+function dryRunPublish(dir: string): Tarball {
+  const r = spawnSync(
+    "npm",
+    [
+      "publish",
+      "--dry-run",
+      "--json",
+      "--ignore-scripts",
+      "--offline",
+      "--fetch-retries",
+      "0",
+      "--registry",
+      "http://127.0.0.1:9/",
+    ],
+    { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, NODE_AUTH_TOKEN: "" } },
+  );
+  if (r.status !== 0) throw new Error(`npm publish --dry-run failed in ${dir}: ${r.stderr}`);
+  return Object.values(JSON.parse(r.stdout) as Record<string, Tarball>)[0];
 }
 
 const manifests = Object.entries(DIRS).map(([name, dir]) => {
@@ -43,6 +86,39 @@ describe.each(manifests)("$name", ({ name, dir, m }) => {
     expect(m.files?.length).toBeGreaterThan(0);
     expect(m.files!.some((f) => /test|fixture|\.map|\.ts$/.test(f.replace(/\.d\.ts$/, "")))).toBe(false);
   });
+
+  it("tells the registry where it lives: keywords, homepage, bugs, repository and its folder", () => {
+    expect(m.keywords?.length).toBeGreaterThanOrEqual(3);
+    expect(m.homepage).toMatch(
+      new RegExp(`^${GITHUB}(/tree/main/${dir === REPO ? "" : path.relative(REPO, dir)})?#readme$`),
+    );
+    expect(m.bugs).toEqual({ url: `${GITHUB}/issues` });
+    expect(m.repository).toEqual({
+      type: "git",
+      url: `git+${GITHUB}.git`,
+      ...(dir === REPO ? {} : { directory: path.relative(REPO, dir) }),
+    });
+  });
+
+  it("has the Apache-2.0 LICENSE in its folder and its files: the standard text, the same everywhere", () => {
+    expect(m.files).toContain("LICENSE");
+    const text = fs.readFileSync(path.join(dir, "LICENSE"));
+    expect(createHash("sha256").update(text).digest("hex")).toBe(APACHE_2_SHA256);
+    expect(text.equals(fs.readFileSync(path.join(REPO, "LICENSE")))).toBe(true);
+  });
+
+  it("would publish the built code, README and LICENSE, and no tests, sources or source maps", () => {
+    const tarball = dryRunPublish(dir);
+    expect({ name: tarball.name, version: tarball.version }).toEqual({ name, version: m.version });
+    const files = tarball.files.map((f) => f.path).sort();
+    expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
+    const others = files.filter((f) => !["LICENSE", "README.md", "package.json"].includes(f));
+    expect(others.filter((f) => !/^dist\/.+(\.d\.ts|\.js)$/.test(f))).toEqual([]);
+    expect(others.filter((f) => /(^|\/)(test|tests|__tests__|fixtures?)\/|\.test\.|\.map$/.test(f))).toEqual(
+      [],
+    );
+    for (const target of [m.types!, ...Object.values(m.bin ?? {})]) expect(files).toContain(target);
+  }, 120_000);
 
   it("is at the shared version, and so are the packages it depends on", () => {
     expect(m.version).toBe(manifests[0].m.version);
