@@ -352,7 +352,8 @@ describe("createOnce with creates side by side (scripted service, step by step)"
 
 describe("createOnce with creates side by side (property: any interleaving)", () => {
   type Fault = "none" | "before" | "after";
-  const SCALE = Number(process.env.PROPERTY_SCALE ?? 1);
+  /** 300 interleavings; ten times as many with `RELIABILITY_LONG=1`, or `PROPERTY_SCALE` times. */
+  const SCALE = Number(process.env.PROPERTY_SCALE ?? (process.env.RELIABILITY_LONG === "1" ? 10 : 1));
 
   it("no two creates hold one ID, and nothing the service made is left unheld", async () => {
     let runs = 0;
