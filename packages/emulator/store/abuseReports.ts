@@ -95,7 +95,7 @@ export function abuseReportsRepository({
           if (!h) {
             throw new ServiceError(
               215,
-              `hostnames[${i}].hostname: ${JSON.stringify(u.hostname)} is not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
+              `hostnames[${i}].hostname: not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
             );
           }
           if (u.status === "PENDING" && h.status !== "PENDING") h.pending_since_ms = now;

@@ -34,7 +34,7 @@ export function idempotencyKeysRepository({ db, write }: StoreBase): Pick<Store,
             const hours = Math.round(request.ttlMs / 3_600_000);
             throw new ServiceError(
               240,
-              `Idempotency-Key ${JSON.stringify(request.key)} was already used in the last ${hours} hours with a different request (another path or body); use a new key for a new request`,
+              `this Idempotency-Key was already used in the last ${hours} hours with a different request (another path or body); use a new key for a new request`,
             );
           }
           return { status: known.status, body: known.response, replayed: true };
