@@ -128,7 +128,7 @@ export async function main(
     .option("--admin-key <key>", "key of the /_operator endpoints (default: random)")
     .option(
       "--public-url <url>",
-      "base of uri fields (default: http://<Host header>)",
+      "base of uri fields (default: the listening URL; the Host header is never used)",
       argParser(parsePublicUrl),
     )
     .option(
@@ -183,7 +183,6 @@ export async function main(
     restrictedApiKeys,
     adminKey,
     publicUrl: o.publicUrl,
-    uriBase: "host-header",
     rateLimit: o.rateLimit,
     reviewDelayMs: o.reviewDelay,
     faults: o.faults,

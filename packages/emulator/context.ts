@@ -27,8 +27,10 @@ export interface CreateAppOptions {
    */
   adminKey?: string;
   /**
-   * Absolute base of `uri` fields, e.g. `http://127.0.0.1:8080` (a trailing `/` is dropped).
-   * Without it the base is `http://<Host header>` of each request.
+   * Absolute base of `uri` and `next_page_uri` fields, e.g. `http://127.0.0.1:8080` (a trailing
+   * `/` is dropped). Without it the base is the address the app listens on (see
+   * {@link listeningUrl}); the request's `Host` header is never used, so a page reaching the
+   * emulator under another name (DNS rebinding) cannot make it hand out links to that name.
    */
   publicUrl?: string;
   /** Per-account limit: at most `max` requests in any rolling `windowMs` **milliseconds**. Off when absent. */
@@ -60,7 +62,10 @@ export interface CreateAppOptions {
 export interface EmulatorControl {
   /** The store given to {@link createApp}. */
   readonly store: Store;
-  /** Base of `uri` fields; settable after `listen` (see `startEmulator`). */
+  /**
+   * Base of `uri` fields; settable at run time. `undefined`: the address the app listens on
+   * (`http://localhost` before it listens, e.g. under `inject`).
+   */
   publicUrl: string | undefined;
   /** Current fault configuration (a copy). */
   getFaults(): FaultConfig;
@@ -86,6 +91,15 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
 
 /** Prefix of the operator endpoints. */
 export const OPERATOR_PREFIX = "/_operator";
+
+/**
+ * `http://host:port` of a listening address, with IPv6 hosts in brackets and the wildcard hosts
+ * (`0.0.0.0`, `::`) replaced by loopback.
+ */
+export function listeningUrl(host: string, port: number): string {
+  const h = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+}
 
 /** SHA-256 digest of a UTF-8 string. */
 export function sha256(s: string): Buffer {
@@ -159,7 +173,10 @@ export interface EmulatorContext {
   readonly windows: Map<string, number[]>;
   /** Methods of each route path, for the 405 catch-alls. */
   readonly routesByPath: Map<string, { operator: boolean; methods: string[] }>;
-  /** Base of `uri` fields for a request (no trailing `/`). */
+  /**
+   * Base of `uri` fields for a request (no trailing `/`): the public URL, else the address the
+   * request's server listens on. Never the request's `Host` header.
+   */
   base(request: FastifyRequest): string;
   /** @throws ServiceError 500 when the request has no account (a route bug). */
   accountOf(request: FastifyRequest): Account;
@@ -233,7 +250,9 @@ export function createContext(opts: CreateAppOptions): EmulatorContext {
     routesByPath: new Map(),
     base(request) {
       if (control.publicUrl !== undefined) return control.publicUrl.replace(/\/+$/, "");
-      return `http://${request.headers.host ?? "localhost"}`;
+      const address = request.server.server.address();
+      if (address === null || typeof address === "string") return "http://localhost";
+      return listeningUrl(address.address, address.port);
     },
     accountOf(request) {
       const a = accounts.get(request);

@@ -288,6 +288,38 @@ describe("service-emulator main (in process)", () => {
     expect(run.out.stdout).toBe("");
   });
 
+  it.each([
+    ["without --public-url, on the listening URL", [], ""],
+    [
+      "with --public-url, on it",
+      ["--public-url", "https://emulator.example/base/"],
+      "https://emulator.example/base",
+    ],
+  ])("hands out uri and next_page_uri %s, whatever the Host header", async (_name, args, base) => {
+    const run = io();
+    const started = await main(
+      ["node", "service-emulator", "--port", "0", "--data", ":memory:", "--api-key", "key_host", ...args],
+      run.cli,
+    );
+    if (typeof started === "number") throw new Error(`did not start: ${run.out.stderr}`);
+    try {
+      const expected = base || started.url;
+      const evil = { host: "evil.example" };
+      const call = (method: string, p: string, body?: unknown) =>
+        apiRequest(started.url, "key_host", method, p, body, evil);
+      const first = (await call("POST", "/event_destinations", destinationBody())).json();
+      await call("POST", "/event_destinations", destinationBody());
+      expect(first.uri).toBe(`${expected}/event_destinations/${first.id}`);
+      const page = (await call("GET", "/event_destinations?limit=1")).json();
+      expect(page.uri).toBe(`${expected}/event_destinations`);
+      expect(page.next_page_uri).toBe(
+        `${expected}/event_destinations?before_id=${page.event_destinations[0].id}&limit=1`,
+      );
+    } finally {
+      await started.close();
+    }
+  });
+
   it("starts with the keys of its environment and prints one JSON line", async () => {
     const run = io({
       SERVICE_EMULATOR_API_KEYS: "key_env_a,key_env_b",
