@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createApp, type EmulatorApp } from "./app";
-import { listeningUrl } from "./context";
+import { listeningUrl, type StoreLimits } from "./context";
 import type { FaultConfig } from "./faults";
 import { openStore, type Store } from "./store";
 
@@ -44,6 +44,8 @@ export interface StartEmulatorOptions {
   logger?: boolean | "debug" | "info" | "warn" | "error";
   /** Clock in **milliseconds** for review delays and rate limits (tests). */
   clock?: () => number;
+  /** Bounds on stored idempotency responses and abuse reports per account (see {@link StoreLimits}). */
+  limits?: StoreLimits;
   /**
    * Called with the app after it is built and before it listens, e.g. to add a Fastify hook
    * (the tests validate every response against the OpenAPI document this way).
@@ -102,6 +104,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
       reviewDelayMs: opts.reviewDelayMs,
       logger: opts.logger,
       clock: opts.clock,
+      limits: opts.limits,
     });
     await opts.onApp?.(app);
     await app.listen({ port: opts.port ?? 0, host });
