@@ -153,14 +153,18 @@ page) to fetch the next one; it carries \`before_id\`, the last ID of the page.
 A create (\`POST\`) may carry \`Idempotency-Key\` (1 to 255 visible ASCII characters). A server that
 honours keys echoes the header; a repeat with the same key within 24 hours gets the first response
 again (with \`Idempotent-Replayed: true\`) and creates nothing; the same key with another request
-answers 409 (code 240). A client can therefore resend a create whose answer was lost.
+answers 409 (code 240). A client can therefore resend a create whose answer was lost. A server
+keeps a bounded number of keys per account and forgets the oldest first, possibly before 24 hours
+(the emulator's bound is in docs/emulator.md), so a create should be resent within minutes.
 
 ## Errors
 
 Every error has the body \`{ "error_code": "ERR_SERVICE_<code>", "status_code", "msg", "details": {
-"operation_id" } }\`; \`msg\` names the field and the limit for validation errors. Validation runs in
-this order: JSON (213), unknown fields (214), types and limits (215), then event types (238), path
-IDs (227) and existence (404, 223).
+"operation_id" } }\`; \`msg\` names the field and the limit for validation errors. It quotes no value
+of the body or of a header, well-formed IDs aside, since a secret may be among them: a body that
+is not JSON gets the byte offset where it stops being JSON. Validation runs in this order: JSON
+(213), unknown fields (214), types and limits (215), then event types (238), path IDs (227) and
+existence (404, 223).
 
 | code | HTTP | when |
 | --- | --- | --- |

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   },
   409: { status: 409, when: "the event destination is still used by a subscription (emulator)" },
   240: { status: 409, when: "an `Idempotency-Key` reused with a different request (emulator)" },
+  241: { status: 409, when: "the account has the most abuse reports it may (emulator)" },
   413: { status: 413, when: "the request body is over 1 MiB (emulator)" },
   226: { status: 429, when: "rate limited; `Retry-After` gives the seconds to wait" },
   500: { status: 500, when: "unexpected server error, or service unavailable (503, with `Retry-After`)" },

@@ -155,7 +155,7 @@ export function buildOpenApiDocument(): Json {
           "File an abuse report",
           {
             ...ok(201, "the report, PENDING", "AbuseReport", ["Idempotency-Key", "Idempotent-Replayed"]),
-            ...errors(...COMMON, ...BODY, 221, 240),
+            ...errors(...COMMON, ...BODY, 221, 240, 241),
           },
           { parameters: [idempotencyKey], requestBody: body("AbuseReportCreate") },
         ),

@@ -167,7 +167,13 @@ class Found {
   constructor(
     readonly all: boolean,
     readonly references: boolean,
+    /** Messages may quote the values they reject (the client's own inputs; never the service's). */
+    readonly quote: boolean,
   ) {}
+  /** `, got "<value>"` when values may be quoted, else nothing. */
+  got(value: unknown): string {
+    return this.quote ? `, got ${JSON.stringify(value)}` : "";
+  }
   add(issue: RequestIssue): void {
     this.issues.push(issue);
     if (!this.all) throw new Stop();
@@ -220,19 +226,16 @@ function checkString(
   if (rule.maxBytes !== undefined && utf8Bytes(value) > rule.maxBytes)
     return found.bad(path, `at most ${rule.maxBytes} bytes, got ${utf8Bytes(value)}`);
   if (rule.oneOf && !rule.oneOf.includes(value))
-    return found.bad(
-      path,
-      `must be one of ${rule.oneOf.map((s) => `"${s}"`).join(", ")}, got ${JSON.stringify(value)}`,
-    );
+    return found.bad(path, `must be one of ${rule.oneOf.map((s) => `"${s}"`).join(", ")}${found.got(value)}`);
   if (rule.httpUrl && !isAbsoluteHttpUrl(value))
-    return found.bad(path, `must be an absolute http or https URL with a host, got ${JSON.stringify(value)}`);
+    return found.bad(path, `must be an absolute http or https URL with a host${found.got(value)}`);
   if (!found.references) return;
   if (rule.catalogue && !rule.catalogue.includes(value))
-    return found.bad(path, `unknown event type ${JSON.stringify(value)}`, 238);
+    return found.bad(path, `unknown event type${found.quote ? ` ${JSON.stringify(value)}` : ""}`, 238);
   if (rule.idPrefix !== undefined && !isWellFormedId(value, rule.idPrefix))
     found.bad(
       path,
-      `must be ${ID_KIND_NAMES[rule.idPrefix] ?? "an"} ID (${rule.idPrefix}…), got ${JSON.stringify(value)}`,
+      `must be ${ID_KIND_NAMES[rule.idPrefix] ?? "an"} ID (${rule.idPrefix}…)${found.got(value)}`,
     );
 }
 
@@ -261,7 +264,7 @@ function checkArray(
       const suffix = unique.key === undefined ? "" : `.${unique.key}`;
       found.bad(
         `${path}[${i}]${suffix}`,
-        `duplicate ${unique.what} ${JSON.stringify(key)} (also at ${path}[${first}])`,
+        `duplicate ${unique.what}${found.quote ? ` ${JSON.stringify(key)}` : ""} (also at ${path}[${first}])`,
       );
     } else seen.set(key, i);
   });
@@ -337,21 +340,28 @@ function run(
  * unknown fields first (214), then types and limits (215); `undefined` when the body is valid.
  * With `camelCaseOnWire`, the wire names are the schema's own (the emulator's fault settings).
  *
+ * The message names the field and the rule but quotes none of the body's values (the service's
+ * answers echo nothing a body may hide a secret in); `quoteValues` adds them, as the service's
+ * former messages did (`…, got "xml"`).
+ *
  * @throws Error when the schema uses a construct this validator does not know (a contract bug).
  */
 export function validateRequest(
   schema: z.ZodType,
   body: Record<string, unknown>,
   camelCaseOnWire = false,
+  quoteValues = false,
 ): RequestIssue | undefined {
-  return run(new Found(false, false), schema, body, camelCaseOnWire)[0];
+  return run(new Found(false, false, quoteValues), schema, body, camelCaseOnWire)[0];
 }
 
 /**
  * Every problem of a request body against a contract schema, in the order {@link validateRequest}
  * meets them (unknown fields, then each field in the schema's order); a field whose value is
  * wrong is not looked into further. `[]` when the body is valid. Keys that hold `undefined` count
- * as left out. Field paths use the body's own names (`options.camelCase`).
+ * as left out. Field paths use the body's own names (`options.camelCase`). Messages quote the
+ * rejected values (the caller's own inputs, checked before anything is sent; write-only secrets
+ * are only ever checked for being non-empty strings, so they are never quoted).
  *
  * @throws Error when the schema uses a construct this validator does not know (a contract bug).
  */
@@ -360,5 +370,5 @@ export function requestIssues(
   body: Record<string, unknown>,
   options: IssueOptions = {},
 ): RequestIssue[] {
-  return run(new Found(true, options.references ?? false), schema, body, options.camelCase ?? false);
+  return run(new Found(true, options.references ?? false, true), schema, body, options.camelCase ?? false);
 }

@@ -23,6 +23,7 @@
  * | event types | handler | 238 |
  * | path ID prefix, `limit` | handler | 227, 233 |
  * | existence, references | store transaction | 404, 223, 409 |
+ * | abuse reports per account (`limits`) | store transaction | 409 / 241 |
  * | `Idempotency-Key` of a create (when honoured) | handler, store transaction | 215 malformed key, 409 / 240 key reused with another request |
  *
  * The app is made of Fastify plugins, registered in this order: errors (error and not-found
@@ -53,8 +54,11 @@ import { eventSubscriptionRoutes } from "./routes/eventSubscriptions";
 import { operatorRoutes } from "./routes/operator";
 
 export {
+  ABUSE_REPORTS_PER_ACCOUNT,
+  IDEMPOTENCY_KEYS_PER_ACCOUNT,
   TOKEN_PATTERN,
   type CreateAppOptions,
+  type StoreLimits,
   type EmulatorApp,
   type EmulatorContext,
   type EmulatorControl,
@@ -68,7 +72,7 @@ export { REQUEST_LOG_PAGE_MAX } from "./routes/operator";
  * in the store. The instance is not listening; call `listen` (or use `startEmulator`).
  *
  * @throws Error when a key is malformed (see `TOKEN_PATTERN`), a key is both authorized and
- * restricted, or the fault configuration is invalid.
+ * restricted, a limit is not a whole number from 1 up, or the fault configuration is invalid.
  */
 export function createApp(opts: CreateAppOptions): EmulatorApp {
   const ctx: EmulatorContext = createContext(opts);

@@ -6,7 +6,8 @@
  * service-emulator --port 8080 --host 127.0.0.1 --data .emulator/data.db \
  *   --api-key KEY --restricted-api-key KEY2 --admin-key ADMIN \
  *   --public-url http://127.0.0.1:8080 --rate-limit 120/60s --review-delay 30s \
- *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency-keys]
+ *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency-keys] \
+ *   --max-idempotency-keys 1000 --max-abuse-reports 1000
  * ```
  *
  * Keys also come from the environment: `SERVICE_EMULATOR_API_KEYS` and
@@ -25,7 +26,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import { TOKEN_PATTERN } from "./app";
+import { ABUSE_REPORTS_PER_ACCOUNT, IDEMPOTENCY_KEYS_PER_ACCOUNT, TOKEN_PATTERN } from "./app";
 import { parseDuration, parseFaults, parseRateLimit, type FaultConfig } from "./faults";
 import { randomKey, startEmulator, type RunningEmulator } from "./start";
 
@@ -96,6 +97,8 @@ interface CliOptions {
   faults?: FaultConfig;
   /** `false` with `--no-idempotency-keys`. */
   idempotencyKeys: boolean;
+  maxIdempotencyKeys?: number;
+  maxAbuseReports?: number;
   verbose?: boolean;
 }
 
@@ -114,6 +117,13 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 function parsePort(s: string): number {
   const n = Number(s);
   if (!/^\d+$/.test(s) || n > 65535) throw new Error(`invalid port ${JSON.stringify(s)}`);
+  return n;
+}
+
+function parseCount(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1)
+    throw new Error(`must be a whole number from 1 up, got ${JSON.stringify(s)}`);
   return n;
 }
 
@@ -161,7 +171,7 @@ export async function main(
     .option("--admin-key <key>", "key of the /_operator endpoints (default: random)")
     .option(
       "--public-url <url>",
-      "base of uri fields (default: http://<Host header>)",
+      "base of uri fields (default: the listening URL; the Host header is never used)",
       argParser(parsePublicUrl),
     )
     .option(
@@ -182,6 +192,16 @@ export async function main(
     .option(
       "--no-idempotency-keys",
       "ignore Idempotency-Key headers, like a server without the feature (honoured by default)",
+    )
+    .option(
+      "--max-idempotency-keys <n>",
+      `Idempotency-Key responses kept per account; storing one more forgets the oldest (default ${IDEMPOTENCY_KEYS_PER_ACCOUNT})`,
+      argParser(parseCount),
+    )
+    .option(
+      "--max-abuse-reports <n>",
+      `abuse reports per account; creates beyond it answer 409 / 241 (default ${ABUSE_REPORTS_PER_ACCOUNT})`,
+      argParser(parseCount),
     )
     .option("--verbose", "log every request to stderr")
     .version(emulatorVersion())
@@ -217,11 +237,11 @@ export async function main(
     restrictedApiKeys,
     adminKey,
     publicUrl: o.publicUrl,
-    uriBase: "host-header",
     rateLimit: o.rateLimit,
     reviewDelayMs: o.reviewDelay,
     faults: o.faults,
     idempotencyKeys: o.idempotencyKeys,
+    limits: { idempotencyKeysPerAccount: o.maxIdempotencyKeys, abuseReportsPerAccount: o.maxAbuseReports },
     logger: o.verbose ? "info" : "warn",
   });
   await io.stdout(JSON.stringify({ url: emulator.url, apiKeys, restrictedApiKeys, adminKey }) + "\n");

@@ -13,6 +13,41 @@ import { KsuidGenerator } from "./ids";
 import type { Account } from "./resources";
 import type { Store } from "./store";
 
+/**
+ * Default of {@link StoreLimits.idempotencyKeysPerAccount}: 1,000 stored responses per account.
+ * Far more creates than a client makes while it retries one (it resends within seconds, with a
+ * few dozen creates in flight at most), while a stored response is at most about the size of
+ * its request (1 MiB), so an account stays under about a GiB of them.
+ */
+export const IDEMPOTENCY_KEYS_PER_ACCOUNT = 1000;
+
+/**
+ * Default of {@link StoreLimits.abuseReportsPerAccount}: 1,000 reports per account. Reports are
+ * never deleted, so this is all an account can ever file; tests and demos file a handful, and a
+ * report can be as large as its request (up to 1 MiB), so this keeps an account under about a
+ * GiB of reports.
+ */
+export const ABUSE_REPORTS_PER_ACCOUNT = 1000;
+
+/**
+ * Bounds on what an account can make the emulator store, so that no key holder can grow its
+ * memory or data file without end. Counts, per account (each account is one API key, and the
+ * keys are fixed at start, so the totals are bounded too).
+ */
+export interface StoreLimits {
+  /**
+   * Most `Idempotency-Key` responses remembered per account (default
+   * {@link IDEMPOTENCY_KEYS_PER_ACCOUNT}). Storing one more forgets the account's oldest: a
+   * retry that comes after this many newer keyed creates of the same account runs again.
+   */
+  idempotencyKeysPerAccount?: number;
+  /**
+   * Most abuse reports per account (default {@link ABUSE_REPORTS_PER_ACCOUNT}); a create beyond
+   * it answers 409 / 241 and stores nothing.
+   */
+  abuseReportsPerAccount?: number;
+}
+
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
   /** Where resources and the request log live; the caller opens and closes it. */
@@ -27,8 +62,11 @@ export interface CreateAppOptions {
    */
   adminKey?: string;
   /**
-   * Absolute base of `uri` fields, e.g. `http://127.0.0.1:8080` (a trailing `/` is dropped).
-   * Without it the base is `http://<Host header>` of each request.
+   * Absolute base of `uri` and `next_page_uri` fields, e.g. `http://127.0.0.1:8080` (a trailing
+   * `/` is dropped). Without it the base is the address the app listens on
+   * (`http://127.0.0.1:PORT` for a wildcard host); the request's `Host` header is never used,
+   * so a page reaching the emulator under another name (DNS rebinding) cannot make it hand out
+   * links to that name.
    */
   publicUrl?: string;
   /** Per-account limit: at most `max` requests in any rolling `windowMs` **milliseconds**. Off when absent. */
@@ -54,13 +92,18 @@ export interface CreateAppOptions {
   logger?: boolean | "debug" | "info" | "warn" | "error";
   /** Clock in **milliseconds** since the Unix epoch for review delays and rate limits (tests). */
   clock?: () => number;
+  /** Bounds on stored idempotency responses and abuse reports (defaults in {@link StoreLimits}). */
+  limits?: StoreLimits;
 }
 
 /** Run-time controls of an emulator app (`app.emulator`). */
 export interface EmulatorControl {
   /** The store given to {@link createApp}. */
   readonly store: Store;
-  /** Base of `uri` fields; settable after `listen` (see `startEmulator`). */
+  /**
+   * Base of `uri` fields; settable at run time. `undefined`: the address the app listens on
+   * (`http://localhost` before it listens, e.g. under `inject`).
+   */
   publicUrl: string | undefined;
   /** Current fault configuration (a copy). */
   getFaults(): FaultConfig;
@@ -86,6 +129,15 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
 
 /** Prefix of the operator endpoints. */
 export const OPERATOR_PREFIX = "/_operator";
+
+/**
+ * `http://host:port` of a listening address, with IPv6 hosts in brackets and the wildcard hosts
+ * (`0.0.0.0`, `::`) replaced by loopback.
+ */
+export function listeningUrl(host: string, port: number): string {
+  const h = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+  return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
+}
 
 /** SHA-256 digest of a UTF-8 string. */
 export function sha256(s: string): Buffer {
@@ -141,6 +193,8 @@ export interface EmulatorContext {
   readonly control: EmulatorControl;
   /** SHA-256 of the admin key; `undefined` when none is configured. */
   readonly adminHash: Buffer | undefined;
+  /** The limits in force, defaults filled in. */
+  readonly limits: Required<StoreLimits>;
   /** The fault configuration in force. */
   faults(): FaultConfig;
   /** The next number of the fault generator, in [0, 1). */
@@ -159,7 +213,10 @@ export interface EmulatorContext {
   readonly windows: Map<string, number[]>;
   /** Methods of each route path, for the 405 catch-alls. */
   readonly routesByPath: Map<string, { operator: boolean; methods: string[] }>;
-  /** Base of `uri` fields for a request (no trailing `/`). */
+  /**
+   * Base of `uri` fields for a request (no trailing `/`): the public URL, else the address the
+   * request's server listens on. Never the request's `Host` header.
+   */
   base(request: FastifyRequest): string;
   /** @throws ServiceError 500 when the request has no account (a route bug). */
   accountOf(request: FastifyRequest): Account;
@@ -170,10 +227,18 @@ export interface EmulatorContext {
  * the store, and builds the shared context.
  *
  * @throws Error when a key is malformed (see {@link TOKEN_PATTERN}), a key is both authorized and
- * restricted, or the fault configuration is invalid.
+ * restricted, a limit is not a whole number from 1 up, or the fault configuration is invalid.
  */
 export function createContext(opts: CreateAppOptions): EmulatorContext {
   const { store } = opts;
+  const limits: Required<StoreLimits> = {
+    idempotencyKeysPerAccount: opts.limits?.idempotencyKeysPerAccount ?? IDEMPOTENCY_KEYS_PER_ACCOUNT,
+    abuseReportsPerAccount: opts.limits?.abuseReportsPerAccount ?? ABUSE_REPORTS_PER_ACCOUNT,
+  };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new Error(`limits.${name} must be a whole number from 1 up, got ${String(value)}`);
+  }
   const keyEntries: { hash: Buffer; account: Account }[] = [];
   const restricted = new Set(opts.restrictedApiKeys ?? []);
   for (const key of [...(opts.apiKeys ?? []), ...restricted]) {
@@ -217,6 +282,7 @@ export function createContext(opts: CreateAppOptions): EmulatorContext {
     opIds: new KsuidGenerator(),
     control,
     adminHash: opts.adminKey === undefined ? undefined : sha256(opts.adminKey),
+    limits,
     faults: () => faults,
     random: () => random(),
     accountOfToken(token) {
@@ -233,7 +299,9 @@ export function createContext(opts: CreateAppOptions): EmulatorContext {
     routesByPath: new Map(),
     base(request) {
       if (control.publicUrl !== undefined) return control.publicUrl.replace(/\/+$/, "");
-      return `http://${request.headers.host ?? "localhost"}`;
+      const address = request.server.server.address();
+      if (address === null || typeof address === "string") return "http://localhost";
+      return listeningUrl(address.address, address.port);
     },
     accountOf(request) {
       const a = accounts.get(request);

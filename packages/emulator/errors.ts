@@ -75,7 +75,8 @@ export function errorBody(err: ServiceError, operationId: string): ErrorBody {
 /**
  * Turns anything thrown during a request into a {@link ServiceError}: service errors pass through,
  * Fastify's own client errors are mapped (413 → 413, 415 → 210, other 4xx → 213), everything
- * else becomes 500.
+ * else becomes 500. The messages are fixed texts: Fastify's own messages may quote a header
+ * (`Unsupported Media Type: …`), so only its error code (`FST_ERR_…`) is passed on.
  */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
@@ -84,8 +85,9 @@ export function toServiceError(err: unknown): ServiceError {
     if (status === 413) return new ServiceError(413, "request body is larger than 1 MiB (1048576 bytes)");
     if (status === 415) return new ServiceError(210, "Content-Type must be application/json");
     if (status >= 400 && status < 500) {
-      const message = err instanceof Error ? err.message : "bad request";
-      return new ServiceError(213, `request could not be read: ${message}`);
+      const code = (err as { code?: unknown }).code;
+      const known = typeof code === "string" && /^FST_[A-Z0-9_]{1,60}$/.test(code) ? ` (${code})` : "";
+      return new ServiceError(213, `the request body could not be read${known}`);
     }
   }
   return new ServiceError(500, "unexpected server error");

@@ -4,7 +4,15 @@
  *
  * @module service-emulator
  */
-export { createApp, type CreateAppOptions, type EmulatorApp, type EmulatorControl } from "./app";
+export {
+  ABUSE_REPORTS_PER_ACCOUNT,
+  IDEMPOTENCY_KEYS_PER_ACCOUNT,
+  createApp,
+  type CreateAppOptions,
+  type EmulatorApp,
+  type EmulatorControl,
+  type StoreLimits,
+} from "./app";
 export { openStore, type Store, type RequestLogEntry, type StoreSnapshot } from "./store";
 export { parseFaults, type FaultConfig } from "./faults";
 export { startEmulator, type StartEmulatorOptions, type RunningEmulator } from "./start";

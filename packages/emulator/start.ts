@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createApp, type EmulatorApp } from "./app";
+import { listeningUrl, type StoreLimits } from "./context";
 import type { FaultConfig } from "./faults";
 import { openStore, type Store } from "./store";
 
@@ -23,14 +24,11 @@ export interface StartEmulatorOptions {
   restrictedApiKeys?: string[];
   /** Admin key of the operator endpoints; default a random key. */
   adminKey?: string;
-  /** Base of `uri` fields; default the listening URL (see {@link StartEmulatorOptions.uriBase}). */
-  publicUrl?: string;
   /**
-   * Without `publicUrl`: `"listening"` (default) bases `uri` fields on the listening URL,
-   * `"host-header"` on each request's `Host` header (the command line's choice, so that a client
-   * reaching the emulator under another name gets URIs it can follow).
+   * Base of `uri` and `next_page_uri` fields; default the listening URL ({@link RunningEmulator.url}).
+   * The request's `Host` header is never used.
    */
-  uriBase?: "listening" | "host-header";
+  publicUrl?: string;
   /** Injected faults at start (see {@link FaultConfig}). */
   faults?: FaultConfig;
   /**
@@ -46,6 +44,8 @@ export interface StartEmulatorOptions {
   logger?: boolean | "debug" | "info" | "warn" | "error";
   /** Clock in **milliseconds** for review delays and rate limits (tests). */
   clock?: () => number;
+  /** Bounds on stored idempotency responses and abuse reports per account (see {@link StoreLimits}). */
+  limits?: StoreLimits;
   /**
    * Called with the app after it is built and before it listens, e.g. to add a Fastify hook
    * (the tests validate every response against the OpenAPI document this way).
@@ -76,11 +76,7 @@ export function randomKey(prefix = "key_"): string {
   return prefix + randomBytes(24).toString("base64url");
 }
 
-/** `http://host:port`, with IPv6 hosts in brackets and wildcard hosts replaced by loopback. */
-export function listeningUrl(host: string, port: number): string {
-  const h = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  return `http://${h.includes(":") ? `[${h}]` : h}:${port}`;
-}
+export { listeningUrl };
 
 /**
  * Opens a store, builds the app and listens. Resolves once the server accepts connections.
@@ -108,6 +104,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
       reviewDelayMs: opts.reviewDelayMs,
       logger: opts.logger,
       clock: opts.clock,
+      limits: opts.limits,
     });
     await opts.onApp?.(app);
     await app.listen({ port: opts.port ?? 0, host });
@@ -117,7 +114,7 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
   }
   const port = (app.server.address() as AddressInfo).port;
   const url = listeningUrl(host, port);
-  if (opts.publicUrl === undefined && opts.uriBase !== "host-header") app.emulator.publicUrl = url;
+  if (opts.publicUrl === undefined) app.emulator.publicUrl = url;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -1,7 +1,9 @@
 /**
  * The contract's request validation gives, for every body, the same first error (service code
  * and message) as the emulator's former hand-written validator, which the emulator's error
- * tables were written against: a differential test over hand-picked and generated bodies.
+ * tables were written against: a differential test over hand-picked and generated bodies (with
+ * values quoted, as the former validator did). Without `quoteValues`, as the emulator calls it,
+ * the same error quotes none of the body's strings.
  */
 import fc from "fast-check";
 import type { z } from "zod";
@@ -92,8 +94,9 @@ function formerOutcome(body: Record<string, unknown>, schema: former.ObjectSchem
     throw e;
   }
 }
+/** The contract's first error with values quoted, as the former validator wrote them. */
 function contractOutcome(body: Record<string, unknown>, schema: z.ZodType, camel: boolean): string {
-  const issue = validateRequest(schema, body, camel);
+  const issue = validateRequest(schema, body, camel, true);
   return issue === undefined ? "ok" : `${issue.code} ${issue.message}`;
 }
 
@@ -174,6 +177,50 @@ describe.each(CASES)("%s", (_name, schema, formerSchema, camel, valid) => {
         },
       ),
       { numRuns: 2000, seed: 42 },
+    );
+  });
+});
+
+describe("validateRequest without quoteValues", () => {
+  const MARK = "MARK_0b6e1f";
+  const marked = fc.oneof(
+    fc.constant(MARK),
+    fc.constant(`https://${MARK}`),
+    fc.constant([MARK, MARK]),
+    fc.constant([{ type: MARK }, { type: MARK }]),
+    fc.constant([
+      { hostname: MARK, status: "BANNED" },
+      { hostname: MARK, status: MARK },
+    ]),
+  );
+  it.each(CASES)(
+    "%s: the same code and field as with quoted values, and no value of the body in the message",
+    (_name, schema, _former, camel, valid) => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...valid),
+          fc.array(fc.nat(20), { minLength: 1, maxLength: 5 }),
+          marked,
+          key,
+          (base, path, value, k) => {
+            const body = mutate(base, path, value, k) as Record<string, unknown>;
+            const quoted = validateRequest(schema, body, camel, true);
+            const bare = validateRequest(schema, body, camel);
+            expect(bare?.code).toBe(quoted?.code);
+            expect(bare?.field).toBe(quoted?.field);
+            if (bare) expect(bare.message).not.toContain(MARK);
+          },
+        ),
+        { numRuns: 1000, seed: 7 },
+      );
+    },
+  );
+
+  it("quotes a rejected value only when asked", () => {
+    const body = { target: { datadog: { api_key: "k" } }, format: MARK };
+    expect(validateRequest(EventDestinationCreate, body)?.message).toBe('format: must be one of "json"');
+    expect(validateRequest(EventDestinationCreate, body, false, true)?.message).toBe(
+      `format: must be one of "json", got "${MARK}"`,
     );
   });
 });

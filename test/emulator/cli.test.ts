@@ -297,6 +297,91 @@ describe("service-emulator main (in process)", () => {
     expect(run.out.stderr).toBe("");
   });
 
+  it.each([
+    ["without --public-url, on the listening URL", [], ""],
+    [
+      "with --public-url, on it",
+      ["--public-url", "https://emulator.example/base/"],
+      "https://emulator.example/base",
+    ],
+  ])("hands out uri and next_page_uri %s, whatever the Host header", async (_name, args, base) => {
+    const run = io();
+    const started = await main(
+      ["node", "service-emulator", "--port", "0", "--data", ":memory:", "--api-key", "key_host", ...args],
+      run.cli,
+    );
+    if (typeof started === "number") throw new Error(`did not start: ${run.out.stderr}`);
+    try {
+      const expected = base || started.url;
+      const evil = { host: "evil.example" };
+      const call = (method: string, p: string, body?: unknown) =>
+        apiRequest(started.url, "key_host", method, p, body, evil);
+      const first = (await call("POST", "/event_destinations", destinationBody())).json();
+      await call("POST", "/event_destinations", destinationBody());
+      expect(first.uri).toBe(`${expected}/event_destinations/${first.id}`);
+      const page = (await call("GET", "/event_destinations?limit=1")).json();
+      expect(page.uri).toBe(`${expected}/event_destinations`);
+      expect(page.next_page_uri).toBe(
+        `${expected}/event_destinations?before_id=${page.event_destinations[0].id}&limit=1`,
+      );
+    } finally {
+      await started.close();
+    }
+  });
+
+  it.each([
+    ["--max-abuse-reports", "0"],
+    ["--max-idempotency-keys", "1.5"],
+    ["--max-abuse-reports", "-3"],
+  ])("%s %s exits 1 naming the option and the rule", async (flag, value) => {
+    const run = io();
+    expect(await main(["node", "service-emulator", "--port", "0", flag, value], run.cli)).toBe(1);
+    expect(run.out.stdout).toBe("");
+    expect(run.out.stderr).toContain(`option '${flag} <n>' argument '${value}' is invalid`);
+    expect(run.out.stderr).toContain("must be a whole number from 1 up");
+  });
+
+  it("--max-abuse-reports and --max-idempotency-keys bound what each account stores", async () => {
+    const run = io();
+    const started = await main(
+      [
+        "node",
+        "service-emulator",
+        "--port",
+        "0",
+        "--data",
+        ":memory:",
+        "--api-key",
+        "key_limits",
+        "--max-abuse-reports",
+        "1",
+        "--max-idempotency-keys",
+        "2",
+      ],
+      run.cli,
+    );
+    if (typeof started === "number") throw new Error(`did not start: ${run.out.stderr}`);
+    try {
+      const call = (p: string, body: unknown, headers: Record<string, string> = {}) =>
+        apiRequest(started.url, "key_limits", "POST", p, body, headers);
+      expect((await call("/abuse_reports", { urls: ["https://one.example.org/"] })).status).toBe(201);
+      expectError(
+        await call("/abuse_reports", { urls: ["https://two.example.org/"] }),
+        409,
+        241,
+        /^this account already has 1 abuse report, the most an account may have/,
+      );
+      for (const k of ["a", "b", "c"])
+        expect((await call("/event_destinations", destinationBody(), { "idempotency-key": k })).status).toBe(
+          201,
+        );
+      const keys = (started.store.snapshot().idempotency_keys as { key: string }[]).map((r) => r.key).sort();
+      expect(keys).toEqual(["b", "c"]);
+    } finally {
+      await started.close();
+    }
+  });
+
   it("starts with the keys of its environment and prints one JSON line", async () => {
     const run = io({
       SERVICE_EMULATOR_API_KEYS: "key_env_a,key_env_b",

@@ -1,6 +1,9 @@
 /**
  * Success shapes of every endpoint, field by field (docs/service-api.md § Requests, § Abuse reports, § Event subscriptions, § Event destinations).
  */
+import type { AddressInfo } from "node:net";
+import { createApp } from "../../packages/emulator/app";
+import { openStore } from "../../packages/emulator/store";
 import {
   apiRequest,
   getRequestLog,
@@ -366,23 +369,65 @@ describe("event subscriptions", () => {
 });
 
 describe("URIs", () => {
-  it("are built from the Host header when no public URL is configured", async () => {
-    const other = await startEmulator({ apiKeys: ["k-host"], publicUrl: undefined });
+  const evil = { host: "evil.example" };
+
+  it("ignore the Host header: uri, list uri and next_page_uri stay on the listening URL", async () => {
+    const created = expectOk(await call("POST", "/event_destinations", destinationBody(), evil), 201);
+    expect(created.uri).toBe(`${em.url}/event_destinations/${created.id}`);
+    expect(expectOk(await call("GET", `/event_destinations/${created.id}`, undefined, evil), 200).uri).toBe(
+      created.uri,
+    );
+    await newDestination();
+    const page = expectOk(await call("GET", "/event_destinations?limit=1", undefined, evil), 200);
+    expect(page.uri).toBe(`${em.url}/event_destinations`);
+    expect(page.next_page_uri).toBe(
+      `${em.url}/event_destinations?before_id=${page.event_destinations[0].id}&limit=1`,
+    );
+  });
+
+  it("without a public URL set at run time, use the address the app listens on, not the Host header", async () => {
+    const other = await startEmulator({ apiKeys: ["k-host"] });
     try {
       other.app.emulator.publicUrl = undefined;
-      const res = await apiRequest(other.url, "k-host", "POST", "/event_destinations", destinationBody(), {
-        host: "emulator.test:9999",
-      });
-      expect(res.json().uri).toMatch(/^http:\/\/emulator\.test:9999\/event_destinations\/ed_/);
+      const res = await apiRequest(
+        other.url,
+        "k-host",
+        "POST",
+        "/event_destinations",
+        destinationBody(),
+        evil,
+      );
+      expect(res.json().uri).toBe(`${other.url}/event_destinations/${res.json().id}`);
     } finally {
       await other.close();
+    }
+  });
+
+  it("createApp without publicUrl bases them on the address it listens on", async () => {
+    const store = openStore(":memory:");
+    const app = createApp({ store, apiKeys: ["k-app"] });
+    try {
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const res = await apiRequest(url, "k-app", "POST", "/event_destinations", destinationBody(), evil);
+      expect(res.json().uri).toBe(`${url}/event_destinations/${res.json().id}`);
+    } finally {
+      await app.close();
+      store.close();
     }
   });
 
   it("use the configured public URL", async () => {
     const other = await startEmulator({ apiKeys: ["k-pub"], publicUrl: "https://service.example/" });
     try {
-      const res = await apiRequest(other.url, "k-pub", "POST", "/event_destinations", destinationBody());
+      const res = await apiRequest(
+        other.url,
+        "k-pub",
+        "POST",
+        "/event_destinations",
+        destinationBody(),
+        evil,
+      );
       expect(res.json().uri).toMatch(/^https:\/\/service\.example\/event_destinations\/ed_[0-9A-Za-z]{27}$/);
     } finally {
       await other.close();

@@ -80,7 +80,8 @@ function checkBodyHeaders(request: FastifyRequest): void {
     return;
   }
   if (ct.split(";")[0].trim().toLowerCase() !== "application/json") {
-    throw new ServiceError(210, `Content-Type must be application/json, got ${JSON.stringify(ct)}`);
+    // The header's value is not quoted: error messages echo no header value.
+    throw new ServiceError(210, "Content-Type must be application/json (a charset parameter may follow)");
   }
 }
 
@@ -122,10 +123,7 @@ function checkPublic(ctx: EmulatorContext, request: FastifyRequest): void {
     );
   }
   if (typeof version !== "string" || version.trim() !== SERVICE_VERSION) {
-    throw new ServiceError(
-      217,
-      `unsupported Service-Version ${JSON.stringify(version)}; the supported version is ${SERVICE_VERSION}`,
-    );
+    throw new ServiceError(217, `unsupported Service-Version; the supported version is ${SERVICE_VERSION}`);
   }
   const info = checkRoute(request);
   if (info.abuse && !account.abuseReportsAuthorized) {

@@ -1,6 +1,7 @@
 /**
  * Idempotency plugin: a `POST` that creates a resource and carries an `Idempotency-Key` runs at
- * most once per account and key within {@link IDEMPOTENCY_KEY_TTL_MS}: the key is stored in the
+ * most once per account and key within {@link IDEMPOTENCY_KEY_TTL_MS} and among the account's
+ * newest `limits.idempotencyKeysPerAccount` keys (older ones are forgotten): the key is stored in the
  * same transaction as the resource, a repeat with the same method, path and body gets the first
  * response again (plus `Idempotent-Replayed: true`), and a repeat with another request gets
  * 409 / 240. Every response to such a POST echoes the key: that echo is how a client tells that
@@ -57,7 +58,13 @@ export function create(
   const fingerprint = sha256(`${request.method} ${request.url}\n${body}`).toString("hex");
   const result = ctx.store.idempotentCreate(
     ctx.accountOf(request).id,
-    { key: raw, fingerprint, nowMs: ctx.clock(), ttlMs: IDEMPOTENCY_KEY_TTL_MS },
+    {
+      key: raw,
+      fingerprint,
+      nowMs: ctx.clock(),
+      ttlMs: IDEMPOTENCY_KEY_TTL_MS,
+      maxPerAccount: ctx.limits.idempotencyKeysPerAccount,
+    },
     () => ({ status: 201, body: JSON.stringify(run()) }),
   );
   if (result.replayed) {

@@ -36,6 +36,7 @@ export const abuseReportRoutes = fp<WithContext>(
             ctx.accountOf(request).id,
             { urls: body.urls, metadata: body.metadata ?? "", hostnames },
             ctx.clock(),
+            ctx.limits.abuseReportsPerAccount,
           );
           return renderAbuseReport(report, ctx.base(request));
         }),

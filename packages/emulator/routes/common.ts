@@ -85,22 +85,28 @@ export function pageQuery(request: FastifyRequest, prefix: string): { limit: num
   return { limit, beforeId };
 }
 
-/** @throws ServiceError 238 for the first source whose type is not in the catalogue. */
+/**
+ * @throws ServiceError 238 for the first source whose type is not in the catalogue (the message
+ * names the field, not the rejected value).
+ */
 export function checkEventTypes(sources: { type: string }[] | undefined): void {
   sources?.forEach((s, i) => {
     if (!isEventType(s.type)) {
       throw new ServiceError(
         238,
-        `sources[${i}].type: unknown event type ${JSON.stringify(s.type)}; known types include ${EVENT_TYPES.slice(0, 3).join(", ")}, … (${EVENT_TYPES.length} in all)`,
+        `sources[${i}].type: unknown event type; known types include ${EVENT_TYPES.slice(0, 3).join(", ")}, … (${EVENT_TYPES.length} in all)`,
       );
     }
   });
 }
 
-/** @throws ServiceError 215 when a PATCH body repeats an `id` other than the path's. */
+/**
+ * @throws ServiceError 215 when a PATCH body repeats an `id` other than the path's (the message
+ * gives the path's ID, not the body's value).
+ */
 export function checkBodyId(body: { id?: string }, id: string): void {
   if (body.id !== undefined && body.id !== id) {
-    throw new ServiceError(215, `id: must equal the ID in the path (${id}), got ${JSON.stringify(body.id)}`);
+    throw new ServiceError(215, `id: must equal the ID in the path (${id})`);
   }
 }
 

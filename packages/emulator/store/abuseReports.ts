@@ -45,9 +45,18 @@ export function abuseReportsRepository({
     "SELECT * FROM abuse_reports WHERE id = ? AND account_id = ?",
   );
   const setHostnames = db.prepare<[string, string]>("UPDATE abuse_reports SET hostnames = ? WHERE id = ?");
+  const countOf = db
+    .prepare<[string], number>("SELECT COUNT(*) FROM abuse_reports WHERE account_id = ?")
+    .pluck();
   return {
-    createAbuseReport(accountId, input, now = Date.now()) {
+    createAbuseReport(accountId, input, now = Date.now(), maxPerAccount) {
       return write(() => {
+        if (maxPerAccount !== undefined && (countOf.get(accountId) ?? 0) >= maxPerAccount) {
+          throw new ServiceError(
+            241,
+            `this account already has ${maxPerAccount} abuse report${maxPerAccount === 1 ? "" : "s"}, the most an account may have; reports are never deleted, so no more can be created`,
+          );
+        }
         const { id, createdAt } = mint(ID_PREFIX.abuseReport);
         const hostnames: StoredHostname[] = input.hostnames.map((hostname) => ({
           hostname,
@@ -95,7 +104,7 @@ export function abuseReportsRepository({
           if (!h) {
             throw new ServiceError(
               215,
-              `hostnames[${i}].hostname: ${JSON.stringify(u.hostname)} is not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
+              `hostnames[${i}].hostname: not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
             );
           }
           if (u.status === "PENDING" && h.status !== "PENDING") h.pending_since_ms = now;

@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS abuse_reports (
   metadata TEXT NOT NULL,
   hostnames TEXT NOT NULL
 ) STRICT;
+CREATE INDEX IF NOT EXISTS abuse_reports_by_account ON abuse_reports(account_id);
 CREATE TABLE IF NOT EXISTS event_destinations (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL REFERENCES accounts(id),

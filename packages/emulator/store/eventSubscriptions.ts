@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { ID_PREFIX } from "service-contract";
+import { ID_PREFIX, isWellFormedId } from "service-contract";
 import { ServiceError } from "../errors";
 import type { SubscriptionRecord } from "../resources";
 import { ownedRows, type StoreBase } from "./database";
@@ -57,15 +57,15 @@ export function eventSubscriptionsRepository(
   );
   const deleteLinks = db.prepare<[string]>("DELETE FROM subscription_destinations WHERE subscription_id = ?");
 
+  /** 223 for the first ID that names no destination of the account; only a well-formed ID is quoted. */
   function requireDestinations(accountId: string, destinationIds: string[]): void {
-    for (const id of destinationIds) {
-      if (!destinationExists(accountId, id)) {
-        throw new ServiceError(
-          223,
-          `destination_ids: ${JSON.stringify(id)} is not an event destination of this account`,
-        );
-      }
-    }
+    destinationIds.forEach((id, i) => {
+      if (destinationExists(accountId, id)) return;
+      const what = isWellFormedId(id, ID_PREFIX.eventDestination)
+        ? `${JSON.stringify(id)} is not an event destination of this account`
+        : `not an event destination ID (${ID_PREFIX.eventDestination}…)`;
+      throw new ServiceError(223, `destination_ids[${i}]: ${what}`);
+    });
   }
   function link(subscriptionId: string, destinationIds: string[]): void {
     deleteLinks.run(subscriptionId);

@@ -56,6 +56,11 @@ export interface IdempotencyRequest {
   nowMs: number;
   /** How long a key is remembered, in **milliseconds** (24 h in the app). */
   ttlMs: number;
+  /**
+   * Most responses remembered per account (a count, at least 1); storing one more forgets the
+   * account's oldest first.
+   */
+  maxPerAccount: number;
 }
 
 /** The response of an idempotent create: the first one, or a replay of it. */
@@ -130,12 +135,16 @@ export interface Store {
 
   /**
    * Creates an abuse report with every hostname `PENDING` since `nowMs` (**milliseconds** since the
-   * Unix epoch; default `Date.now()`).
+   * Unix epoch; default `Date.now()`). With `maxPerAccount`, refuses once the account has that
+   * many reports (reports are never deleted).
+   *
+   * @throws ServiceError 241 when the account already has `maxPerAccount` reports; nothing is stored.
    */
   createAbuseReport(
     accountId: string,
     input: { urls: string[]; metadata: string; hostnames: string[] },
     nowMs?: number,
+    maxPerAccount?: number,
   ): AbuseReportRecord;
   /**
    * Reads an abuse report of an account (or of any account when `accountId` is `null`, for the
@@ -193,7 +202,8 @@ export interface Store {
    *   without calling `create`;
    * - the key is known with another fingerprint: throws ServiceError 240 (HTTP 409);
    * - the key is new: calls `create` (which writes the resource, in the same transaction) and
-   *   remembers the key with the response, so the resource and the key are committed together.
+   *   remembers the key with the response, so the resource and the key are committed together;
+   *   when the account already has `maxPerAccount` keys, its oldest are forgotten first.
    *   A `create` that throws rolls everything back, and the key is not remembered.
    *
    * @throws ServiceError 240 for a key reused with another request; whatever `create` throws.

@@ -71,7 +71,12 @@ describe("Idempotency-Key on creates", () => {
       subscriptionBody([destination], { description: "b" }),
       "k-other",
     );
-    expectError(otherBody, 409, 240, /Idempotency-Key "k-other" was already used/);
+    expectError(
+      otherBody,
+      409,
+      240,
+      /^this Idempotency-Key was already used in the last 24 hours with a different request/,
+    );
     const otherPath = await keyed("/event_destinations", destinationBody(), "k-other");
     expectError(otherPath, 409, 240);
     expect(em.store.snapshot()).toEqual(before);
