@@ -227,15 +227,27 @@ export async function deleteUnlessGone(del: () => Promise<unknown>): Promise<voi
 /**
  * The dynamic-provider process gets the engine's address as its last argument (after
  * `--logtostderr -v=N` with `pulumi up --logflow`) but does not hand it to `@pulumi/pulumi`'s
- * log; doing so makes `pulumi.log` messages appear in the engine's output (`pulumi up`) instead
- * of only on the process's stderr.
+ * log; doing so makes `pulumi.log` messages reach the engine (its display, `--debug`, and
+ * `-v=N --logtostderr`) instead of only the process's stderr, and debug messages at all (they
+ * are dropped without an engine). `@pulumi/pulumi` reads `PULUMI_NODEJS_ENGINE` into its
+ * settings once, when its state is first made, which may be before `configure`, so the address
+ * is set there too (an internal of the `@pulumi/pulumi` version this package pins).
  */
 function connectLogToEngine(): void {
   const args = process.argv.slice(2);
   // Flags come first: `--logtostderr`, `-v=N`, `--tracing <endpoint>`.
   const addr = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "--tracing");
-  if (!process.env.PULUMI_NODEJS_ENGINE && addr && /^[\w.[\]:-]+:\d+$/.test(addr)) {
-    process.env.PULUMI_NODEJS_ENGINE = addr;
+  if (!addr || !/^[\w.[\]:-]+:\d+$/.test(addr)) return;
+  process.env.PULUMI_NODEJS_ENGINE ||= addr;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const state = require("@pulumi/pulumi/runtime/state") as {
+      getStore(): { settings: { options: { engineAddr?: string } } };
+    };
+    const options = state.getStore().settings.options;
+    options.engineAddr ||= process.env.PULUMI_NODEJS_ENGINE;
+  } catch {
+    // another layout of @pulumi/pulumi: warnings still reach stderr, debug lines are lost
   }
 }
 
