@@ -3,7 +3,7 @@
  * one per retry wait; never the API key, a body or a query value; nothing unless asked for.
  */
 import { ServiceClient, ServiceError } from "../../sdk";
-import type { RequestLogEntry } from "../../sdk/log";
+import type { RequestLogEntry } from "../../sdk";
 import {
   fakeId,
   json,

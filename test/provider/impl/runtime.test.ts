@@ -5,6 +5,8 @@
  * settings (stack config, then environment) and its request log.
  */
 import * as pulumi from "@pulumi/pulumi";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
 import * as runtime from "../../../provider/impl/runtime";
 import {
   APICertificateError,
@@ -12,7 +14,9 @@ import {
   InternalServerError,
   NotFoundError,
 } from "../../../sdk";
+import { type RunningEmulator, startEmulator } from "../../helpers/emulator";
 import { loadedWith } from "../../helpers/loaded-modules";
+import { freshBackend, localStack } from "../../helpers/pulumi";
 import {
   fakeId,
   hang,
@@ -295,4 +299,59 @@ test("configure hands the engine address to Pulumi's log, after --logflow's flag
     if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
     else process.env.PULUMI_NODEJS_ENGINE = saved.env;
   }
+});
+
+/**
+ * Through the real engine (Automation API, the project's CLI, the built package): the request
+ * log reaches `pulumi up --debug`'s output, without the API key or the destination's secret, and
+ * a run without `--debug` shows none of it.
+ */
+describe("the request log through the real engine", () => {
+  const DD_KEY = "dd-runtime-secret-key-93be1f";
+  let emulator: RunningEmulator;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({});
+    ({ stack } = await localStack(
+      path.join(__dirname, "..", "..", "fixtures", "lifecycle"),
+      "log",
+      freshBackend("runtime-log"),
+      { SERVICE_LOG: "" },
+    ));
+    await stack.setConfig("service:baseUrl", { value: emulator.url });
+    await stack.setConfig("service:apiKey", { value: emulator.apiKeys[0], secret: true });
+    await stack.setConfig("ddApiKey", { value: DD_KEY, secret: true });
+    const spec = {
+      destinations: [
+        { name: "dd", args: { target: { datadog: { apiKey: "secret:ddApiKey", ddsite: "datadoghq.eu" } } } },
+      ],
+      subscriptions: [],
+      reports: [],
+    };
+    await stack.setConfig("spec", { value: JSON.stringify(spec) });
+  }, 600_000);
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  test("up --debug shows each request; destroy without it shows none", async () => {
+    let out = "";
+    await stack.up({ debug: true, onOutput: (o) => (out += o) });
+    const lines = out.split("\n").filter((l) => l.includes("service: "));
+    expect(
+      lines.some((l) =>
+        /debug: service: POST \/event_destinations -> 201 in \d+ ms \(attempt 1 of 5, operation op_\w+\)/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
+    expect(lines.join("\n")).not.toContain(emulator.apiKeys[0]);
+    expect(lines.join("\n")).not.toContain(DD_KEY);
+
+    let quiet = "";
+    await stack.destroy({ onOutput: (o) => (quiet += o) });
+    expect(quiet).toContain("deleted");
+    expect(quiet).not.toContain("service: DELETE");
+  }, 600_000);
 });
