@@ -7,9 +7,12 @@
  * @packageDocumentation
  */
 import { Idempotency } from "./idempotency";
+import { createSecureContext } from "node:tls";
 import { inspect } from "node:util";
-import { Agent, type Dispatcher } from "undici";
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
+import { readCaCertificates, trustedCas } from "./ca";
 import { ServiceError } from "./errors";
+import { loggerFromEnv, type RequestLogger } from "./log";
 import { AbuseReports, EventDestinations, EventSubscriptions } from "./resources";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import { Transport } from "./transport";
@@ -36,9 +39,24 @@ export interface ServiceClientOptions {
   userAgent?: string;
   /**
    * undici dispatcher to send requests through (e.g. a `MockAgent` or a proxy agent). It is
-   * not closed by {@link ServiceClient.close}. Default: a keep-alive `Agent` owned by the client.
+   * not closed by {@link ServiceClient.close}. Default: a keep-alive pool owned by the client,
+   * which honours the proxy variables (see {@link ServiceClient}) and `caCertificate`.
    */
   dispatcher?: Dispatcher;
+  /**
+   * Certificate of a private CA to trust besides Node's (its bundled roots and
+   * `NODE_EXTRA_CA_CERTS`, which stay trusted): PEM text (one or more
+   * `-----BEGIN CERTIFICATE-----` blocks) or, when the value holds no such block, the path of a
+   * PEM file. Default: env `SERVICE_CA_CERTIFICATE`. Cannot be combined with `dispatcher`.
+   */
+  caCertificate?: string;
+  /**
+   * Receiver of the debug log of requests: one line per attempt (method, path without query
+   * values, status or error, duration in ms, `Operation-Id`, attempt number) and per retry
+   * wait; never a header, a body or a query value. Default: to stderr when env
+   * `SERVICE_LOG=debug`, else none.
+   */
+  logger?: RequestLogger;
   /**
    * Send an `Idempotency-Key` header on creates (a fresh UUID per `create` call, reused by its
    * retries). Default `false`.
@@ -54,13 +72,19 @@ export interface ServiceClientOptions {
   idempotencyKeys?: boolean | "auto";
 }
 
-function positive(name: string, value: number, allowZero: boolean): number {
+function positive(name: string, value: number, allowZero: boolean, unit: string): number {
   if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) {
     throw new ServiceError(
-      `ServiceClient: ${name} must be a ${allowZero ? "non-negative" : "positive"} number`,
+      `ServiceClient: ${name} must be a ${allowZero ? "non-negative" : "positive"} number${unit}, got ${value}`,
     );
   }
   return value;
+}
+
+/** True when any of the proxy variables undici's `EnvHttpProxyAgent` reads is set. */
+function proxyConfigured(): boolean {
+  const env = process.env;
+  return Boolean(env.http_proxy || env.HTTP_PROXY || env.https_proxy || env.HTTPS_PROXY);
 }
 
 /**
@@ -80,6 +104,11 @@ function positive(name: string, value: number, allowZero: boolean): number {
  * Every request carries `Authorization: Bearer <apiKey>`, `Service-Version: 2` and the
  * `User-Agent`; bodies are JSON with `Content-Type: application/json`.
  *
+ * **Network.** Without a `dispatcher`, the client honours `HTTPS_PROXY` / `HTTP_PROXY` (or their
+ * lower-case forms, which win) and `NO_PROXY` as they are when the client is made, through
+ * undici's `EnvHttpProxyAgent` (an HTTP proxy, tunnelled with `CONNECT`); it trusts Node's CAs
+ * (bundled roots and `NODE_EXTRA_CA_CERTS`) plus `caCertificate`.
+ *
  * **Retries** (one policy, `retry.ts`): GET, PATCH and DELETE are retried on 429 (after
  * `Retry-After`, capped at 30 s), 502, 503, 504 and connection errors or timeouts, with
  * full-jitter exponential backoff (base 200 ms, cap 5 s), at most `maxRetries` times and within
@@ -95,7 +124,8 @@ function positive(name: string, value: number, allowZero: boolean): number {
  * `JSON.stringify(client)`, `String(client)` or any error.
  *
  * @throws ServiceError from the constructor when the API key or the base URL is missing
- *   (naming `SERVICE_API_KEY` / `SERVICE_BASE_URL`) or malformed.
+ *   (naming `SERVICE_API_KEY` / `SERVICE_BASE_URL`) or malformed, when `caCertificate` cannot be
+ *   read or holds no valid certificate, or when `SERVICE_LOG` has an unknown value.
  */
 export class ServiceClient {
   /** Base URL of the service, without a trailing slash. */
@@ -114,14 +144,15 @@ export class ServiceClient {
   readonly idempotency: Idempotency;
 
   /** The keep-alive pool the client made (none when a dispatcher was passed in). */
-  readonly #ownedAgent: Agent | undefined;
+  readonly #ownedAgent: Dispatcher | undefined;
   #closing: Promise<void> | undefined;
 
   /**
    * @param options - API key, base URL, retries, timeouts, idempotency keys (see
    *   {@link ServiceClientOptions}); the key and URL default to `SERVICE_API_KEY` and
    *   `SERVICE_BASE_URL`.
-   * @throws ServiceError when the API key or the base URL is missing or malformed.
+   * @throws ServiceError when the API key or the base URL is missing or malformed, a number is
+   *   out of range, `caCertificate` is unreadable or invalid, or `SERVICE_LOG` is unknown.
    */
   constructor(options: ServiceClientOptions = {}) {
     this.idempotency = new Idempotency(options.idempotencyKeys ?? false);
@@ -150,15 +181,32 @@ export class ServiceClient {
     const basePath = url.pathname.replace(/\/+$/, "");
     this.baseUrl = url.origin + basePath;
 
-    const timeoutMs = positive("timeoutMs", options.timeoutMs ?? 30_000, false);
+    const timeoutMs = positive("timeoutMs", options.timeoutMs ?? 30_000, false, " of milliseconds");
     const maxRetries = Math.floor(
-      positive("maxRetries", options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries, true),
+      positive("maxRetries", options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries, true, ""),
     );
-    const budgetMs = positive("retryBudgetMs", options.retryBudgetMs ?? DEFAULT_RETRY_POLICY.budgetMs, true);
+    const budgetMs = positive(
+      "retryBudgetMs",
+      options.retryBudgetMs ?? DEFAULT_RETRY_POLICY.budgetMs,
+      true,
+      " of milliseconds",
+    );
+    const logger = options.logger ?? loggerFromEnv();
 
-    this.#ownedAgent = options.dispatcher
-      ? undefined
-      : new Agent({ keepAliveTimeout: 10_000, pipelining: 1 });
+    const caSetting = options.caCertificate ?? (process.env.SERVICE_CA_CERTIFICATE || undefined);
+    if (caSetting !== undefined && options.dispatcher) {
+      throw new ServiceError(
+        "ServiceClient: caCertificate cannot be combined with dispatcher; give the dispatcher the CA instead",
+      );
+    }
+    const ca =
+      caSetting === undefined
+        ? undefined
+        : readCaCertificates(
+            caSetting,
+            options.caCertificate === undefined ? "SERVICE_CA_CERTIFICATE" : "ServiceClient: caCertificate",
+          );
+    this.#ownedAgent = options.dispatcher ? undefined : ownAgent(ca);
     const transport = new Transport({
       apiKey,
       origin: url.origin,
@@ -168,6 +216,7 @@ export class ServiceClient {
       userAgent: options.userAgent ?? `pulumi-service-sdk/${SDK_VERSION} node/${process.version}`,
       dispatcher: options.dispatcher ?? this.#ownedAgent!,
       idempotency: this.idempotency,
+      logger,
     });
     this.abuseReports = new AbuseReports(transport, this.idempotency);
     this.eventSubscriptions = new EventSubscriptions(transport, this.idempotency);
@@ -194,4 +243,21 @@ export class ServiceClient {
   [inspect.custom](): string {
     return `ServiceClient { baseUrl: ${JSON.stringify(this.baseUrl)}, apiKey: [REDACTED] }`;
   }
+}
+
+/**
+ * The client's own keep-alive pool: undici's `EnvHttpProxyAgent` when a proxy variable is set
+ * (it reads them, and `NO_PROXY` at each request), else a plain `Agent` (the same, without the
+ * per-request proxy choice). With `ca`, TLS to the service, direct or through the tunnel,
+ * trusts {@link trustedCas}.
+ */
+function ownAgent(ca: string[] | undefined): Dispatcher {
+  const options: Agent.Options & { requestTls?: object } = { keepAliveTimeout: 10_000, pipelining: 1 };
+  if (ca) {
+    // One context for every connection: a `ca` list would be parsed again at each handshake.
+    const tls = { secureContext: createSecureContext({ ca: trustedCas(ca) }) };
+    options.connect = tls;
+    options.requestTls = tls;
+  }
+  return proxyConfigured() ? new EnvHttpProxyAgent(options) : new Agent(options);
 }

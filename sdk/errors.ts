@@ -15,7 +15,8 @@
  * │   ├── RateLimitError             429 (retryAfterSeconds)
  * │   └── InternalServerError        5xx
  * ├── APIConnectionError             no HTTP response (reset, refused, DNS…)
- * │   └── APIConnectionTimeoutError  no complete response within timeoutMs
+ * │   ├── APIConnectionTimeoutError  no complete response within timeoutMs
+ * │   └── APICertificateError        the service's TLS certificate was rejected (untrusted CA…)
  * ├── APIResponseValidationError     a response that does not match its schema
  * └── ValidationError                input rejected on the client, before any request
  * ```
@@ -198,6 +199,30 @@ export class APIConnectionError extends ServiceError {
 /** No complete response within the per-attempt `timeoutMs` (or a connect/headers/body timeout). */
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = "APIConnectionTimeoutError";
+}
+
+/**
+ * The TLS handshake failed on the service's certificate: signed by a CA the client does not
+ * trust (a private CA: see the client option `caCertificate`, the provider's
+ * `service:caCertificate`, or `NODE_EXTRA_CA_CERTS`), expired, or issued for another host name.
+ * Nothing was sent (`requestNotSent` is true), and the call is not retried. `code` is Node's
+ * code, e.g. `SELF_SIGNED_CERT_IN_CHAIN`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`,
+ * `ERR_TLS_CERT_ALTNAME_INVALID`.
+ */
+export class APICertificateError extends APIConnectionError {
+  override name = "APICertificateError";
+  /** Node's (OpenSSL's) code of the rejection. */
+  readonly code: string;
+
+  /**
+   * Built by the transport when the handshake rejected the certificate.
+   * @param message - what failed and what to do about it.
+   * @param opts - `request` (method and path), `code`, `cause` (Node's error).
+   */
+  constructor(message: string, opts: { request: string; code: string; cause?: unknown }) {
+    super(message, { request: opts.request, requestNotSent: true, cause: opts.cause });
+    this.code = opts.code;
+  }
 }
 
 /**

@@ -3,7 +3,8 @@
  *
  * - {@link ServiceClient}: the client (`client.ts`), one resource class per API resource
  *   (`resources.ts`).
- * - error classes (`errors.ts`), validation functions (`validation.ts`), retry policy (`retry.ts`).
+ * - error classes (`errors.ts`), validation functions (`validation.ts`), retry policy (`retry.ts`),
+ *   the request log's types (`log.ts`).
  * - everything of the contract (`service-contract`): zod schemas and their types, sharing their
  *   names, the limits, the error codes and the key-case mapping.
  *
@@ -12,6 +13,7 @@
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
 export type { CreateOptions, RequestOptions } from "./transport";
+export type { AttemptLogEntry, RequestLogEntry, RequestLogger, RetryLogEntry } from "./log";
 export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
 export * from "./errors";
 export * from "./validation";

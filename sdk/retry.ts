@@ -11,6 +11,7 @@
  * | connection could not be opened            | retried              | retried                   |
  * | connection reset, timeout, socket closed  | retried              | **not** retried           |
  * | any other status, invalid response        | not retried          | not retried               |
+ * | TLS certificate rejected                  | not retried          | not retried               |
  *
  * A POST creates a resource. It is retried only when the request provably did not reach the
  * handler: a 429 (rate limiting happens before the handler), a 503 that carries `Retry-After`
@@ -28,7 +29,7 @@
  *
  * @packageDocumentation
  */
-import { APIConnectionError, APIError } from "./errors";
+import { APICertificateError, APIConnectionError, APIError } from "./errors";
 
 /** Bounds and delays of the retry loop. All durations in **milliseconds**. */
 export interface RetryPolicy {
@@ -118,6 +119,8 @@ export function retryDelay(
       return backoff();
     return undefined;
   }
+  // A certificate the client does not trust stays untrusted: trying again only delays the error.
+  if (error instanceof APICertificateError) return undefined;
   if (error instanceof APIConnectionError && (replayable || error.requestNotSent)) return backoff();
   return undefined;
 }
@@ -144,7 +147,8 @@ export const realClock: RetryClock = {
  * budget is spent; then throws the last error, with its `attempts` count set, and
  * `maybeApplied` set when any attempt's answer was lost ({@link isLostAnswer}). `attempt`
  * receives the timeout of this attempt in ms (`timeoutMs`, cut to the rest of the budget on
- * retries).
+ * retries). `onRetry`, when given, is told of each retry before its wait: the number of the
+ * attempt to come and the wait in ms.
  */
 export async function withRetries<T>(
   req: RetryRequest,
@@ -152,6 +156,7 @@ export async function withRetries<T>(
   timeoutMs: number,
   attempt: (timeoutMs: number, attemptNumber: number) => Promise<T>,
   clock: RetryClock = realClock,
+  onRetry?: (nextAttempt: number, delayMs: number) => void,
 ): Promise<T> {
   const start = clock.now();
   let attemptTimeout = timeoutMs;
@@ -169,6 +174,7 @@ export async function withRetries<T>(
       if (retry >= policy.maxRetries) throw error;
       const delay = retryDelay(error, req, retry, policy, clock.random);
       if (delay === undefined || clock.now() - start + delay >= policy.budgetMs) throw error;
+      onRetry?.(n + 1, delay);
       await clock.sleep(delay);
       attemptTimeout = Math.min(timeoutMs, policy.budgetMs - (clock.now() - start));
       if (attemptTimeout <= 0) throw error;

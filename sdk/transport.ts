@@ -11,6 +11,7 @@ import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { keysToCamel, keysToSnake } from "service-contract";
 import {
+  APICertificateError,
   APIConnectionError,
   APIConnectionTimeoutError,
   APIResponseValidationError,
@@ -20,7 +21,8 @@ import {
 } from "./errors";
 import { MAX_BODY_BYTES, SERVICE_VERSION } from "service-contract";
 import { exchange } from "./exchange";
-import { type RetryPolicy, withRetries } from "./retry";
+import { formatLogEntry, redactQuery, type RequestLogEntry, type RequestLogger } from "./log";
+import { type RetryPolicy, realClock, withRetries } from "./retry";
 
 /** Per-call options accepted by every resource method. */
 export interface RequestOptions {
@@ -55,6 +57,8 @@ export interface TransportConfig {
   dispatcher: Dispatcher;
   /** The client's owner of `Idempotency-Key` (keys, resending, what the server honours). */
   idempotency: Idempotency;
+  /** Receiver of the request log; none: no log, and no cost. */
+  logger?: RequestLogger;
 }
 
 /** One operation: method, path below the base URL, optional body (camelCase) and response schema. */
@@ -76,6 +80,30 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Error codes of failures that happen before a connection exists: the request was never sent. */
 const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"]);
+/**
+ * Error codes of a TLS handshake that rejected the service's certificate because no trusted CA
+ * signed it: a private CA is the usual cause, so the error says how to trust one.
+ */
+const UNTRUSTED_CODES = new Set([
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_UNTRUSTED",
+]);
+/** Other codes of a rejected certificate (expired, not yet valid, issued for another name, revoked). */
+const REJECTED_CERT_CODES = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_SIGNATURE_FAILURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+/** What the message of an untrusted certificate tells the user to do. */
+const TRUST_ADVICE =
+  "If a private CA signed it, give that CA's certificate (PEM): client option caCertificate, " +
+  "provider config service:caCertificate or env SERVICE_CA_CERTIFICATE, or NODE_EXTRA_CA_CERTS.";
 /** Error codes of undici's own inactivity timeouts. */
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
@@ -119,7 +147,7 @@ export class Transport {
 
   /**
    * Runs one operation with retries and returns the parsed response body.
-   * @throws APIError subclasses, APIConnectionError, APIConnectionTimeoutError,
+   * @throws APIError subclasses, APIConnectionError, APIConnectionTimeoutError, APICertificateError,
    *   APIResponseValidationError, ValidationError (body over 1 MiB).
    */
   call<S extends z.ZodType>(op: Operation<S>): Promise<z.infer<S>>;
@@ -154,8 +182,36 @@ export class Transport {
         return replayable();
       },
     };
-    const raw = await withRetries(req, policy, timeoutMs, (ms) => this.#attempt(op, headers, body, ms));
+    const maxAttempts = policy.maxRetries + 1;
+    const onRetry = this.#config.logger
+      ? (attempt: number, delayMs: number) =>
+          this.#log({
+            kind: "retry",
+            method: op.method,
+            path: redactQuery(this.#config.basePath + op.path),
+            attempt,
+            maxAttempts,
+            delayMs,
+          })
+      : undefined;
+    const raw = await withRetries(
+      req,
+      policy,
+      timeoutMs,
+      (ms, n) => this.#attempt(op, headers, body, ms, n, maxAttempts),
+      realClock,
+      onRetry,
+    );
     return this.#parse(op, raw);
+  }
+
+  /** Hands an entry to the logger; a logger that throws loses its entry, never the request. */
+  #log(entry: RequestLogEntry): void {
+    try {
+      this.#config.logger?.(formatLogEntry(entry), entry);
+    } catch {
+      // the entry is lost; the request goes on
+    }
   }
 
   /** One attempt: resolves with a 2xx response, throws an APIError for any other status. */
@@ -164,9 +220,23 @@ export class Transport {
     headers: Record<string, string>,
     body: string | undefined,
     timeoutMs: number,
+    attempt: number,
+    maxAttempts: number,
   ): Promise<{ status: number; operationId: string | undefined; text: string }> {
     const path = this.#config.basePath + op.path;
     const request = `${op.method} ${path}`;
+    const logging = this.#config.logger !== undefined;
+    const started = logging ? performance.now() : 0;
+    const logAttempt = (outcome: { status?: number; error?: string; operationId?: string }) =>
+      this.#log({
+        kind: "attempt",
+        method: op.method,
+        path: redactQuery(path),
+        attempt,
+        maxAttempts,
+        durationMs: performance.now() - started,
+        ...outcome,
+      });
     const pending = exchange(this.#config.dispatcher, {
       origin: this.#config.origin,
       path,
@@ -189,6 +259,7 @@ export class Transport {
       const { text } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
+      if (logging) logAttempt({ status: res.status, operationId });
       if (op.idempotencyKey !== undefined) {
         this.#config.idempotency.observe(op.idempotencyKey, header(h, "idempotency-key"), res.status);
       }
@@ -204,6 +275,15 @@ export class Transport {
     } catch (err) {
       if (err instanceof ServiceError) throw err;
       const code = errorCode(err);
+      if (logging) logAttempt({ error: timedOut ? "timeout" : (code ?? "error") });
+      if (code !== undefined && (UNTRUSTED_CODES.has(code) || REJECTED_CERT_CODES.has(code))) {
+        const why = err instanceof Error ? err.message : code;
+        throw new APICertificateError(
+          `${request}: the service's TLS certificate was rejected: ${why} (${code}).` +
+            (UNTRUSTED_CODES.has(code) ? ` ${TRUST_ADVICE}` : ""),
+          { request, code, cause: err },
+        );
+      }
       if (timedOut || (code !== undefined && TIMEOUT_CODES.has(code))) {
         throw new APIConnectionTimeoutError(`${request}: no complete response within ${timeoutMs} ms`, {
           request,

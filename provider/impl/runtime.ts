@@ -4,9 +4,19 @@
  * (`require("pulumi-service/provider/impl/runtime")`), so nothing here is serialized into the
  * Pulumi state, and the API key lives only in this process's memory.
  *
- * Configuration (stack config first, then the provider process's environment):
+ * Configuration: each stack config key first, then its environment variable in the provider
+ * process (see {@link SETTINGS}; docs/real-service.md):
  * - `service:apiKey` (set it with `pulumi config set --secret service:apiKey …`) or `SERVICE_API_KEY`;
- * - `service:baseUrl` or `SERVICE_BASE_URL`.
+ * - `service:baseUrl` or `SERVICE_BASE_URL`;
+ * - `service:caCertificate` or `SERVICE_CA_CERTIFICATE`: a private CA to trust (PEM text or a
+ *   PEM file's path);
+ * - `service:requestTimeoutMs`, `service:maxRetries`, `service:retryBudgetMs` or
+ *   `SERVICE_REQUEST_TIMEOUT_MS`, `SERVICE_MAX_RETRIES`, `SERVICE_RETRY_BUDGET_MS`.
+ *
+ * The proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`) and `NODE_EXTRA_CA_CERTS` of the
+ * provider process are honoured by the client. Every request is logged at debug level through
+ * Pulumi's log (`pulumi up --debug`, or `-v=3` or more with `--logtostderr`), and to stderr as
+ * well with `SERVICE_LOG=debug`; `SERVICE_LOG=off` turns both off.
  *
  * The client sends an `Idempotency-Key` with every create (`idempotencyKeys: "auto"`), so a
  * create whose connection is reset is retried safely once the service has shown that it honours
@@ -16,29 +26,83 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type * as Client from "../../sdk/client";
+import { readCaCertificates } from "../../sdk/ca";
 import { NotFoundError } from "../../sdk/errors";
+import { loggerFromEnv, type RequestLogger } from "../../sdk/log";
 
 /** The bag `configure()` receives: the whole stack configuration, namespaces kept. */
 export interface ConfigBag {
   get(key: string): string | undefined;
 }
 
-let settings: { apiKey?: string; baseUrl?: string } = {};
-let client: Client.ServiceClient | undefined;
+/** A whole-number setting: its unit as the error names it, its range, and its default. */
+interface NumberSetting {
+  unit: string;
+  min: number;
+  max: number;
+  /** The range in words, after the number (e.g. `(10 minutes)`). */
+  hint?: string;
+}
 
 /**
- * Reads `service:apiKey` and `service:baseUrl` from the stack configuration, falling back to
- * `SERVICE_API_KEY` / `SERVICE_BASE_URL`. The engine calls it once per provider *type* in the
- * provider process (each of EventSubscription, EventDestination and AbuseReport is a provider
- * of its own), so the client, its connection pool and its warm connections are kept when the
- * settings are the same; a client built for other settings is closed.
+ * The provider's settings: stack config key, environment variable, and for numbers the unit and
+ * range. Defaults are the client's (30 000 ms, 4 retries, 60 000 ms).
+ */
+export const SETTINGS = {
+  apiKey: { key: "service:apiKey", env: "SERVICE_API_KEY" },
+  baseUrl: { key: "service:baseUrl", env: "SERVICE_BASE_URL" },
+  caCertificate: { key: "service:caCertificate", env: "SERVICE_CA_CERTIFICATE" },
+  requestTimeoutMs: {
+    key: "service:requestTimeoutMs",
+    env: "SERVICE_REQUEST_TIMEOUT_MS",
+    number: { unit: "milliseconds", min: 1, max: 600_000, hint: " (10 minutes)" } as NumberSetting,
+  },
+  maxRetries: {
+    key: "service:maxRetries",
+    env: "SERVICE_MAX_RETRIES",
+    number: { unit: "retries", min: 0, max: 20 } as NumberSetting,
+  },
+  retryBudgetMs: {
+    key: "service:retryBudgetMs",
+    env: "SERVICE_RETRY_BUDGET_MS",
+    number: { unit: "milliseconds", min: 0, max: 3_600_000, hint: " (1 hour)" } as NumberSetting,
+  },
+} as const;
+
+type Name = keyof typeof SETTINGS;
+/** A setting's value and how to name where it came from in an error. */
+interface Setting {
+  value: string;
+  from: string;
+}
+
+let settings: Partial<Record<Name, Setting>> = {};
+let client: Client.ServiceClient | undefined;
+
+/** The value of `name`: stack config, else the environment (empty counts as unset). */
+function read(config: ConfigBag | undefined, name: Name): Setting | undefined {
+  const { key, env } = SETTINGS[name];
+  const fromConfig = config?.get(key);
+  if (fromConfig) return { value: fromConfig, from: key };
+  const fromEnv = process.env[env];
+  return fromEnv ? { value: fromEnv, from: `${env} (the fallback of ${key})` } : undefined;
+}
+
+/**
+ * Reads the settings (see {@link SETTINGS}) from the stack configuration, falling back to the
+ * environment. The engine calls it once per provider *type* in the provider process (each of
+ * EventSubscription, EventDestination and AbuseReport is a provider of its own), so the client,
+ * its connection pool and its warm connections are kept when the settings are the same; a
+ * client built for other settings is closed. Values are checked by {@link getClient}.
  */
 export async function configure(req: { config: ConfigBag }): Promise<void> {
-  const next = {
-    apiKey: req.config.get("service:apiKey") || process.env.SERVICE_API_KEY || undefined,
-    baseUrl: req.config.get("service:baseUrl") || process.env.SERVICE_BASE_URL || undefined,
-  };
-  if (next.apiKey !== settings.apiKey || next.baseUrl !== settings.baseUrl) {
+  const next: Partial<Record<Name, Setting>> = {};
+  for (const name of Object.keys(SETTINGS) as Name[]) {
+    const s = read(req.config, name);
+    if (s) next[name] = s;
+  }
+  const same = (Object.keys(SETTINGS) as Name[]).every((n) => next[n]?.value === settings[n]?.value);
+  if (!same) {
     const previous = client;
     client = undefined;
     // Requests still in flight on the old pool finish before it closes.
@@ -48,14 +112,45 @@ export async function configure(req: { config: ConfigBag }): Promise<void> {
   connectLogToEngine();
 }
 
+/** A whole number within the setting's range. @throws Error naming the setting, unit and range. */
+function whole(name: "requestTimeoutMs" | "maxRetries" | "retryBudgetMs"): number | undefined {
+  const s = settings[name] ?? read(undefined, name);
+  if (!s) return undefined;
+  const { unit, min, max, hint = "" } = SETTINGS[name].number;
+  const n = /^\s*\d+\s*$/.test(s.value) ? Number(s.value) : NaN;
+  if (!(n >= min && n <= max)) {
+    throw new Error(
+      `${s.from} must be a whole number of ${unit} from ${min} to ${max}${hint}, got ${JSON.stringify(s.value)}`,
+    );
+  }
+  return n;
+}
+
+/**
+ * The request logger of the provider: each line at debug level to Pulumi's log (which the
+ * engine shows only when asked: `pulumi up --debug`, or `-v=3` or more with `--logtostderr`),
+ * and to stderr as well with `SERVICE_LOG=debug`; none with `SERVICE_LOG=off`.
+ * @throws Error (a ServiceError) naming SERVICE_LOG for any other value.
+ */
+function providerLogger(): RequestLogger | undefined {
+  const value = (process.env.SERVICE_LOG ?? "").trim().toLowerCase();
+  if (value === "off") return undefined;
+  const stderr = loggerFromEnv();
+  return (line, entry) => {
+    stderr?.(line, entry);
+    pulumi.log.debug(line).catch(() => {});
+  };
+}
+
 /**
  * The client of this process, built on first use.
- * @throws Error naming the config key and variable to set when the key or URL is missing.
+ * @throws Error naming the config key and the variable to set when the key or URL is missing,
+ *   or naming the setting (and for numbers its unit and range) when a value is malformed.
  */
 export function getClient(): Client.ServiceClient {
   if (client) return client;
-  const apiKey = settings.apiKey ?? process.env.SERVICE_API_KEY;
-  const baseUrl = settings.baseUrl ?? process.env.SERVICE_BASE_URL;
+  const apiKey = settings.apiKey ?? read(undefined, "apiKey");
+  const baseUrl = settings.baseUrl ?? read(undefined, "baseUrl");
   if (!apiKey) {
     throw new Error(
       "No API key for the service: run `pulumi config set --secret service:apiKey <key>` or set SERVICE_API_KEY.",
@@ -63,17 +158,39 @@ export function getClient(): Client.ServiceClient {
   }
   if (!baseUrl) {
     throw new Error(
-      "No base URL for the service: run `pulumi config set service:baseUrl <url>` or set SERVICE_BASE_URL.",
+      "No base URL for the service: run `pulumi config set service:baseUrl <url>` (e.g. " +
+        "https://… for the service, http://127.0.0.1:8787 for the emulator) or set SERVICE_BASE_URL.",
     );
   }
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl.value);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new Error(`${baseUrl.from} must be an absolute http:// or https:// URL`);
+  }
+  const ca = settings.caCertificate ?? read(undefined, "caCertificate");
+  // Checked here to name the setting; the client reads the same text again.
+  const caCertificate = ca ? readCaCertificates(ca.value, ca.from).join("\n") : undefined;
+  const timeoutMs = whole("requestTimeoutMs");
+  const maxRetries = whole("maxRetries");
+  const retryBudgetMs = whole("retryBudgetMs");
+  const logger = providerLogger();
   // Loaded here, not at the top: a preview or a run with no change sends no request, and
   // loading undici costs about 30 ms of the provider process's start (docs/performance.md
   // § Fixed cost).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ServiceClient } = require("../../sdk/client") as typeof Client;
   client = new ServiceClient({
-    apiKey,
-    baseUrl,
+    apiKey: apiKey.value,
+    baseUrl: baseUrl.value,
+    caCertificate,
+    timeoutMs,
+    maxRetries,
+    retryBudgetMs,
+    logger,
     userAgent: "pulumi-service-provider",
     idempotencyKeys: "auto",
   });
@@ -108,14 +225,29 @@ export async function deleteUnlessGone(del: () => Promise<unknown>): Promise<voi
 }
 
 /**
- * The dynamic-provider process gets the engine's address as its first argument but does not
- * hand it to `@pulumi/pulumi`'s log; doing so makes `pulumi.log` messages appear in the
- * engine's output (`pulumi up`) instead of only on the process's stderr.
+ * The dynamic-provider process gets the engine's address as its last argument (after
+ * `--logtostderr -v=N` with `pulumi up --logflow`) but does not hand it to `@pulumi/pulumi`'s
+ * log; doing so makes `pulumi.log` messages reach the engine (its display, `--debug`, and
+ * `-v=N --logtostderr`) instead of only the process's stderr, and debug messages at all (they
+ * are dropped without an engine). `@pulumi/pulumi` reads `PULUMI_NODEJS_ENGINE` into its
+ * settings once, when its state is first made, which may be before `configure`, so the address
+ * is set there too (an internal of the `@pulumi/pulumi` version this package pins).
  */
 function connectLogToEngine(): void {
-  const addr = process.argv[2];
-  if (!process.env.PULUMI_NODEJS_ENGINE && addr && /^[\w.[\]:-]+:\d+$/.test(addr)) {
-    process.env.PULUMI_NODEJS_ENGINE = addr;
+  const args = process.argv.slice(2);
+  // Flags come first: `--logtostderr`, `-v=N`, `--tracing <endpoint>`.
+  const addr = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "--tracing");
+  if (!addr || !/^[\w.[\]:-]+:\d+$/.test(addr)) return;
+  process.env.PULUMI_NODEJS_ENGINE ||= addr;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const state = require("@pulumi/pulumi/runtime/state") as {
+      getStore(): { settings: { options: { engineAddr?: string } } };
+    };
+    const options = state.getStore().settings.options;
+    options.engineAddr ||= process.env.PULUMI_NODEJS_ENGINE;
+  } catch {
+    // another layout of @pulumi/pulumi: warnings still reach stderr, debug lines are lost
   }
 }
 

@@ -23,6 +23,8 @@ import {
   type Step,
   wireSubscription,
 } from "../helpers/scripted-server";
+import { startProxy, type TestProxy } from "../helpers/proxy";
+import { makeTestCa, startTlsEmulator, type TestCa, type TlsEmulator } from "../helpers/tls";
 
 const API_KEY = "sk_test_SECRET_0123456789abcdef";
 const SUB_ID = fakeId("esb_", 1);
@@ -516,5 +518,74 @@ describe("the API key never leaks", () => {
     ]);
     expect((errors[0] as Error).message).toContain("[REDACTED]");
     for (const e of errors) for (const s of renderings(e)) expect(s).not.toContain(API_KEY);
+  });
+});
+
+/**
+ * The proxy variables, honoured by the client's own pool: a real HTTP proxy (the npm package
+ * `proxy`) in front of the emulator served over TLS; the proxy reports each CONNECT it tunnels.
+ */
+describe("HTTPS_PROXY, HTTP_PROXY and NO_PROXY", () => {
+  const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"];
+  const saved = Object.fromEntries(PROXY_VARS.map((k) => [k, process.env[k]]));
+  let ca: TestCa;
+  let emulator: TlsEmulator;
+  let proxy: TestProxy;
+
+  beforeAll(async () => {
+    ca = makeTestCa();
+    [emulator, proxy] = await Promise.all([startTlsEmulator(ca), startProxy()]);
+  });
+  afterAll(async () => {
+    await Promise.all([emulator?.close(), proxy?.close()]);
+    ca?.remove();
+  });
+  beforeEach(() => {
+    for (const k of PROXY_VARS) delete process.env[k];
+  });
+  afterEach(() => {
+    for (const k of PROXY_VARS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+  });
+
+  /** Creates a destination and reads it back over TLS with a client made now (after the env is set). */
+  async function roundTrip(baseUrl: string, key: string): Promise<void> {
+    const c = new ServiceClient({ apiKey: key, baseUrl, caCertificate: ca.caPem, maxRetries: 0 });
+    try {
+      const dest = await c.eventDestinations.create({
+        target: { datadog: { apiKey: "dd-secret", ddsite: "datadoghq.eu" } },
+      } as never);
+      expect((await c.eventDestinations.get(dest.id)).id).toBe(dest.id);
+    } finally {
+      await c.close();
+    }
+  }
+
+  test("HTTPS_PROXY: every request to an https service goes through the proxy's CONNECT tunnel", async () => {
+    process.env.HTTPS_PROXY = proxy.url;
+    const before = proxy.connects().length;
+    await roundTrip(emulator.url, emulator.apiKeys[0]);
+    const seen = proxy.connects().slice(before);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(seen)).toEqual(new Set([new URL(emulator.url).host]));
+  });
+
+  test("NO_PROXY naming the service's host: the proxy is bypassed", async () => {
+    process.env.HTTPS_PROXY = proxy.url;
+    process.env.NO_PROXY = "localhost,127.0.0.1";
+    const before = proxy.connects().length;
+    await roundTrip(emulator.url, emulator.apiKeys[0]);
+    expect(proxy.connects().slice(before)).toEqual([]);
+  });
+
+  test("HTTP_PROXY: an http service is reached through the proxy too", async () => {
+    process.env.HTTP_PROXY = proxy.url;
+    const { server, client } = await setup([ok()]);
+    const before = proxy.connects().length;
+    await client.eventSubscriptions.get(SUB_ID);
+    expect(proxy.connects().slice(before)).toEqual([new URL(server.url).host]);
+    expect(server.requests).toHaveLength(1);
   });
 });

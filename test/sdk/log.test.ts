@@ -1,0 +1,180 @@
+/**
+ * The client's debug log of requests (sdk/log.ts): one line per attempt with status and duration,
+ * one per retry wait; never the API key, a body or a query value; nothing unless asked for.
+ */
+import { ServiceClient, ServiceError } from "../../sdk";
+import type { RequestLogEntry } from "../../sdk";
+import {
+  fakeId,
+  json,
+  reset,
+  type ScriptedServer,
+  serviceError,
+  startScriptedServer,
+  type Step,
+  wireSubscription,
+} from "../helpers/scripted-server";
+
+const API_KEY = "sk_test_LOGSECRET_0123456789abcdef";
+const DEST_SECRET = "aws-secret-DO-NOT-LOG-42";
+const ED_ID = fakeId("ed_", 1);
+const SUB_ID = fakeId("esb_", 1);
+
+const destination = {
+  id: ED_ID,
+  uri: `http://svc/event_destinations/${ED_ID}`,
+  created_at: "2026-11-21T09:30:00Z",
+  metadata: "",
+  description: "",
+  format: "json",
+  target: {
+    firehose: {
+      auth: { creds: { aws_access_key_id: "AK", aws_secret_access_key: "" } },
+      delivery_stream_arn: "arn:x",
+    },
+  },
+};
+const create = (client: ServiceClient) =>
+  client.eventDestinations.create({
+    target: {
+      firehose: {
+        auth: { creds: { awsAccessKeyId: "AK", awsSecretAccessKey: DEST_SECRET } },
+        deliveryStreamArn: "arn:x",
+      },
+    },
+  });
+/** 503 with `Retry-After: 0`: the service turning the create away, so even a POST is retried. */
+const busy: Step = serviceError(503, 500, "busy", { "retry-after": "0" });
+
+let server: ScriptedServer | undefined;
+let client: ServiceClient | undefined;
+const savedLog = process.env.SERVICE_LOG;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+  if (savedLog === undefined) delete process.env.SERVICE_LOG;
+  else process.env.SERVICE_LOG = savedLog;
+  jest.restoreAllMocks();
+});
+
+/** Everything written to stderr and the console while `fn` runs. */
+async function output(fn: () => Promise<unknown>): Promise<string> {
+  const written: string[] = [];
+  const keep = (...args: unknown[]) => void written.push(args.map(String).join(" "));
+  jest.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => (keep(chunk), true));
+  jest.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => (keep(chunk), true));
+  for (const m of ["log", "info", "warn", "error", "debug"] as const)
+    jest.spyOn(console, m).mockImplementation(keep);
+  try {
+    await fn();
+  } finally {
+    jest.restoreAllMocks();
+  }
+  return written.join("");
+}
+
+describe("with a logger", () => {
+  test("a create retried after a 503: both attempts with status and duration, the wait between", async () => {
+    server = await startScriptedServer([busy, json(201, destination)]);
+    const lines: string[] = [];
+    const entries: RequestLogEntry[] = [];
+    client = new ServiceClient({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      logger: (line, entry) => (lines.push(line), entries.push(entry)),
+    });
+    await create(client);
+    expect(server.requests).toHaveLength(2);
+    expect(entries.map((e) => [e.kind, e.attempt, "status" in e ? e.status : undefined])).toEqual([
+      ["attempt", 1, 503],
+      ["retry", 2, undefined],
+      ["attempt", 2, 201],
+    ]);
+    expect(lines[0]).toMatch(
+      /^service: POST \/event_destinations -> 503 in \d+ ms \(attempt 1 of 5, operation op_E{27}\)$/,
+    );
+    expect(lines[1]).toBe("service: POST /event_destinations: attempt 2 of 5 in 0 ms");
+    expect(lines[2]).toMatch(
+      /^service: POST \/event_destinations -> 201 in \d+ ms \(attempt 2 of 5, operation op_x+\)$/,
+    );
+    for (const e of entries) if (e.kind === "attempt") expect(e.durationMs).toBeGreaterThanOrEqual(0);
+    const all = lines.join("\n") + JSON.stringify(entries);
+    expect(all).not.toContain(API_KEY);
+    expect(all).not.toContain(DEST_SECRET);
+  });
+
+  test("a duration is the attempt's own time, in milliseconds", async () => {
+    const slow: Step = (_req, res) =>
+      setTimeout(() => json(200, wireSubscription("http://svc", 1))(_req, res, null as never), 150);
+    server = await startScriptedServer([slow]);
+    const entries: RequestLogEntry[] = [];
+    client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, logger: (_l, e) => entries.push(e) });
+    await client.eventSubscriptions.get(SUB_ID);
+    const [entry] = entries;
+    expect(entry.kind === "attempt" && entry.durationMs).toBeGreaterThanOrEqual(140);
+    expect(entry.kind === "attempt" && entry.durationMs).toBeLessThan(5_000);
+  });
+
+  test("query values are left out, names kept; a reset is logged with undici's code", async () => {
+    const page = { event_subscriptions: [], uri: "http://svc/event_subscriptions", next_page_uri: null };
+    server = await startScriptedServer([reset, json(200, page)]);
+    const lines: string[] = [];
+    client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, logger: (l) => lines.push(l) });
+    for await (const p of client.eventSubscriptions.pages({ limit: 7 })) expect(p.items).toEqual([]);
+    expect(server.requests[1].url).toBe("/event_subscriptions?limit=7");
+    expect(lines[0]).toMatch(
+      /^service: GET \/event_subscriptions\?limit=… -> UND_ERR_SOCKET after \d+ ms \(attempt 1 of 5\)$/,
+    );
+    expect(lines[2]).toMatch(/^service: GET \/event_subscriptions\?limit=… -> 200 in \d+ ms/);
+  });
+
+  test("a logger that throws loses its line, not the request", async () => {
+    server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+    client = new ServiceClient({
+      apiKey: API_KEY,
+      baseUrl: server.url,
+      logger: () => {
+        throw new Error("log sink down");
+      },
+    });
+    await expect(client.eventSubscriptions.get(SUB_ID)).resolves.toMatchObject({ id: SUB_ID });
+  });
+});
+
+describe("SERVICE_LOG", () => {
+  test("=debug: the lines go to stderr, without the key or the destination's secret", async () => {
+    process.env.SERVICE_LOG = "debug";
+    server = await startScriptedServer([busy, json(201, destination)]);
+    const out = await output(async () => {
+      client = new ServiceClient({ apiKey: API_KEY, baseUrl: server!.url });
+      await create(client);
+    });
+    const lines = out.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^service: POST \/event_destinations -> 503 in \d+ ms \(attempt 1 of 5/);
+    expect(lines[2]).toMatch(/^service: POST \/event_destinations -> 201 in \d+ ms \(attempt 2 of 5/);
+    expect(out).not.toContain(API_KEY);
+    expect(out).not.toContain(DEST_SECRET);
+  });
+
+  test.each([[undefined], ["off"]])("=%s: nothing is written anywhere", async (value) => {
+    if (value === undefined) delete process.env.SERVICE_LOG;
+    else process.env.SERVICE_LOG = value;
+    server = await startScriptedServer([busy, json(201, destination)]);
+    const out = await output(async () => {
+      client = new ServiceClient({ apiKey: API_KEY, baseUrl: server!.url });
+      await create(client);
+    });
+    expect(server.requests).toHaveLength(2);
+    expect(out).toBe("");
+  });
+
+  test("any other value: a ServiceError naming SERVICE_LOG and its values", () => {
+    process.env.SERVICE_LOG = "verbose";
+    expect(() => new ServiceClient({ apiKey: API_KEY, baseUrl: "http://127.0.0.1:9" })).toThrow(
+      new ServiceError('SERVICE_LOG must be "debug" or "off" (or unset), got "verbose"'),
+    );
+  });
+});
