@@ -231,7 +231,7 @@ export async function deleteUnlessGone(del: () => Promise<unknown>): Promise<voi
  * `-v=N --logtostderr`) instead of only the process's stderr, and debug messages at all (they
  * are dropped without an engine). `@pulumi/pulumi` reads `PULUMI_NODEJS_ENGINE` into its
  * settings once, when its state is first made, which may be before `configure`, so the address
- * is set there too (an internal of the `@pulumi/pulumi` version this package pins).
+ * is set there too (an internal of `@pulumi/pulumi` 3.x; where its layout differs, only the debug lines are lost).
  */
 function connectLogToEngine(): void {
   const args = process.argv.slice(2);

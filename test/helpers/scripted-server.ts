@@ -100,6 +100,28 @@ export function fakeId(prefix: string, n = 0): string {
   return prefix + body;
 }
 
+/**
+ * An event destination as the service returns it (snake_case): destination `n`, a Firehose target
+ * whose write-only secret comes back blank.
+ */
+export function wireDestination(base: string, n = 1): Record<string, unknown> {
+  const id = fakeId("ed_", n);
+  return {
+    id,
+    uri: `${base}/event_destinations/${id}`,
+    created_at: "2026-11-21T09:30:00Z",
+    metadata: "",
+    description: "",
+    format: "json",
+    target: {
+      firehose: {
+        auth: { creds: { aws_access_key_id: "AK", aws_secret_access_key: "" } },
+        delivery_stream_arn: "arn:x",
+      },
+    },
+  };
+}
+
 /** A wire-form (snake_case) event subscription. */
 export function wireSubscription(base: string, n = 0): Record<string, unknown> {
   const id = fakeId("esb_", n);

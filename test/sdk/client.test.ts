@@ -21,6 +21,7 @@ import {
   serviceError,
   startScriptedServer,
   type Step,
+  wireDestination,
   wireSubscription,
 } from "../helpers/scripted-server";
 import { startProxy, type TestProxy } from "../helpers/proxy";
@@ -94,20 +95,7 @@ describe("requests", () => {
   });
 
   test("destination create defaults format to json and maps nested keys", async () => {
-    const wire = {
-      id: ED_ID,
-      uri: `http://svc/event_destinations/${ED_ID}`,
-      created_at: "2026-11-21T09:30:00Z",
-      metadata: "",
-      description: "",
-      format: "json",
-      target: {
-        firehose: {
-          auth: { creds: { aws_access_key_id: "AK", aws_secret_access_key: "" } },
-          delivery_stream_arn: "arn:x",
-        },
-      },
-    };
+    const wire = wireDestination("http://svc", 1);
     const { server, client } = await setup([json(201, wire)]);
     const ed = await client.eventDestinations.create({
       target: {

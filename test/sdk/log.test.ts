@@ -12,6 +12,7 @@ import {
   serviceError,
   startScriptedServer,
   type Step,
+  wireDestination,
   wireSubscription,
 } from "../helpers/scripted-server";
 
@@ -20,20 +21,7 @@ const DEST_SECRET = "aws-secret-DO-NOT-LOG-42";
 const ED_ID = fakeId("ed_", 1);
 const SUB_ID = fakeId("esb_", 1);
 
-const destination = {
-  id: ED_ID,
-  uri: `http://svc/event_destinations/${ED_ID}`,
-  created_at: "2026-11-21T09:30:00Z",
-  metadata: "",
-  description: "",
-  format: "json",
-  target: {
-    firehose: {
-      auth: { creds: { aws_access_key_id: "AK", aws_secret_access_key: "" } },
-      delivery_stream_arn: "arn:x",
-    },
-  },
-};
+const destination = wireDestination("http://svc", 1);
 const create = (client: ServiceClient) =>
   client.eventDestinations.create({
     target: {
