@@ -18,7 +18,6 @@ import {
 
 const API_KEY = "sk_test_LOGSECRET_0123456789abcdef";
 const DEST_SECRET = "aws-secret-DO-NOT-LOG-42";
-const ED_ID = fakeId("ed_", 1);
 const SUB_ID = fakeId("esb_", 1);
 
 const destination = wireDestination("http://svc", 1);
