@@ -13,7 +13,9 @@
  * - starts the installed `service-emulator` and runs the quick-start program through the Pulumi
  *   CLI: `up`, a second `up` that changes nothing, `refresh`, the installed `service-drift`,
  *   `destroy`.
- * It prints the tarball sizes and, per line, install times, package counts and operation times.
+ * Apart from the lines, a project on an SDK older than the peer range gets npm's ERESOLVE rather
+ * than a second copy. It prints the tarball sizes and, per line, install times, package counts
+ * and operation times.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -163,6 +165,37 @@ describe("the packages, installed as a user does", () => {
     const sizes = packed.map((p) => `${p.name} ${(p.size / 1024).toFixed(1)} KiB (${p.files.length} files)`);
     console.log(`tarballs: ${sizes.join("; ")}`);
   });
+
+  it("refuses an SDK older than its peer range with npm's error, instead of installing a second copy", () => {
+    const project = path.join(tmp, "older-sdk");
+    fs.mkdirSync(project);
+    fs.writeFileSync(
+      path.join(project, "package.json"),
+      JSON.stringify({
+        name: "older",
+        version: "1.0.0",
+        private: true,
+        dependencies: { "@pulumi/pulumi": "3.247.0" },
+      }),
+    );
+    // Resolution only: what `npm install` decides, without downloading the packages.
+    const r = run(
+      "npm",
+      [
+        "install",
+        "--package-lock-only",
+        "--no-audit",
+        "--no-fund",
+        tarball("service-contract"),
+        tarball("pulumi-service"),
+      ],
+      project,
+      process.env,
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain("ERESOLVE");
+    expect(r.out).toMatch(/peer @pulumi\/pulumi@"\^3\.248\.0" from pulumi-service@/);
+  }, 300_000);
 
   describe.each(LINES)("on Node.js $major with @pulumi/pulumi@$sdk", ({ major, sdk }) => {
     let line: NodeLine;
