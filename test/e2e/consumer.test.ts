@@ -3,13 +3,16 @@
  * line they are tested on (scripts/ensure-node.js: 20, 22 and 24; docs/development.md § Tested
  * versions). Every package is packed once (`npm pack`); then, per line, with that line's `node`
  * first on PATH (for npm, the Pulumi engine's language host, the program, the dynamic-provider
- * process and the emulator alike) and its headers as `npm_config_nodedir` (better-sqlite3 is built
- * for it), a new project in a temporary folder:
+ * process and the emulator alike) and its headers as `npm_config_nodedir` (should better-sqlite3
+ * be built), a new project in a temporary folder:
  * - installs `@pulumi/pulumi` first, as `pulumi new` does: on Node.js 20 the release the lock file
  *   holds, on 22 and 24 the newest (`latest`);
  * - installs the resources package (`pulumi-service` and `service-contract` tarballs) and checks
  *   that the project still holds exactly one copy of `@pulumi/pulumi` (`npm ls --json --all`, and
- *   on disk), the one it chose; then the emulator as a dev dependency;
+ *   on disk), the one it chose;
+ * - adds TypeScript and Node's types, as `pulumi new typescript` does, and type-checks the quick
+ *   start with `tsc` without skipLibCheck, so the published declarations are checked against that
+ *   line's SDK; then installs the emulator as a dev dependency;
  * - starts the installed `service-emulator` and runs the quick-start program through the Pulumi
  *   CLI: `up`, a second `up` that changes nothing, `refresh`, the installed `service-drift`,
  *   `destroy`.
@@ -135,6 +138,19 @@ function lineEnv(line: NodeLine, base: NodeJS.ProcessEnv): Record<string, string
 /** Seconds since `started` (from `process.hrtime.bigint()`). */
 function since(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** The quick start in `project`, plus the Node.js version the program ran on as a stack output. */
+function writeProgram(project: string): void {
+  fs.writeFileSync(
+    path.join(project, "index.ts"),
+    fs.readFileSync(path.join(REPO, "examples/quickstart/index.ts"), "utf8") +
+      "\n/** The Node.js the program ran on (checked by the consumer test). */\nexport const nodeVersion = process.version;\n",
+  );
+  fs.writeFileSync(
+    path.join(project, "Pulumi.yaml"),
+    "name: consumer\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
+  );
 }
 
 describe("the packages, installed as a user does", () => {
@@ -283,6 +299,32 @@ describe("the packages, installed as a user does", () => {
       );
     }, 900_000);
 
+    it("type-checks the quick start and the declarations it reaches against this SDK (tsc, no skipLibCheck)", () => {
+      writeProgram(project);
+      // What `pulumi new typescript` adds: TypeScript (the repository's release) and Node's types.
+      const started = process.hrtime.bigint();
+      npm(
+        ["install", "--no-audit", "--no-fund", "--save-dev", "typescript@~5.9", `@types/node@${major}`],
+        project,
+        env,
+      );
+      const installSeconds = since(started);
+      const checked = process.hrtime.bigint();
+      const r = run(
+        path.join(project, "node_modules", ".bin", "tsc"),
+        [
+          ...["--noEmit", "--strict", "--esModuleInterop", "--target", "es2022", "--module", "commonjs"],
+          ...["--moduleResolution", "node", "--types", "node", "index.ts"],
+        ],
+        project,
+        env,
+      );
+      expect(r).toEqual({ status: 0, out: "" });
+      figures.push(
+        `typescript and @types/node added in ${installSeconds.toFixed(1)} s, tsc ${since(checked).toFixed(1)} s`,
+      );
+    }, 600_000);
+
     it("deploys the quick start with the installed packages: up, up (no changes), refresh, drift, destroy", async () => {
       const started = process.hrtime.bigint();
       npm(["install", "--no-audit", "--no-fund", "--save-dev", tarball("service-emulator")], project, env);
@@ -295,16 +337,7 @@ describe("the packages, installed as a user does", () => {
       // One copy still, after the emulator's install.
       expect(sdkCopies(project, env)).toHaveLength(1);
 
-      // The quick start, plus the Node.js version the program ran on as a stack output.
-      fs.writeFileSync(
-        path.join(project, "index.ts"),
-        fs.readFileSync(path.join(REPO, "examples/quickstart/index.ts"), "utf8") +
-          "\n/** The Node.js the program ran on (checked by the consumer test). */\nexport const nodeVersion = process.version;\n",
-      );
-      fs.writeFileSync(
-        path.join(project, "Pulumi.yaml"),
-        "name: consumer\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
-      );
+      writeProgram(project);
 
       // The installed emulator's command line, as a user's CI starts it, on this line's node.
       const bin = path.join(project, "node_modules", ".bin", "service-emulator");
