@@ -10,7 +10,10 @@ export interface NodeLine {
   version: string;
   /** The folder holding its `node`, to put first on PATH. */
   binDir: string;
-  /** Its headers folder for `npm_config_nodedir` (native builds), or null for the running Node.js. */
+  /**
+   * The folder holding its headers (`include/node/`), for `npm_config_nodedir` (native builds);
+   * null when the running Node.js has none beside it, and npm's own configuration decides.
+   */
   nodedir: string | null;
   /** `running`: the Node.js of this process; `cache`: installed by this script. */
   source: "running" | "cache";

@@ -48,19 +48,31 @@ function runVersion(nodePath) {
   return r.status === 0 ? r.stdout.trim() : null;
 }
 
+/** The folder above `include/node/` when it holds the headers of exactly this Node.js, else null. */
+function headersOf(prefix, version) {
+  try {
+    const h = fs.readFileSync(path.join(prefix, "include", "node", "node_version.h"), "utf8");
+    const part = (name) => (new RegExp(`#define NODE_${name}_VERSION (\\d+)`).exec(h) || [])[1];
+    return `v${part("MAJOR")}.${part("MINOR")}.${part("PATCH")}` === version ? prefix : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The Node.js of release line `major` without installing anything: the running one when it is of
  * that line, else the cached one. Returns `{ major, version, binDir, nodedir, source }` (`nodedir`:
- * the headers folder for `npm_config_nodedir`, or null for the running Node.js, whose npm
- * configuration already says how to build for it), or null when neither is there.
+ * the folder holding its headers, for `npm_config_nodedir`; null when the running Node.js has no
+ * headers beside it, and npm's own configuration decides), or null when neither is there.
  */
 function findNodeLine(major) {
   if (Number(process.versions.node.split(".")[0]) === major) {
+    const binDir = path.dirname(process.execPath);
     return {
       major,
       version: process.version,
-      binDir: path.dirname(process.execPath),
-      nodedir: null,
+      binDir,
+      nodedir: headersOf(path.dirname(binDir), process.version),
       source: "running",
     };
   }
