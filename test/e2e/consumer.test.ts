@@ -1,17 +1,32 @@
 /**
- * The packages as a user installs them, from outside this repository: every package is packed
- * (`npm pack`), a new project in a temporary folder installs the tarballs (the resources
- * package first, alone, then the emulator as a dev dependency), starts the installed
- * `service-emulator`, and runs the quick-start program through the Pulumi CLI: `up`, a second
- * `up` that changes nothing, `refresh`, the installed `service-drift`, `destroy`. It prints the
- * tarball sizes, the install time and the dependency count of the resources package alone.
+ * The packages as a user installs them, from outside this repository, on every Node.js release
+ * line they are tested on (scripts/ensure-node.js: 20, 22 and 24; docs/development.md § Tested
+ * versions). Every package is packed once (`npm pack`); then, per line, with that line's `node`
+ * first on PATH (for npm, the Pulumi engine's language host, the program, the dynamic-provider
+ * process and the emulator alike) and its headers as `npm_config_nodedir` (should better-sqlite3
+ * be built), a new project in a temporary folder:
+ * - installs `@pulumi/pulumi` first, as `pulumi new` does: on Node.js 20 the release the lock file
+ *   holds, on 22 and 24 the newest (`latest`);
+ * - installs the resources package (`pulumi-service` and `service-contract` tarballs) and checks
+ *   that the project still holds exactly one copy of `@pulumi/pulumi` (`npm ls --json --all`, and
+ *   on disk), the one it chose;
+ * - adds TypeScript and Node's types, as `pulumi new typescript` does, and type-checks the quick
+ *   start with `tsc` without skipLibCheck, so the published declarations are checked against that
+ *   line's SDK; then installs the emulator as a dev dependency;
+ * - starts the installed `service-emulator` and runs the quick-start program through the Pulumi
+ *   CLI: `up`, a second `up` that changes nothing, `refresh`, the installed `service-drift`,
+ *   `destroy`.
+ * Apart from the lines, a project on an SDK older than the peer range gets npm's ERESOLVE rather
+ * than a second copy. It prints the tarball sizes and, per line, install times, package counts
+ * and operation times.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ServiceClient } from "../../sdk";
 import { engineEnv } from "../helpers/pulumi";
+import { ensureNodeLine, TESTED_NODE_LINES, type NodeLine } from "../../scripts/ensure-node";
 
 const REPO = path.resolve(__dirname, "../..");
 const PACKAGES = [
@@ -21,6 +36,16 @@ const PACKAGES = [
 ];
 const API_KEY = "sk_consumer_test_0123456789";
 
+/** The `@pulumi/pulumi` release the repository's lock file holds (what Node.js 20 runs). */
+const LOCKED_SDK = (
+  JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version: string }>;
+  }
+).packages["node_modules/@pulumi/pulumi"].version;
+
+/** Per release line: the SDK the new project installs first (Node.js 20: the locked one). */
+const LINES = TESTED_NODE_LINES.map((major) => ({ major, sdk: major === 20 ? LOCKED_SDK : "latest" }));
+
 interface Packed {
   name: string;
   tarball: string;
@@ -28,13 +53,24 @@ interface Packed {
   files: string[];
 }
 
-function npm(args: string[], cwd: string): string {
-  return execFileSync("npm", args, {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    timeout: 600_000,
-  });
+interface Result {
+  status: number | null;
+  out: string;
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Result {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout: 900_000 });
+  if (r.error) return { status: null, out: `${cmd}: ${r.error.message}` };
+  return { status: r.status, out: `${r.stdout ?? ""}${r.stderr ?? ""}` };
+}
+
+/** Runs npm; throws with its output when it fails. Returns stdout. */
+function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  const r = spawnSync("npm", args, { cwd, env, encoding: "utf8", timeout: 900_000 });
+  if (r.status !== 0) {
+    throw new Error(`npm ${args.join(" ")} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
+  }
+  return r.stdout;
 }
 
 /** Packs a package (already built by `pretest`) into `dest`. */
@@ -73,27 +109,64 @@ function installedPackages(nodeModules: string): string[] {
   return out;
 }
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const r = spawnSync(cmd, args, { cwd, env, encoding: "utf8", timeout: 600_000 });
-  return { status: r.status, out: `${r.stdout ?? ""}${r.stderr ?? ""}` };
+function manifest(dir: string): { name: string; version: string } {
+  return JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+    name: string;
+    version: string;
+  };
+}
+
+/**
+ * The environment of a user's shell on `line`: its `node` first on PATH, its headers for native
+ * builds, and none of the `npm_*` variables (nor `NODE`, `INIT_CWD`) that `npm test` hands jest,
+ * which would point npm and node-gyp at the Node.js running jest.
+ */
+function lineEnv(line: NodeLine, base: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || /^npm_/i.test(k) || k === "NODE" || k === "INIT_CWD") continue;
+    env[k] = v;
+  }
+  env.PATH = [line.binDir, base.PATH ?? ""].join(path.delimiter);
+  if (line.nodedir) env.npm_config_nodedir = line.nodedir;
+  // better-sqlite3 compiles from source when its prebuilt binary cannot be downloaded (from
+  // GitHub; not reachable from our machines): on every core.
+  env.JOBS ??= "max";
+  return env;
+}
+
+/** Seconds since `started` (from `process.hrtime.bigint()`). */
+function since(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+/** The quick start in `project`, plus the Node.js version the program ran on as a stack output. */
+function writeProgram(project: string): void {
+  fs.writeFileSync(
+    path.join(project, "index.ts"),
+    fs.readFileSync(path.join(REPO, "examples/quickstart/index.ts"), "utf8") +
+      "\n/** The Node.js the program ran on (checked by the consumer test). */\nexport const nodeVersion = process.version;\n",
+  );
+  fs.writeFileSync(
+    path.join(project, "Pulumi.yaml"),
+    "name: consumer\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
+  );
 }
 
 describe("the packages, installed as a user does", () => {
   let tmp: string;
-  let project: string;
   let packed: Packed[];
-  let emulator: ChildProcess | undefined;
+  const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball;
 
   beforeAll(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-consumer-"));
-    project = path.join(tmp, "project");
-    fs.mkdirSync(project);
     packed = PACKAGES.map((p) => pack(p, tmp));
   });
 
   afterAll(() => {
-    emulator?.kill("SIGTERM");
+    const started = process.hrtime.bigint();
     fs.rmSync(tmp, { recursive: true, force: true });
+    console.log(`temporary projects removed in ${since(started).toFixed(1)} s`);
   });
 
   it("packs only built code, declarations and docs: no test, fixture, source or source map", () => {
@@ -111,104 +184,264 @@ describe("the packages, installed as a user does", () => {
     console.log(`tarballs: ${sizes.join("; ")}`);
   });
 
-  it("the resources package installs without Fastify, better-sqlite3 or a native build step", () => {
+  it("refuses an SDK older than its peer range with npm's error, instead of installing a second copy", () => {
+    const project = path.join(tmp, "older-sdk");
+    fs.mkdirSync(project);
     fs.writeFileSync(
       path.join(project, "package.json"),
-      JSON.stringify({ name: "consumer", version: "1.0.0", private: true }, null, 2),
+      JSON.stringify({
+        name: "older",
+        version: "1.0.0",
+        private: true,
+        dependencies: { "@pulumi/pulumi": "3.247.0" },
+      }),
     );
-    const resources = packed.filter((p) => p.name !== "service-emulator").map((p) => p.tarball);
-    const started = process.hrtime.bigint();
-    npm(["install", "--no-audit", "--no-fund", ...resources], project);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-
-    const installed = installedPackages(path.join(project, "node_modules"));
-    const names = installed.map(
-      (dir) => (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { name: string }).name,
+    // Resolution only: what `npm install` decides, without downloading the packages.
+    const r = run(
+      "npm",
+      [
+        "install",
+        "--package-lock-only",
+        "--no-audit",
+        "--no-fund",
+        tarball("service-contract"),
+        tarball("pulumi-service"),
+      ],
+      project,
+      process.env,
     );
-    expect(names).toEqual(
-      expect.arrayContaining(["pulumi-service", "service-contract", "@pulumi/pulumi", "undici", "zod"]),
-    );
-    for (const banned of ["fastify", "better-sqlite3", "fastify-plugin", "service-emulator"]) {
-      expect(names).not.toContain(banned);
-    }
-    const native = installed.filter((dir) => {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
-        gypfile?: boolean;
-        scripts?: Record<string, string>;
-      };
-      const install = [pkg.scripts?.preinstall, pkg.scripts?.install, pkg.scripts?.postinstall].join(" ");
-      return (
-        pkg.gypfile === true ||
-        fs.existsSync(path.join(dir, "binding.gyp")) ||
-        /node-gyp|prebuild/.test(install)
-      );
-    });
-    expect(native.map((d) => path.relative(project, d))).toEqual([]);
-    console.log(`resources package alone: ${names.length} packages installed in ${seconds.toFixed(1)} s`);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain("ERESOLVE");
+    expect(r.out).toMatch(/peer @pulumi\/pulumi@"\^3\.248\.0" from pulumi-service@/);
   }, 300_000);
 
-  it("deploys the quick start with the installed packages: up, up (no changes), refresh, drift, destroy", async () => {
-    const emulatorTarball = packed.find((p) => p.name === "service-emulator")!.tarball;
-    npm(["install", "--no-audit", "--no-fund", "--save-dev", emulatorTarball], project);
-    fs.copyFileSync(path.join(REPO, "examples/quickstart/index.ts"), path.join(project, "index.ts"));
-    fs.writeFileSync(
-      path.join(project, "Pulumi.yaml"),
-      "name: consumer\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
-    );
+  describe.each(LINES)("on Node.js $major with @pulumi/pulumi@$sdk", ({ major, sdk }) => {
+    let line: NodeLine;
+    let env: Record<string, string>;
+    let project: string;
+    let expectedSdk: string;
+    let emulator: ChildProcess | undefined;
+    const figures: string[] = [];
 
-    // The installed emulator's command line, as a user's CI starts it.
-    const bin = path.join(project, "node_modules", ".bin", "service-emulator");
-    emulator = spawn(bin, ["--port", "0", "--data", path.join(tmp, "emulator.db"), "--api-key", API_KEY], {
-      stdio: ["ignore", "pipe", "pipe"],
+    beforeAll(() => {
+      // Fails (does not skip) when this line's Node.js cannot be obtained.
+      line = ensureNodeLine(major);
+      env = lineEnv(line, process.env);
+      project = path.join(tmp, `node-${major}`);
+      fs.mkdirSync(project);
+      expectedSdk =
+        sdk === "latest" ? npm(["view", "@pulumi/pulumi@latest", "version"], project, env).trim() : sdk;
+    }, 300_000);
+
+    afterAll(() => {
+      emulator?.kill("SIGTERM");
+      console.log(`Node.js ${line?.version ?? major}: ${figures.join("; ")}`);
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      let text = "";
-      emulator!.stdout!.on("data", (d: Buffer) => {
-        text += d.toString();
-        const line = text.split("\n").find((l) => l.startsWith("{"));
-        if (line) resolve((JSON.parse(line) as { url: string }).url);
+
+    it("runs npm and the program's node from this line", () => {
+      const r = run("node", ["-p", "process.version"], project, env);
+      expect(r).toEqual({ status: 0, out: `${line.version}\n` });
+      expect(line.version.startsWith(`v${major}.`)).toBe(true);
+    });
+
+    it("installs the SDK, then the resources package: one copy of @pulumi/pulumi, no Fastify, better-sqlite3 or native build", () => {
+      fs.writeFileSync(
+        path.join(project, "package.json"),
+        JSON.stringify({ name: "consumer", version: "1.0.0", private: true }, null, 2),
+      );
+      let started = process.hrtime.bigint();
+      npm(["install", "--no-audit", "--no-fund", `@pulumi/pulumi@${sdk}`], project, env);
+      const sdkSeconds = since(started);
+      const sdkCount = installedPackages(path.join(project, "node_modules")).length;
+
+      started = process.hrtime.bigint();
+      npm(
+        ["install", "--no-audit", "--no-fund", tarball("service-contract"), tarball("pulumi-service")],
+        project,
+        env,
+      );
+      const resourcesSeconds = since(started);
+
+      const installed = installedPackages(path.join(project, "node_modules"));
+      const names = installed.map((dir) => manifest(dir).name);
+      expect(names).toEqual(
+        expect.arrayContaining(["pulumi-service", "service-contract", "@pulumi/pulumi", "undici", "zod"]),
+      );
+      for (const banned of ["fastify", "better-sqlite3", "fastify-plugin", "service-emulator"]) {
+        expect(names).not.toContain(banned);
+      }
+      const native = installed.filter((dir) => {
+        const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as {
+          gypfile?: boolean;
+          scripts?: Record<string, string>;
+        };
+        const install = [pkg.scripts?.preinstall, pkg.scripts?.install, pkg.scripts?.postinstall].join(" ");
+        return (
+          pkg.gypfile === true ||
+          fs.existsSync(path.join(dir, "binding.gyp")) ||
+          /node-gyp|prebuild/.test(install)
+        );
       });
-      emulator!.on("exit", (code) => reject(new Error(`service-emulator exited with ${code}`)));
-    });
+      expect(native.map((d) => path.relative(project, d))).toEqual([]);
 
-    const backend = path.join(tmp, "state");
-    fs.mkdirSync(backend);
-    const env = { ...engineEnv(backend), SERVICE_API_KEY: API_KEY, SERVICE_BASE_URL: url };
-    const pulumi = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], project, env);
-    const ok = (r: { status: number | null; out: string }) => {
-      if (r.status !== 0) throw new Error(r.out);
-      return r.out;
-    };
-    ok(pulumi("stack", "init", "dev"));
-    ok(pulumi("config", "set", "service:baseUrl", url));
-    ok(pulumi("config", "set", "--secret", "service:apiKey", API_KEY));
+      // One copy of the SDK, the project's own: what npm reports and what is on disk.
+      const copies = sdkCopies(project, env);
+      expect(copies).toEqual([
+        { path: path.join(project, "node_modules", "@pulumi", "pulumi"), version: expectedSdk },
+      ]);
+      const onDisk = installed.filter((dir) => manifest(dir).name === "@pulumi/pulumi");
+      expect(onDisk.map((d) => path.relative(project, d))).toEqual([
+        path.join("node_modules", "@pulumi", "pulumi"),
+      ]);
 
-    ok(pulumi("up", "--yes", "--skip-preview"));
-    const client = new ServiceClient({ apiKey: API_KEY, baseUrl: url });
-    const destinations = [];
-    for await (const d of client.eventDestinations.list()) destinations.push(d);
-    const subscriptions = [];
-    for await (const s of client.eventSubscriptions.list()) subscriptions.push(s);
-    expect(destinations.map((d) => d.description).sort()).toEqual([
-      "Audit events to Kinesis",
-      "Operational events to Datadog",
-    ]);
-    expect(subscriptions).toHaveLength(3);
+      figures.push(
+        `@pulumi/pulumi ${expectedSdk} installed in ${sdkSeconds.toFixed(1)} s (${sdkCount} packages)`,
+        `resources package added in ${resourcesSeconds.toFixed(1)} s (${names.length - sdkCount} more, ${names.length} in all)`,
+        `copies of @pulumi/pulumi: ${copies.length}`,
+      );
+    }, 900_000);
 
-    ok(pulumi("up", "--yes", "--skip-preview", "--expect-no-changes"));
-    ok(pulumi("refresh", "--yes", "--skip-preview", "--expect-no-changes"));
-    const drift = run(
-      path.join(project, "node_modules", ".bin", "service-drift"),
-      ["--stack", "dev"],
-      project,
-      env,
-    );
-    expect(drift).toEqual({ status: 0, out: expect.stringMatching(/no drift/i) });
+    it("type-checks the quick start and the declarations it reaches against this SDK (tsc, no skipLibCheck)", () => {
+      writeProgram(project);
+      // What `pulumi new typescript` adds: TypeScript (the repository's release) and Node's types.
+      const started = process.hrtime.bigint();
+      npm(
+        ["install", "--no-audit", "--no-fund", "--save-dev", "typescript@~5.9", `@types/node@${major}`],
+        project,
+        env,
+      );
+      const installSeconds = since(started);
+      const checked = process.hrtime.bigint();
+      const r = run(
+        path.join(project, "node_modules", ".bin", "tsc"),
+        [
+          ...["--noEmit", "--strict", "--esModuleInterop", "--target", "es2022", "--module", "commonjs"],
+          ...["--moduleResolution", "node", "--types", "node", "index.ts"],
+        ],
+        project,
+        env,
+      );
+      expect(r).toEqual({ status: 0, out: "" });
+      figures.push(
+        `typescript and @types/node added in ${installSeconds.toFixed(1)} s, tsc ${since(checked).toFixed(1)} s`,
+      );
+    }, 600_000);
 
-    ok(pulumi("destroy", "--yes", "--skip-preview"));
-    const left = [];
-    for await (const d of client.eventDestinations.list()) left.push(d);
-    for await (const s of client.eventSubscriptions.list()) left.push(s);
-    expect(left).toEqual([]);
-  }, 900_000);
+    it("deploys the quick start with the installed packages: up, up (no changes), refresh, drift, destroy", async () => {
+      const started = process.hrtime.bigint();
+      npm(["install", "--no-audit", "--no-fund", "--save-dev", tarball("service-emulator")], project, env);
+      const emulatorSeconds = since(started);
+      const total = installedPackages(path.join(project, "node_modules")).length;
+      const sqlite = manifest(path.join(project, "node_modules", "better-sqlite3")).version;
+      figures.push(
+        `emulator added in ${emulatorSeconds.toFixed(1)} s (better-sqlite3 ${sqlite}; ${total} packages in all)`,
+      );
+      // One copy still, after the emulator's install.
+      expect(sdkCopies(project, env)).toHaveLength(1);
+
+      writeProgram(project);
+
+      // The installed emulator's command line, as a user's CI starts it, on this line's node.
+      const bin = path.join(project, "node_modules", ".bin", "service-emulator");
+      emulator = spawn(
+        bin,
+        ["--port", "0", "--data", path.join(project, "emulator.db"), "--api-key", API_KEY],
+        {
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      const url = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        let errors = "";
+        emulator!.stdout!.on("data", (d: Buffer) => {
+          text += d.toString();
+          const first = text.split("\n").find((l) => l.startsWith("{"));
+          if (first) resolve((JSON.parse(first) as { url: string }).url);
+        });
+        emulator!.stderr!.on("data", (d: Buffer) => (errors += d.toString()));
+        emulator!.on("exit", (code) => reject(new Error(`service-emulator exited with ${code}:\n${errors}`)));
+      });
+
+      const backend = path.join(project, "state");
+      fs.mkdirSync(backend);
+      // The engine's environment with this line's node first on PATH, ahead of the Pulumi CLI folders.
+      const pulumiEnv = {
+        ...lineEnv(line, engineEnv(backend)),
+        SERVICE_API_KEY: API_KEY,
+        SERVICE_BASE_URL: url,
+      };
+      const times: string[] = [];
+      const pulumi = (...args: string[]) => {
+        const t = process.hrtime.bigint();
+        const r = run("pulumi", [...args, "--non-interactive"], project, pulumiEnv);
+        if (r.status !== 0) throw new Error(`pulumi ${args.join(" ")} on Node.js ${line.version}:\n${r.out}`);
+        if (["up", "refresh", "destroy"].includes(args[0])) times.push(`${args[0]} ${since(t).toFixed(1)} s`);
+        return r.out;
+      };
+      pulumi("stack", "init", "dev");
+      pulumi("config", "set", "service:baseUrl", url);
+      pulumi("config", "set", "--secret", "service:apiKey", API_KEY);
+
+      pulumi("up", "--yes", "--skip-preview");
+      expect(pulumi("stack", "output", "nodeVersion").trim()).toBe(line.version);
+      const client = new ServiceClient({ apiKey: API_KEY, baseUrl: url });
+      const destinations = [];
+      for await (const d of client.eventDestinations.list()) destinations.push(d);
+      const subscriptions = [];
+      for await (const s of client.eventSubscriptions.list()) subscriptions.push(s);
+      expect(destinations.map((d) => d.description).sort()).toEqual([
+        "Audit events to Kinesis",
+        "Operational events to Datadog",
+      ]);
+      expect(subscriptions).toHaveLength(3);
+
+      pulumi("up", "--yes", "--skip-preview", "--expect-no-changes");
+      pulumi("refresh", "--yes", "--skip-preview", "--expect-no-changes");
+      const drift = run(
+        path.join(project, "node_modules", ".bin", "service-drift"),
+        ["--stack", "dev"],
+        project,
+        pulumiEnv,
+      );
+      expect(drift).toEqual({ status: 0, out: expect.stringMatching(/no drift/i) });
+
+      pulumi("destroy", "--yes", "--skip-preview");
+      const left = [];
+      for await (const d of client.eventDestinations.list()) left.push(d);
+      for await (const s of client.eventSubscriptions.list()) left.push(s);
+      expect(left).toEqual([]);
+      figures.push(`${times.join(", ")}: succeeded`);
+    }, 900_000);
+  });
 });
+
+/**
+ * Every copy of `@pulumi/pulumi` in the project, as `npm ls --json --all --long` reports the
+ * tree (a deduplicated entry has the same path as the copy it stands for). npm must exit 0: a
+ * missing or invalid peer dependency fails the test too.
+ */
+function sdkCopies(project: string, env: NodeJS.ProcessEnv): { path: string; version: string }[] {
+  const r = spawnSync("npm", ["ls", "--json", "--all", "--long"], {
+    cwd: project,
+    env,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0)
+    throw new Error(`npm ls failed (exit ${r.status}):\n${r.stderr}\n${r.stdout.slice(0, 4000)}`);
+  interface Node {
+    path?: string;
+    version?: string;
+    dependencies?: Record<string, Node>;
+  }
+  const found = new Map<string, string>();
+  const visit = (node: Node) => {
+    for (const [name, dep] of Object.entries(node.dependencies ?? {})) {
+      if (name === "@pulumi/pulumi" && dep.path) found.set(dep.path, dep.version ?? "");
+      visit(dep);
+    }
+  };
+  visit(JSON.parse(r.stdout) as Node);
+  return [...found].map(([p, version]) => ({ path: p, version }));
+}
