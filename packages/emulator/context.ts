@@ -27,7 +27,7 @@ export interface CreateAppOptions {
    */
   adminKey?: string;
   /**
-   * Absolute base of `uri` fields, e.g. `http://127.0.0.1:8080` (a trailing `/` is dropped).
+   * Absolute base of `uri` fields, e.g. `http://127.0.0.1:8787` (a trailing `/` is dropped).
    * Without it the base is `http://<Host header>` of each request.
    */
   publicUrl?: string;
