@@ -374,9 +374,8 @@ async function stop(args: readonly string[], io: CliIo): Promise<number> {
     .option("--pid-file <path>", "the PID file the emulator wrote", DEFAULT_PID_FILE)
     .option(
       "--timeout <duration>",
-      "how long to wait for it to exit, e.g. 10s",
+      "how long to wait for it to exit, e.g. 30s (default 10s; a bare number is seconds)",
       argParser((s) => parseDuration(s, "s")),
-      10_000,
     )
     .exitOverride()
     .configureOutput({ writeOut: (s) => void io.stderr(s), writeErr: (s) => void io.stderr(s) });
@@ -386,7 +385,8 @@ async function stop(args: readonly string[], io: CliIo): Promise<number> {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
     throw err;
   }
-  const o = program.opts<{ pidFile: string; timeout: number }>();
+  const o = program.opts<{ pidFile: string; timeout?: number }>();
+  const timeoutMs = o.timeout ?? 10_000;
   const pidFile = path.resolve(o.pidFile);
   const pid = readPid(pidFile);
   if (pid === undefined) {
@@ -401,10 +401,10 @@ async function stop(args: readonly string[], io: CliIo): Promise<number> {
     return 1;
   }
   process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + o.timeout;
+  const deadline = Date.now() + timeoutMs;
   while (alive(pid)) {
     if (Date.now() > deadline) {
-      await io.stderr(`service-emulator: PID ${pid} still runs ${o.timeout / 1000} s after SIGTERM\n`);
+      await io.stderr(`service-emulator: PID ${pid} still runs ${timeoutMs / 1000} s after SIGTERM\n`);
       return 1;
     }
     await sleep(50);
