@@ -381,6 +381,21 @@ describe("emulator command line: --detach and stop", () => {
     expect(existsSync(path.join(work, "run/em.pid"))).toBe(false);
   }, 120_000);
 
+  it("kill $(cat <PID file>) stops a detached emulator cleanly too: it removes its PID file", async () => {
+    const work = mkdtempSync(path.join(dir, "detach-kill-"));
+    const started = await runCli(["--detach", "--port", "0", "--data", "d.db", "--pid-file", "em.pid"], work);
+    expect(started.code).toBe(0);
+    const { pid, url } = JSON.parse(started.out) as { pid: number; url: string };
+    pids.push(pid);
+    expect(started.err).toContain("npx service-emulator stop --pid-file em.pid");
+    process.kill(Number(readFileSync(path.join(work, "em.pid"), "utf8")), "SIGTERM");
+    const deadline = Date.now() + 30_000;
+    while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(pid)).toBe(false);
+    expect(existsSync(path.join(work, "em.pid"))).toBe(false);
+    await expect(apiRequest(url, "k", "GET", "/event_destinations")).rejects.toThrow();
+  }, 120_000);
+
   it("stop with a PID file whose process is gone exits 1 and removes the stale file", async () => {
     const work = mkdtempSync(path.join(dir, "stale-"));
     const pidFile = path.join(work, "em.pid");
