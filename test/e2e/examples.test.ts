@@ -57,7 +57,8 @@ async function copyAndRun(name: string): Promise<string> {
   )
     .split("\0")
     .filter((f) => f !== "" && fs.existsSync(path.join(REPO, f)));
-  const copy = path.join(tmp, name);
+  // A folder of its own: no other example's copy beside it to lean on.
+  const copy = path.join(fs.mkdtempSync(path.join(tmp, `${name}-`)), name);
   for (const f of files) {
     const to = path.join(copy, path.relative(source, path.join(REPO, f)));
     fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -70,7 +71,7 @@ async function copyAndRun(name: string): Promise<string> {
   expect(readme).toHaveLength(1);
   const command = readme[0].body;
 
-  const home = path.join(tmp, `${name}-home`);
+  const home = path.join(path.dirname(copy), "home");
   fs.mkdirSync(home);
   const env = strangerEnv(home);
   const started = Date.now();
