@@ -24,7 +24,7 @@ export const SDK_VERSION = "0.1.0";
 export interface ServiceClientOptions {
   /** API key, sent as `Authorization: Bearer <key>`. Default: env `SERVICE_API_KEY`. */
   apiKey?: string;
-  /** Base URL of the service, e.g. `http://127.0.0.1:8080`. Default: env `SERVICE_BASE_URL`. */
+  /** Base URL of the service, e.g. `http://127.0.0.1:8787`. Default: env `SERVICE_BASE_URL`. */
   baseUrl?: string;
   /** Timeout of **each attempt** (connect, headers and body), in **milliseconds**. Default 30 000. */
   timeoutMs?: number;
@@ -92,7 +92,7 @@ function proxyConfigured(): boolean {
  * {@link ServiceClient.close} when done.
  *
  * ```ts
- * const client = new ServiceClient({ apiKey, baseUrl: "http://127.0.0.1:8080" });
+ * const client = new ServiceClient({ apiKey, baseUrl: "http://127.0.0.1:8787" });
  * const sub = await client.eventSubscriptions.create({
  *   sources: [{ type: "ip_policy_created.v0" }],
  *   destinationIds: [destination.id],

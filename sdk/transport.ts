@@ -47,7 +47,7 @@ export interface CreateOptions extends RequestOptions {
 /** Settings of a transport, resolved by `ServiceClient`. */
 export interface TransportConfig {
   apiKey: string;
-  /** Origin of the service, e.g. `http://127.0.0.1:8080`. */
+  /** Origin of the service, e.g. `http://127.0.0.1:8787`. */
   origin: string;
   /** Path prefix of the base URL without a trailing slash (usually `""`). */
   basePath: string;

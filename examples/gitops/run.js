@@ -10,8 +10,8 @@
 // `gh` is local-gh.js, which keeps the issues in a JSON file. Prints `summary: {…}` and
 // destroys the stacks.
 //
-// The project (`infra/`, the quick-start program) is checked out once per stack (as each matrix
-// job has its own checkout) in a temporary folder next to this file.
+// The project (`infra/`) is checked out once per stack (as each matrix job has its own checkout)
+// in a temporary folder next to this file.
 // Needs `pulumi` and `jq` on PATH.
 "use strict";
 
@@ -25,6 +25,15 @@ const { ServiceClient } = require("pulumi-service/sdk");
 
 const API_KEY = "gitops-example-key";
 
+/** The first `node_modules` folder from `dir` upwards that holds package `name`. */
+function nearestNodeModules(dir, name) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (fs.existsSync(path.join(d, "node_modules", name, "package.json")))
+      return path.join(d, "node_modules");
+    if (path.dirname(d) === d) throw new Error(`no node_modules with ${name} above ${dir}: run npm install`);
+  }
+}
+
 async function main() {
   const workflow = yaml.load(fs.readFileSync(path.join(__dirname, "service-gitops.yml"), "utf8"));
   const emulator = await startEmulator({ apiKeys: [API_KEY] });
@@ -34,26 +43,16 @@ async function main() {
   /** The checkout of one matrix entry (each job of GitHub's matrix runs in a checkout of its own). */
   const checkout = (stack) => path.join(work, `checkout-${stack}`);
   const infra = (stack) => path.join(checkout(stack), workflow.env.PROJECT_DIR);
+  // What `npm ci` gives each job: the project (infra/) with its dependencies. Here its
+  // node_modules is the one that holds this example's pulumi-service (in a copy of the example,
+  // its own; in the repository, the workspace's), linked instead of installed again.
+  const nodeModules = nearestNodeModules(__dirname, "pulumi-service");
   for (const stack of stacks) {
-    fs.mkdirSync(infra(stack), { recursive: true });
-    fs.copyFileSync(
-      path.join(__dirname, "..", "quickstart", "index.ts"),
-      path.join(infra(stack), "index.ts"),
-    );
-    fs.writeFileSync(
-      path.join(infra(stack), "Pulumi.yaml"),
-      "name: gitops-infra\nruntime:\n  name: nodejs\n  options:\n    typescript: true\n",
-    );
-    // What `npm ci` gives the workflow: the project's package.json and its node_modules (here the
-    // ones of the repository this example sits in, which hold pulumi-service and its bins).
-    fs.writeFileSync(
-      path.join(infra(stack), "package.json"),
-      JSON.stringify({ name: "infra", private: true, dependencies: { "pulumi-service": "*" } }, null, 2),
-    );
-    fs.symlinkSync(
-      path.join(path.dirname(require.resolve("pulumi-service/package.json")), "node_modules"),
-      path.join(infra(stack), "node_modules"),
-    );
+    fs.cpSync(path.join(__dirname, "infra"), infra(stack), {
+      recursive: true,
+      filter: (src) => path.basename(src) !== "node_modules",
+    });
+    fs.symlinkSync(nodeModules, path.join(infra(stack), "node_modules"));
   }
   // `gh`, as the workflow calls it: local-gh.js, first on PATH.
   const bin = path.join(work, "bin");

@@ -1,5 +1,6 @@
 // Quick start: two event destinations, three subscriptions that feed them, and one abuse report.
-// Configure the stack with `service:baseUrl` and the secret `service:apiKey` (npm run demo does).
+// Configure the stack with `service:baseUrl` and the secret `service:apiKey` (npm start and
+// npm run demo do).
 import * as pulumi from "@pulumi/pulumi";
 import { AbuseReport, EventDestination, EventSubscription } from "pulumi-service";
 

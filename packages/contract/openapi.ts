@@ -126,6 +126,12 @@ const DEST = ID_PREFIX.eventDestination;
 const REPORT = ID_PREFIX.abuseReport;
 
 /**
+ * The emulator's default TCP port (`service-emulator` without `--port`, `npm run demo`), and the
+ * port of the document's first server.
+ */
+export const EMULATOR_DEFAULT_PORT = 8787;
+
+/**
  * Builds the OpenAPI 3.1 document (a plain JSON object), the same on every call.
  */
 export function buildOpenApiDocument(): Json {
@@ -139,7 +145,20 @@ export function buildOpenApiDocument(): Json {
         "snake_case. Every request needs `Authorization: Bearer <API key>` and `Service-Version: 2`. " +
         "The `operator` tag lists the emulator's own endpoints (admin key), which the service does not have.",
     },
-    servers: [{ url: "http://127.0.0.1:4510", description: "the emulator's default address" }],
+    servers: [
+      { url: `http://127.0.0.1:${EMULATOR_DEFAULT_PORT}`, description: "the emulator's default address" },
+      {
+        url: "{base_url}",
+        description: "the service: its base URL, as given to the client (`SERVICE_BASE_URL`)",
+        variables: {
+          base_url: {
+            default: "https://service.example.com",
+            description:
+              "base URL of the service, with a path prefix if it has one, without a trailing slash",
+          },
+        },
+      },
+    ],
     security: [{ apiKey: [] }],
     tags: [
       { name: "abuse reports" },

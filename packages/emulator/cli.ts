@@ -3,11 +3,13 @@
  * Command line of the emulator: `service-emulator` (package bin) and `npm run emulator`.
  *
  * ```
- * service-emulator --port 8080 --host 127.0.0.1 --data .emulator/data.db \
+ * service-emulator --port 8787 --host 127.0.0.1 --data .emulator/data.db \
  *   --api-key KEY --restricted-api-key KEY2 --admin-key ADMIN \
- *   --public-url http://127.0.0.1:8080 --rate-limit 120/60s --review-delay 30s \
+ *   --public-url http://127.0.0.1:8787 --rate-limit 120/60s --review-delay 30s \
  *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency-keys] \
- *   --max-idempotency-keys 1000 --max-abuse-reports 1000
+ *   --max-idempotency-keys 1000 --max-abuse-reports 1000 \
+ *   [--detach] [--pid-file .emulator/emulator.pid] [--log-file .emulator/emulator.log]
+ * service-emulator stop [--pid-file .emulator/emulator.pid] [--timeout 10s]
  * ```
  *
  * Keys also come from the environment: `SERVICE_EMULATOR_API_KEYS` and
@@ -21,11 +23,19 @@
  * database and exits 0. `--version` (`-V`) prints the package's version and `--help` the usage,
  * both on stdout, and exit 0 without starting. Exit codes: {@link EXIT_CODES} (docs/cli.md).
  *
+ * `--detach` starts the same server as a background process (its own session, its stderr appended
+ * to the log file), waits until it listens, prints the same JSON line with `pid`, `pidFile` and
+ * `logFile` added, and exits 0 (1 when the server did not start: its error is printed). The
+ * server writes its PID to the PID file once it listens and removes it when it stops.
+ * `service-emulator stop` sends SIGTERM to the PID in the PID file and waits until it has exited.
+ *
  * @packageDocumentation
  */
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { EMULATOR_DEFAULT_PORT } from "service-contract";
 import { ABUSE_REPORTS_PER_ACCOUNT, IDEMPOTENCY_KEYS_PER_ACCOUNT, TOKEN_PATTERN } from "./app";
 import { parseDuration, parseFaults, parseRateLimit, type FaultConfig } from "./faults";
 import { randomKey, startEmulator, type RunningEmulator } from "./start";
@@ -100,7 +110,22 @@ interface CliOptions {
   maxIdempotencyKeys?: number;
   maxAbuseReports?: number;
   verbose?: boolean;
+  /** `--detach`: start in the background and exit once it listens. */
+  detach?: boolean;
+  /** `--pid-file`: where the PID goes once listening (default with `--detach`). */
+  pidFile?: string;
+  /** `--log-file`: the background server's stderr (only with `--detach`). */
+  logFile?: string;
 }
+
+/** PID file of `--detach` and `stop` when none is given. */
+export const DEFAULT_PID_FILE = ".emulator/emulator.pid";
+
+/** Environment variable marking the background process of `--detach` (its line goes over IPC). */
+const DETACHED_ENV = "SERVICE_EMULATOR_DETACHED";
+
+/** How long `--detach` waits for the background server to listen, in milliseconds. */
+const DETACH_TIMEOUT_MS = 60_000;
 
 function argParser<T>(parse: (s: string) => T): (s: string) => T {
   return (s) => {
@@ -155,10 +180,11 @@ export async function main(
   argv: readonly string[],
   io: CliIo = processIo,
 ): Promise<RunningEmulator | number> {
+  if (argv[2] === "stop") return stop(argv.slice(3), io);
   const program = new Command()
     .name("service-emulator")
     .description("Local emulator of the abuse reports, event subscriptions and event destinations API")
-    .option("--port <port>", "TCP port; 0 picks a free one", argParser(parsePort), 8080)
+    .option("--port <port>", "TCP port; 0 picks a free one", argParser(parsePort), EMULATOR_DEFAULT_PORT)
     .option("--host <host>", "interface to bind", "127.0.0.1")
     .option("--data <path>", 'SQLite data file (":memory:" for none)', ".emulator/data.db")
     .option("--api-key <key>", "API key of an account authorized for abuse reports (repeatable)", collect, [])
@@ -205,6 +231,19 @@ export async function main(
     )
     .option("--verbose", "log every request to stderr")
     .version(emulatorVersion())
+    .option(
+      "--detach",
+      "start in the background: wait until it listens, print its JSON line with its pid, exit",
+    )
+    .option(
+      "--pid-file <path>",
+      `write the PID here once listening, removed on stop (with --detach, default ${DEFAULT_PID_FILE})`,
+    )
+    .option(
+      "--log-file <path>",
+      "with --detach: file the server's stderr is appended to (default: next to the PID file)",
+    )
+    .addHelpText("after", "\nStop a detached emulator: service-emulator stop [--pid-file <path>]")
     .exitOverride()
     .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) });
   try {
@@ -224,6 +263,7 @@ export async function main(
   for (const k of [...apiKeys, ...restrictedApiKeys, adminKey]) {
     if (!TOKEN_PATTERN.test(k)) throw new Error("keys must be 1-512 characters of A-Z a-z 0-9 . _ ~ + / = -");
   }
+  if (o.detach) return detach(argv, o, io);
   if (!LOOPBACK.has(o.host)) {
     await io.stderr(
       `service-emulator: warning: listening on ${o.host}, reachable from other machines; the emulator is for local use\n`,
@@ -244,8 +284,185 @@ export async function main(
     limits: { idempotencyKeysPerAccount: o.maxIdempotencyKeys, abuseReportsPerAccount: o.maxAbuseReports },
     logger: o.verbose ? "info" : "warn",
   });
+  if (o.pidFile !== undefined) {
+    try {
+      mkdirSync(path.dirname(path.resolve(o.pidFile)), { recursive: true });
+      writeFileSync(o.pidFile, `${process.pid}\n`);
+    } catch (e) {
+      await emulator.close();
+      throw e;
+    }
+    const close = emulator.close.bind(emulator);
+    const pidFile = path.resolve(o.pidFile);
+    emulator.close = () => close().then(() => removePidFile(pidFile, process.pid));
+  }
   await io.stdout(JSON.stringify({ url: emulator.url, apiKeys, restrictedApiKeys, adminKey }) + "\n");
   return emulator;
+}
+
+/** The PID in `file`, or `undefined` when the file is missing or holds no PID. */
+function readPid(file: string): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  return /^\d+\s*$/.test(text) ? Number(text) : undefined;
+}
+
+/** Removes the PID file if it still names `pid` (a newer emulator may have taken it over). */
+function removePidFile(file: string, pid: number): void {
+  if (readPid(file) === pid) rmSync(file, { force: true });
+}
+
+/** Whether process `pid` exists and is not a zombie (exited, not yet reaped). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    // Linux: the third field of /proc/<pid>/stat is the state; Z is a zombie.
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `--detach`: starts the same command line, without `--detach` and with a PID file, as a
+ * background process in a session of its own, its stdout and stderr appended to the log file.
+ * Waits until it listens (its JSON line arrives over IPC), prints that line with `pid`,
+ * `pidFile` and `logFile` added, and how to stop it on stderr.
+ *
+ * @returns 0 once it listens; 1 when an emulator of the same PID file is already running, or
+ *   the server exited or did not listen within 60 s (its log is printed on stderr).
+ */
+async function detach(argv: readonly string[], o: CliOptions, io: CliIo): Promise<number> {
+  const pidFile = path.resolve(o.pidFile ?? DEFAULT_PID_FILE);
+  const logFile = path.resolve(o.logFile ?? pidFile.replace(/\.pid$/, "") + ".log");
+  const running = readPid(pidFile);
+  if (running !== undefined && alive(running)) {
+    await io.stderr(
+      `service-emulator: already running (PID ${running}, from ${pidFile}); stop it first: service-emulator stop --pid-file ${pidFile}\n`,
+    );
+    return 1;
+  }
+  mkdirSync(path.dirname(pidFile), { recursive: true });
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const logStart = (() => {
+    try {
+      return readFileSync(logFile).length;
+    } catch {
+      return 0;
+    }
+  })();
+  const log = openSync(logFile, "a");
+  const args = argv.slice(2).filter((a) => a !== "--detach");
+  if (o.pidFile === undefined) args.push("--pid-file", pidFile);
+  const child = spawn(process.execPath, [__filename, ...args], {
+    detached: true,
+    stdio: ["ignore", log, log, "ipc"],
+    env: { ...io.env, [DETACHED_ENV]: "1" },
+  });
+  closeSync(log);
+  const outcome = await new Promise<{ line: string } | { exit: string }>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      resolve({ exit: `did not listen within ${DETACH_TIMEOUT_MS / 1000} s` });
+    }, DETACH_TIMEOUT_MS);
+    child.once("message", (line) => {
+      clearTimeout(timer);
+      resolve({ line: String(line) });
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ exit: signal ? `was killed by ${signal}` : `exited with code ${code}` });
+    });
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      resolve({ exit: `could not be started: ${e.message}` });
+    });
+  });
+  if ("exit" in outcome) {
+    let output = "";
+    try {
+      output = readFileSync(logFile).subarray(logStart).toString("utf8");
+    } catch {
+      // no log: nothing to add
+    }
+    await io.stderr(`service-emulator: the background emulator ${outcome.exit}\n${output}`);
+    return 1;
+  }
+  child.disconnect();
+  child.unref();
+  const started = JSON.parse(outcome.line) as Record<string, unknown>;
+  await io.stdout(JSON.stringify({ ...started, pid: child.pid, pidFile, logFile }) + "\n");
+  const stopHint = o.pidFile === undefined ? "" : ` --pid-file ${o.pidFile}`;
+  await io.stderr(
+    `service-emulator: listening on ${String(started.url)} in the background (PID ${child.pid}, log ${logFile}); stop it with: npx service-emulator stop${stopHint}\n`,
+  );
+  return 0;
+}
+
+/**
+ * `service-emulator stop [--pid-file <path>] [--timeout <duration>]`: sends SIGTERM to the
+ * emulator whose PID is in the PID file (default {@link DEFAULT_PID_FILE}) and waits until it
+ * has exited, which closes its database first.
+ *
+ * @returns 0 once it has exited; 1 when there is no PID file, no such process (the stale PID file
+ *   is removed), or it still runs after the timeout (default 10 s).
+ */
+async function stop(args: readonly string[], io: CliIo): Promise<number> {
+  const program = new Command()
+    .name("service-emulator stop")
+    .description(
+      "Stop an emulator started with --detach: SIGTERM to the PID of its PID file, then wait until it has exited",
+    )
+    .option("--pid-file <path>", "the PID file the emulator wrote", DEFAULT_PID_FILE)
+    .option(
+      "--timeout <duration>",
+      "how long to wait for it to exit, e.g. 30s (default 10s; a bare number is seconds)",
+      argParser((s) => parseDuration(s, "s")),
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => void io.stderr(s), writeErr: (s) => void io.stderr(s) });
+  try {
+    program.parse(["node", "service-emulator stop", ...args]);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 1;
+    throw err;
+  }
+  const o = program.opts<{ pidFile: string; timeout?: number }>();
+  const timeoutMs = o.timeout ?? 10_000;
+  const pidFile = path.resolve(o.pidFile);
+  const pid = readPid(pidFile);
+  if (pid === undefined) {
+    await io.stderr(`service-emulator: no emulator to stop: no PID in ${pidFile}\n`);
+    return 1;
+  }
+  if (!alive(pid)) {
+    rmSync(pidFile, { force: true });
+    await io.stderr(
+      `service-emulator: no process with PID ${pid} (from ${pidFile}); removed the stale PID file\n`,
+    );
+    return 1;
+  }
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid)) {
+    if (Date.now() > deadline) {
+      await io.stderr(`service-emulator: PID ${pid} still runs ${timeoutMs / 1000} s after SIGTERM\n`);
+      return 1;
+    }
+    await sleep(50);
+  }
+  await io.stdout(`stopped the emulator (PID ${pid})\n`);
+  return 0;
 }
 
 if (require.main === module) {
@@ -253,8 +470,17 @@ if (require.main === module) {
     await processIo.stderr(`service-emulator: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(EXIT_CODES.error);
   };
-  main(process.argv).then((started) => {
+  // The background process of --detach sends its JSON line to the command that started it.
+  const detached = process.env[DETACHED_ENV] === "1" && typeof process.send === "function";
+  const io: CliIo = detached
+    ? {
+        ...processIo,
+        stdout: (text) => new Promise((resolve) => process.send!(text.trim(), () => resolve())),
+      }
+    : processIo;
+  main(process.argv, io).then((started) => {
     if (typeof started === "number") process.exit(started);
+    if (detached) process.disconnect();
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;

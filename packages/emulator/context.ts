@@ -62,7 +62,7 @@ export interface CreateAppOptions {
    */
   adminKey?: string;
   /**
-   * Absolute base of `uri` and `next_page_uri` fields, e.g. `http://127.0.0.1:8080` (a trailing
+   * Absolute base of `uri` and `next_page_uri` fields, e.g. `http://127.0.0.1:8787` (a trailing
    * `/` is dropped). Without it the base is the address the app listens on
    * (`http://127.0.0.1:PORT` for a wildcard host); the request's `Host` header is never used,
    * so a page reaching the emulator under another name (DNS rebinding) cannot make it hand out

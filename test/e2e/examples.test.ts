@@ -1,32 +1,124 @@
 /**
- * The examples users copy, each run by the one command its README gives (the scripts
- * `npm run example:multi-env`, `example:gitops` and `example:testing` call these after building), with
- * the project's Pulumi CLI on PATH as a user's machine has one. (The quick start is deployed
- * by test/e2e/consumer.test.ts from the installed packages.)
+ * The examples as someone copies them out of the repository: each example's folder (the files git
+ * holds or would hold) is copied to a fresh folder under the system's temporary folder, the three
+ * packed packages are installed there first (`npm install` of their tarballs, which also installs
+ * the example's other dependencies from the registry and records the tarballs in the copy's
+ * package.json), and then the one command its README gives (its only shell block, e.g.
+ * `npm install && npm start`) runs exactly as printed: npm satisfies `pulumi-service` and
+ * `service-emulator` from what is installed. The shell is a stranger's (test/helpers/tarballs.ts):
+ * the project's Pulumi CLI on PATH, a home folder of its own, no Pulumi backend or service
+ * settings of this machine.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
-import { pulumiEnv } from "../../scripts/pulumi-env";
-import { requirePulumi } from "../helpers/pulumi";
+import { docBlocks, isRun } from "../helpers/doc-blocks";
+import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } from "../helpers/tarballs";
 
 const REPO = path.resolve(__dirname, "../..");
 
-function npmWorkspace(script: string, workspace: string) {
-  const r = spawnSync("npm", [script, "--workspace", workspace], {
-    cwd: REPO,
-    env: pulumiEnv(requirePulumi(), process.env),
-    encoding: "utf8",
-    timeout: 600_000,
+let tmp: string;
+let packed: Record<PackageName, Packed>;
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-examples-"));
+  packed = packAll(tmp);
+}, 300_000);
+
+afterAll(() => {
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function run(cmd: string, args: string[], cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 1_200_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
   });
-  return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-describe("examples", () => {
-  it("multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations", () => {
-    const r = npmWorkspace("start", "example-multi-env");
-    if (r.status !== 0) throw new Error(r.out);
-    const line = r.out.split("\n").find((l) => l.startsWith("summary: "));
-    expect(JSON.parse(line!.slice("summary: ".length))).toEqual({
+/**
+ * Copies `examples/<name>` out of the repository, installs the tarballs there, and runs the
+ * command of its README. Resolves with that command's output; rejects when a step fails.
+ */
+async function copyAndRun(name: string): Promise<string> {
+  const source = path.join(REPO, "examples", name);
+  const files = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `examples/${name}`],
+    { cwd: REPO, encoding: "utf8" },
+  )
+    .split("\0")
+    .filter((f) => f !== "" && fs.existsSync(path.join(REPO, f)));
+  // A folder of its own: no other example's copy beside it to lean on.
+  const copy = path.join(fs.mkdtempSync(path.join(tmp, `${name}-`)), name);
+  for (const f of files) {
+    const to = path.join(copy, path.relative(source, path.join(REPO, f)));
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.copyFileSync(path.join(REPO, f), to);
+  }
+  const pkg = fs.readFileSync(path.join(copy, "package.json"), "utf8");
+  expect(pkg).not.toMatch(/"file:/);
+
+  const readme = docBlocks(path.join(copy, "README.md"), `examples/${name}/README.md`).filter(isRun);
+  expect(readme).toHaveLength(1);
+  const command = readme[0].body;
+
+  const home = path.join(path.dirname(copy), "home");
+  fs.mkdirSync(home);
+  const env = strangerEnv(home);
+  const started = Date.now();
+  const tarballs = [
+    ...new Set((["pulumi-service", "service-emulator"] as const).flatMap((n) => installSpecs(n, packed))),
+  ];
+  const install = await run("npm", ["install", ...tarballs], copy, env);
+  if (install.code !== 0) throw new Error(`npm install of the tarballs failed:\n${install.out}`);
+  const installed = Date.now();
+  const r = await run("bash", ["-e", "-o", "pipefail", "-c", command], copy, env);
+  console.log(
+    `examples/${name}, copied: tarballs and dependencies installed in ${((installed - started) / 1000).toFixed(0)} s, \`${command}\` in ${((Date.now() - installed) / 1000).toFixed(0)} s`,
+  );
+  if (r.code !== 0) throw new Error(`\`${command}\` failed (exit code ${r.code}):\n${r.out.slice(-8000)}`);
+  return r.out;
+}
+
+/** The JSON after `summary: ` in an example's output. */
+function summary<T>(out: string): T {
+  const line = out.split("\n").find((l) => l.startsWith("summary: "));
+  if (!line) throw new Error(`no summary line in:\n${out.slice(-4000)}`);
+  return JSON.parse(line.slice("summary: ".length)) as T;
+}
+
+describe("examples, copied out of the repository and run by the command of their README", () => {
+  it("quickstart: deploys two destinations, three subscriptions and an abuse report; a second up changes nothing; destroy leaves nothing", async () => {
+    const out = await copyAndRun("quickstart");
+    expect(summary(out)).toEqual({
+      destinations: ["Audit events to Kinesis: kinesis", "Operational events to Datadog: datadog"],
+      subscriptions: [
+        "(no description): 1 event types",
+        "Agent sessions: 2 event types",
+        "IP policy changes, to the audit stream and Datadog: 3 event types",
+      ],
+      abuseReport: "PENDING",
+    });
+    expect(out).toMatch(/left on the service after destroy: 0/);
+  }, 1_800_000);
+
+  it("testing: the example's own jest test deploys, checks and destroys its program", async () => {
+    const out = await copyAndRun("testing");
+    expect(out).toMatch(/Tests:\s+3 passed, 3 total/);
+  }, 1_800_000);
+
+  it("multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations", async () => {
+    const out = await copyAndRun("multi-env");
+    expect(summary(out)).toEqual({
       dev: {
         destinations: ["audit (dev): kinesis"],
         changes: ["ip_policy_created.v0", "ip_policy_updated.v0"],
@@ -44,21 +136,19 @@ describe("examples", () => {
         alertsGoTo: "the same destinations",
       },
     });
-    expect(r.out).toMatch(/left on the service after destroy: 0/);
-  }, 600_000);
+    expect(out).toMatch(/left on the service after destroy: 0/);
+  }, 1_800_000);
 
-  it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", () => {
-    const r = npmWorkspace("start", "example-gitops");
-    if (r.status !== 0) throw new Error(r.out);
-    const line = r.out.split("\n").find((l) => l.startsWith("summary: "));
-    const summary = JSON.parse(line!.slice("summary: ".length)) as {
+  it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", async () => {
+    const out = await copyAndRun("gitops");
+    const s = summary<{
       steps: { what: string; codes: Record<string, number>; openIssues: string[]; issues: number }[];
       issueBodyNamesTheEdit: boolean;
       closedWith: string[];
-    };
+    }>(out);
     const clean = { dev: 0, prod: 0 };
     const open = ["Drift in stack dev"];
-    expect(summary.steps).toEqual([
+    expect(s.steps).toEqual([
       { what: "pull request: preview", codes: clean, openIssues: [], issues: 0 },
       { what: "merge: up", codes: clean, openIssues: [], issues: 0 },
       { what: "night: drift", codes: clean, openIssues: [], issues: 0 },
@@ -72,13 +162,7 @@ describe("examples", () => {
       { what: "merge: up --refresh", codes: clean, openIssues: open, issues: 1 },
       { what: "night: drift", codes: clean, openIssues: [], issues: 1 },
     ]);
-    expect(summary.issueBodyNamesTheEdit).toBe(true);
-    expect(summary.closedWith).toEqual([expect.stringMatching(/^\*\*No drift in stack `dev`:\*\*/)]);
-  }, 600_000);
-
-  it("testing: the example's own jest test deploys, checks and destroys its program", () => {
-    const r = npmWorkspace("test", "example-testing");
-    if (r.status !== 0) throw new Error(r.out);
-    expect(r.out).toMatch(/Tests:\s+3 passed, 3 total/);
-  }, 600_000);
+    expect(s.issueBodyNamesTheEdit).toBe(true);
+    expect(s.closedWith).toEqual([expect.stringMatching(/^\*\*No drift in stack `dev`:\*\*/)]);
+  }, 1_800_000);
 });

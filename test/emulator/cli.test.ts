@@ -1,9 +1,9 @@
 /**
  * The command line (`packages/emulator/dist/cli.js`, built by `npm run build`): its one line of JSON,
- * keys from flags and the environment, clean stops on SIGTERM/SIGINT, and persistence across
- * restarts on the same data file.
+ * keys from flags and the environment, clean stops on SIGTERM/SIGINT, persistence across
+ * restarts on the same data file, and the background server of `--detach` with `stop`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
@@ -272,6 +272,140 @@ describe("emulator command line", () => {
     expect(code).toBe(1);
     expect(out).toBe("");
     expect(err).toMatch(message);
+  });
+});
+
+/** Runs the compiled command line to its end: exit code, stdout, stderr. */
+function runCli(args: string[], cwd = dir): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out, err })));
+}
+
+/** Whether process `pid` still exists (a zombie counts as gone). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+describe("emulator command line: --detach and stop", () => {
+  const pids: number[] = [];
+  afterAll(() => {
+    for (const pid of pids) if (processAlive(pid)) process.kill(pid, "SIGKILL");
+  });
+
+  it("--detach returns once the server listens, which keeps running after the command exited; stop ends it and keeps the data", async () => {
+    const work = mkdtempSync(path.join(dir, "detach-"));
+    const started = await runCli(
+      ["--detach", "--port", "0", "--data", "state/data.db", "--api-key", "detach-key"],
+      work,
+    );
+    expect(started.code).toBe(0);
+    const line = JSON.parse(started.out) as { url: string; pid: number; pidFile: string; logFile: string };
+    pids.push(line.pid);
+    expect(started.out.trim().split("\n")).toHaveLength(1);
+    expect(line).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      apiKeys: ["detach-key"],
+      pidFile: path.join(work, ".emulator", "emulator.pid"),
+      logFile: path.join(work, ".emulator", "emulator.log"),
+    });
+    expect(started.err).toContain("npx service-emulator stop");
+    expect(readFileSync(line.pidFile, "utf8").trim()).toBe(String(line.pid));
+
+    // The command has exited; the server answers.
+    const created = await apiRequest(
+      line.url,
+      "detach-key",
+      "POST",
+      "/event_destinations",
+      destinationBody(),
+    );
+    expect(created.status).toBe(201);
+
+    // A second --detach on the same PID file refuses to start another.
+    const again = await runCli(["--detach", "--port", "0", "--data", ":memory:"], work);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(new RegExp(`already running \\(PID ${line.pid}`));
+
+    const stopped = await runCli(["stop"], work);
+    expect(stopped).toMatchObject({ code: 0, out: `stopped the emulator (PID ${line.pid})\n` });
+    expect(processAlive(line.pid)).toBe(false);
+    expect(existsSync(line.pidFile)).toBe(false);
+    await expect(apiRequest(line.url, "detach-key", "GET", "/event_destinations")).rejects.toThrow();
+    expect(readFileSync(line.logFile, "utf8")).toContain("SIGTERM, stopping");
+
+    // Started again on the same file, it finds what the first one stored.
+    const restarted = await spawnTracked([
+      "--port",
+      "0",
+      "--data",
+      path.join(work, "state/data.db"),
+      "--api-key",
+      "detach-key",
+    ]);
+    expect(
+      (await apiRequest(restarted.url, "detach-key", "GET", `/event_destinations/${created.json().id}`))
+        .status,
+    ).toBe(200);
+
+    // Nothing left to stop.
+    const none = await runCli(["stop"], work);
+    expect(none.code).toBe(1);
+    expect(none.err).toMatch(/no emulator to stop/);
+  }, 120_000);
+
+  it("--detach exits 1 with the server's error when it cannot listen, and leaves no PID file", async () => {
+    const work = mkdtempSync(path.join(dir, "detach-taken-"));
+    const first = await spawnTracked(["--port", "0", "--data", ":memory:"]);
+    const port = new URL(first.url).port;
+    const r = await runCli(
+      ["--detach", "--port", port, "--data", ":memory:", "--pid-file", "run/em.pid"],
+      work,
+    );
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("");
+    expect(r.err).toMatch(/the background emulator exited with code 1/);
+    expect(r.err).toMatch(/EADDRINUSE/);
+    expect(existsSync(path.join(work, "run/em.pid"))).toBe(false);
+  }, 120_000);
+
+  it("kill $(cat <PID file>) stops a detached emulator cleanly too: it removes its PID file", async () => {
+    const work = mkdtempSync(path.join(dir, "detach-kill-"));
+    const started = await runCli(["--detach", "--port", "0", "--data", "d.db", "--pid-file", "em.pid"], work);
+    expect(started.code).toBe(0);
+    const { pid, url } = JSON.parse(started.out) as { pid: number; url: string };
+    pids.push(pid);
+    expect(started.err).toContain("npx service-emulator stop --pid-file em.pid");
+    process.kill(Number(readFileSync(path.join(work, "em.pid"), "utf8")), "SIGTERM");
+    const deadline = Date.now() + 30_000;
+    while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(pid)).toBe(false);
+    expect(existsSync(path.join(work, "em.pid"))).toBe(false);
+    await expect(apiRequest(url, "k", "GET", "/event_destinations")).rejects.toThrow();
+  }, 120_000);
+
+  it("stop with a PID file whose process is gone exits 1 and removes the stale file", async () => {
+    const work = mkdtempSync(path.join(dir, "stale-"));
+    const pidFile = path.join(work, "em.pid");
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.on("exit", resolve));
+    writeFileSync(pidFile, `${gone.pid}\n`);
+    const r = await runCli(["stop", "--pid-file", pidFile], work);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`no process with PID ${gone.pid}`));
+    expect(existsSync(pidFile)).toBe(false);
   });
 });
 

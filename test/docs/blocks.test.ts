@@ -1,0 +1,204 @@
+/**
+ * Docs that are tests: every shell block (```sh, ```bash, ```shell, ```console) of README.md and
+ * docs/*.md is run, unless the line before it says `<!-- not run: <reason> -->`. A document's
+ * blocks run in order, exactly as printed, in one bash (`set -e -o pipefail`: the first failing
+ * command fails the test), in a fresh folder under the system's temporary folder, as a stranger
+ * with the project's Pulumi CLI on PATH, a home folder of their own (so `pulumi login --local`
+ * keeps its stacks there, never in this machine's ~/.pulumi), `PULUMI_CONFIG_PASSPHRASE` set
+ * (a terminal would prompt for it) and no Pulumi backend or `SERVICE_*` settings of this machine.
+ * Blocks marked `<!-- file: <name> -->` are saved as that file at that point, as the reader is
+ * told to.
+ *
+ * Our packages come from their tarballs (`npm pack` of the builds `pretest` made), never from the
+ * registry: in each `npm install` line, an argument naming `pulumi-service`, `service-emulator` or
+ * `service-contract` becomes that package's tarball, with the contract's tarball beside it (npm
+ * satisfies the `service-contract` dependency from it). Everything else on the line is run as
+ * printed; other packages come from the registry. `npx` is told never to download a package, so
+ * a command whose package a document forgot to install fails.
+ *
+ * The documents start their emulator on the default port 8787; a test waits until nothing
+ * listens there first, and kills an emulator a failed document left behind.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  docBlocks,
+  docScript,
+  documents,
+  isRun,
+  SHELL_LANGUAGES,
+  substituteInstalls,
+} from "../helpers/doc-blocks";
+import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } from "../helpers/tarballs";
+
+const REPO = path.resolve(__dirname, "../..");
+const DOCS = documents(REPO);
+const ALL = DOCS.flatMap((doc) => docBlocks(path.join(REPO, doc), doc));
+const PORT = 8787;
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+async function waitForFreePort(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (await listening(port)) {
+    if (Date.now() > deadline) throw new Error(`127.0.0.1:${port} stayed in use for ${ms / 1000} s`);
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+/** Kills the emulators whose PID files are under `dir` (those a failed document left running). */
+function killLeftEmulators(dir: string): void {
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory() && e.name !== "node_modules") walk(p);
+      else if (e.name === "emulator.pid") {
+        try {
+          process.kill(Number(fs.readFileSync(p, "utf8")), "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+  };
+  walk(dir);
+}
+
+/** Runs `script` with bash in `cwd`; resolves with its exit code and its whole output. */
+function bash(script: string, cwd: string, env: Record<string, string>, timeoutMs: number) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn("bash", ["-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+describe("the documentation's code blocks", () => {
+  it("every block of commands is a shell block, and every shell block is run or says why not", () => {
+    const problems = ALL.flatMap((b) => {
+      const at = `${b.doc}:${b.line}`;
+      if (b.lang === "" && /^\s*(\$ )?(npm|npx|node|pulumi|curl|cd|export|mkdir|service-\w+) /m.test(b.body))
+        return [`${at}: commands in a fence without a language (sh, or text for output)`];
+      if (b.badMarker) return [`${at}: not a marker: ${b.badMarker}`];
+      if (b.marker?.kind === "not run" && !SHELL_LANGUAGES.has(b.lang))
+        return [`${at}: "not run" on a ${b.lang} block, which is never run`];
+      if (b.marker?.kind === "not run" && b.marker.value.length < 10)
+        return [`${at}: "not run" without a reason`];
+      if (b.marker?.kind === "file" && SHELL_LANGUAGES.has(b.lang))
+        return [`${at}: a shell block saved as a file`];
+      return [];
+    });
+    expect(problems).toEqual([]);
+    const run = ALL.filter(isRun);
+    const notRun = ALL.filter((b) => b.marker?.kind === "not run");
+    console.log(
+      `doc blocks: ${run.length} run (${[...new Set(run.map((b) => b.doc))].join(", ")}), ${notRun.length} marked not run (${notRun.map((b) => `${b.doc}:${b.line}`).join(", ")})`,
+    );
+    expect(run.length).toBeGreaterThan(0);
+  });
+});
+
+/** What a reader sees when a document's commands worked, beyond each command's exit code 0. */
+const EXPECTED: Record<string, (out: string, work: string) => void> = {
+  "README.md": (out, work) => {
+    expect(out).toMatch(/Logged in to .* \(file:\/\/~\)/);
+    expect(out).toMatch(/\+ 5 created/);
+    expect(out).toMatch(/- 5 deleted/);
+    expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
+    expect(fs.existsSync(path.join(work, "service-stack", ".emulator", "emulator.pid"))).toBe(false);
+  },
+  "docs/emulator.md": (out) => {
+    expect(out).toContain('"event_subscriptions":[]');
+    expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
+  },
+  "docs/gitops.md": (out) => {
+    expect(out).toContain("DRIFT: none");
+    expect(out).toMatch(
+      /DRIFT: 1 resource\(s\) changed outside Pulumi[\s\S]*description +"Policy changes" +"edited by hand"/,
+    );
+    expect(out).toContain("exit code 2");
+    expect(out).toContain('{"drift":false,"exitCode":0}');
+    expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
+  },
+  "docs/testing.md": (_out, work) => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(work, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(Object.keys(pkg.dependencies)).toContain("pulumi-service");
+    expect(Object.keys(pkg.devDependencies)).toEqual(
+      expect.arrayContaining(["service-emulator", "jest", "ts-jest", "typescript", "@types/jest"]),
+    );
+    for (const bin of ["jest", "service-emulator", "service-drift"])
+      expect(fs.existsSync(path.join(work, "node_modules", ".bin", bin))).toBe(true);
+    expect(fs.existsSync(path.join(work, "node_modules", "@pulumi", "pulumi", "automation"))).toBe(true);
+  },
+};
+
+const RUN_DOCS = DOCS.filter((doc) => ALL.some((b) => b.doc === doc && isRun(b)));
+
+describe("the documentation's shell blocks, run by a stranger from the packed packages", () => {
+  let tmp: string;
+  let packed: Record<PackageName, Packed>;
+  let specs: Record<string, string[]>;
+
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-docs-"));
+    packed = packAll(tmp);
+    specs = Object.fromEntries(
+      (Object.keys(packed) as PackageName[]).map((name) => [name, installSpecs(name, packed)]),
+    );
+  }, 300_000);
+
+  afterAll(() => {
+    if (tmp) {
+      killLeftEmulators(tmp);
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("documents with shell blocks all say what a reader should see", () => {
+    expect(RUN_DOCS.filter((doc) => !(doc in EXPECTED))).toEqual([]);
+  });
+
+  it.each(RUN_DOCS)(
+    "%s: its shell blocks, in order, as printed",
+    async (doc) => {
+      const blocks = ALL.filter((b) => b.doc === doc);
+      const { script, replaced } = substituteInstalls(docScript(blocks), specs);
+      if (/^\s*npm\s+(install|i|add)\b.*\b(pulumi-service|service-emulator)\b/m.test(docScript(blocks)))
+        expect(replaced.length).toBeGreaterThan(0);
+      const work = fs.mkdtempSync(path.join(tmp, `${doc.replace(/\W+/g, "-")}-`));
+      const home = path.join(work, ".home");
+      fs.mkdirSync(home);
+      await waitForFreePort(PORT, 300_000);
+      const started = Date.now();
+      const r = await bash(script, work, strangerEnv(home), 1_200_000);
+      killLeftEmulators(work);
+      console.log(`${doc}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (r.code !== 0) throw new Error(`${doc} failed (exit code ${r.code}):\n${r.out.slice(-6000)}`);
+      EXPECTED[doc](r.out, work);
+      expect(await listening(PORT)).toBe(false);
+    },
+    1_800_000,
+  );
+});
