@@ -3,9 +3,13 @@
  * docs/*.md is run, unless the line before it says `<!-- not run: <reason> -->`. A document's
  * blocks run in order, exactly as printed, in one bash (`set -e -o pipefail`: the first failing
  * command fails the test), in a fresh folder under the system's temporary folder, as a stranger
- * with the project's Pulumi CLI on PATH, a home folder of their own (so `pulumi login --local`
- * keeps its stacks there, never in this machine's ~/.pulumi), `PULUMI_CONFIG_PASSPHRASE` set
- * (a terminal would prompt for it) and no Pulumi backend or `SERVICE_*` settings of this machine.
+ * with the project's Pulumi CLI on PATH, a home folder of their own (`PULUMI_HOME`, so the login
+ * and the CLI's settings stay there), `PULUMI_CONFIG_PASSPHRASE` set (a terminal would prompt
+ * for it) and no Pulumi backend or `SERVICE_*` settings of this machine. The one thing not kept
+ * apart: `pulumi login --local` means `file://~`, and the CLI takes `~` from the user database,
+ * not `$HOME`, so the documents' stacks land in this user's `~/.pulumi/stacks`. The test refuses
+ * to start when a project folder there has a name a document's stacks would take, and removes
+ * the folders a run made, whatever its outcome.
  * Blocks marked `<!-- file: <name> -->` are saved as that file at that point, as the reader is
  * told to.
  *
@@ -117,6 +121,14 @@ describe("the documentation's code blocks", () => {
   });
 });
 
+/** Where `pulumi login --local` keeps stacks: `~/.pulumi/stacks` of the user database's home. */
+const STACKS = path.join(os.userInfo().homedir, ".pulumi", "stacks");
+
+/** The project folders under {@link STACKS}. */
+function stackProjects(): string[] {
+  return fs.existsSync(STACKS) ? fs.readdirSync(STACKS) : [];
+}
+
 /** What a reader sees when a document's commands worked, beyond each command's exit code 0. */
 const EXPECTED: Record<string, (out: string, work: string) => void> = {
   "README.md": (out, work) => {
@@ -125,6 +137,10 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(out).toMatch(/- 5 deleted/);
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
     expect(fs.existsSync(path.join(work, "service-stack", ".emulator", "emulator.pid"))).toBe(false);
+  },
+  "docs/cli.md": (out) => {
+    expect(out).toMatch(/^0\.1\.0$/m);
+    expect(out).toMatch(/^Usage: service-recover/m);
   },
   "docs/emulator.md": (out) => {
     expect(out).toContain('"event_subscriptions":[]');
@@ -180,6 +196,16 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
     expect(RUN_DOCS.filter((doc) => !(doc in EXPECTED))).toEqual([]);
   });
 
+  it("no stack of this user's local backend has a project name the documents use", () => {
+    const names = new Set(
+      ALL.flatMap((b) =>
+        [...b.body.matchAll(/^name: ([\w-]+)$|name: ([\w-]+)\\n/gm)].map((m) => m[1] ?? m[2]),
+      ),
+    );
+    expect([...names].length).toBeGreaterThan(0);
+    expect(stackProjects().filter((p) => names.has(p))).toEqual([]);
+  });
+
   it.each(RUN_DOCS)(
     "%s: its shell blocks, in order, as printed",
     async (doc) => {
@@ -191,9 +217,16 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
       const home = path.join(work, ".home");
       fs.mkdirSync(home);
       await waitForFreePort(PORT, 300_000);
+      const before = new Set(stackProjects());
       const started = Date.now();
-      const r = await bash(script, work, strangerEnv(home), 1_200_000);
-      killLeftEmulators(work);
+      let r: Awaited<ReturnType<typeof bash>>;
+      try {
+        r = await bash(script, work, strangerEnv(home), 1_200_000);
+      } finally {
+        killLeftEmulators(work);
+        for (const p of stackProjects())
+          if (!before.has(p)) fs.rmSync(path.join(STACKS, p), { recursive: true });
+      }
       console.log(`${doc}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
       if (r.code !== 0) throw new Error(`${doc} failed (exit code ${r.code}):\n${r.out.slice(-6000)}`);
       EXPECTED[doc](r.out, work);

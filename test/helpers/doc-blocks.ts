@@ -35,11 +35,13 @@ export function docBlocks(file: string, doc: string): DocBlock[] {
   const lines = fs.readFileSync(file, "utf8").split("\n");
   const out: DocBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,}|~{3,})\s*([^\s`]*)/.exec(lines[i]);
+    // Fences may be indented (a block inside a list item); its lines lose that indentation.
+    const open = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)/.exec(lines[i]);
     if (!open) continue;
-    const fence = open[1];
+    const indent = open[1].length;
+    const fence = open[2];
     let end = i + 1;
-    while (end < lines.length && !lines[end].startsWith(fence)) end++;
+    while (end < lines.length && !lines[end].trimStart().startsWith(fence)) end++;
     let prev = i - 1;
     while (prev >= 0 && lines[prev].trim() === "") prev--;
     const comment = prev >= 0 ? lines[prev].trim() : "";
@@ -47,8 +49,11 @@ export function docBlocks(file: string, doc: string): DocBlock[] {
     out.push({
       doc,
       line: i + 1,
-      lang: open[2],
-      body: lines.slice(i + 1, end).join("\n"),
+      lang: open[3],
+      body: lines
+        .slice(i + 1, end)
+        .map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length)))
+        .join("\n"),
       ...(marker ? { marker: { kind: marker[1] as "not run" | "file", value: marker[2] } } : {}),
       ...(!marker && /^<!--\s*(not[ -]?run|file)\b/i.test(comment) ? { badMarker: comment } : {}),
     });
