@@ -211,11 +211,6 @@ export function claimId(id: string): void {
   processClaims.claim(id);
 }
 
-/** True when `id` was recorded by {@link claimId} in this provider process. */
-export function isClaimed(id: string): boolean {
-  return processClaims.isClaimed(id);
-}
-
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -264,34 +259,33 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 
   const attempt = async (): Promise<{ ok: T } | undefined> => {
     await gate.enterSend();
-    let made: T;
+    // The send is let go only once this create is settled (claimed, or counted as waiting), so
+    // that a lookup beside it never runs in between.
     try {
-      made = await spec.create(key);
-    } catch (err) {
-      // Settled before the send is let go, so that a lookup beside it counts this create as waiting.
-      if (lost === undefined && !maybeApplied(err)) {
-        gate.leaveSend();
-        throw err;
+      let made: T;
+      try {
+        made = await spec.create(key);
+      } catch (err) {
+        if (lost === undefined && !maybeApplied(err)) throw err;
+        lost = err;
+        gate.waiting.add(me);
+        return undefined;
       }
-      lost = err;
+      // From the answer to the claim, nothing awaits: no lookup can take the ID in between.
+      if (registry.tryClaim(made.id)) {
+        gate.waiting.delete(me);
+        return { ok: made };
+      }
+      lost = new Error(
+        `the service answered with ${made.id}, which another resource of this deployment already holds`,
+      );
+      conflict = true;
+      key = randomUUID();
       gate.waiting.add(me);
-      gate.leaveSend();
       return undefined;
-    }
-    // From the answer to the claim, nothing awaits: no lookup can take the ID in between.
-    if (registry.tryClaim(made.id)) {
-      gate.waiting.delete(me);
+    } finally {
       gate.leaveSend();
-      return { ok: made };
     }
-    lost = new Error(
-      `the service answered with ${made.id}, which another resource of this deployment already holds`,
-    );
-    conflict = true;
-    key = randomUUID();
-    gate.waiting.add(me);
-    gate.leaveSend();
-    return undefined;
   };
 
   try {
