@@ -79,6 +79,25 @@ describe("provider/native/schema.json", () => {
     },
   );
 
+  it.each(contract.RESOURCE_LIST.map((d) => [d.pulumiType, d] as const))(
+    "%s follows its descriptor: secret fields secret, immutable ones replaceOnChanges, computed ones outputs only",
+    (type, d) => {
+      const res = schema.resources[`service:index:${type}`];
+      for (const f of d.fields.secret) {
+        expect(res.inputProperties[f].secret).toBe(true);
+        expect(res.properties[f].secret).toBe(true);
+      }
+      const replacing = Object.keys(res.inputProperties).filter(
+        (k) => res.inputProperties[k].replaceOnChanges,
+      );
+      expect(replacing.sort()).toEqual([...d.fields.immutable].sort());
+      for (const f of d.fields.computed) {
+        expect(res.properties[f]).toBeDefined();
+        expect(res.inputProperties[f]).toBeUndefined();
+      }
+    },
+  );
+
   it("marks secret the API key and every write-only credential of the contract; target is a secret", () => {
     expect(schema.config.variables.apiKey.secret).toBe(true);
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
