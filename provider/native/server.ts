@@ -32,6 +32,7 @@ import { UNKNOWN } from "../validation";
 import { fromPulumi } from "./deps";
 import { fromStruct, toStruct, type Props } from "./properties";
 import { implementationOf } from "./resources";
+import { schemaText } from "./schema";
 
 const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
 const { Empty } = fromPulumi<typeof import("google-protobuf/google/protobuf/empty_pb")>(
@@ -57,10 +58,15 @@ export const VERSION = (
   JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
-/** The schema `GetSchema` serves: provider/native/schema.json of the package. */
+/**
+ * The schema `GetSchema` serves, built from the contract once: the text of
+ * provider/native/schema.json, which the package does not need to ship.
+ */
 export function readSchema(): string {
-  return fs.readFileSync(path.join(ROOT, "provider", "native", "schema.json"), "utf8");
+  schema ??= schemaText(VERSION);
+  return schema;
 }
+let schema: string | undefined;
 
 /** Config keys of the provider, in the namespace the implementation reads (`service:apiKey`…). */
 const NAMESPACE = "service:";
