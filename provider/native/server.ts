@@ -8,8 +8,8 @@
  * written for component providers; its `Configure` answers without reading the configuration it
  * is sent, and `CheckConfig`/`DiffConfig` answer UNIMPLEMENTED, so an explicit provider's API key
  * would never reach the client. This server implements those three, the resource operations,
- * `GetSchema`, `GetPluginInfo`, `Cancel` and `Attach`; every other method (`Handshake`,
- * `Invoke`, `Construct`, `GetMapping`…) gets grpc-js's UNIMPLEMENTED answer, which the engine
+ * `GetSchema`, `GetPluginInfo`, `Cancel`, `Attach` and `GetMapping(s)` (none); every other
+ * method (`Handshake`, `Invoke`, `Construct`…) gets grpc-js's UNIMPLEMENTED answer, which the engine
  * takes as "not supported" (without `Handshake` it reads the plugin's capabilities from
  * `Configure`'s answer).
  *
@@ -247,6 +247,9 @@ export const SERVER: Partial<IResourceProviderServer> = {
   update: unary(update),
   delete: unary(remove),
   cancel: unary(async () => new Empty()),
+  // No mappings to other providers' schemas (those are for `pulumi convert` of Terraform code).
+  getMapping: unary(async () => new provproto.GetMappingResponse()),
+  getMappings: unary(async () => new provproto.GetMappingsResponse()),
   attach: unary(async (req: plugproto.PluginAttach) => {
     // Started by hand (PULUMI_DEBUG_PROVIDERS=service:<port>): the engine's address arrives here.
     process.env.PULUMI_NODEJS_ENGINE ||= req.getAddress();
