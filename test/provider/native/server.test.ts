@@ -109,6 +109,25 @@ describe("pulumi-resource-service's gRPC server", () => {
     expect(resp.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
   });
 
+  it("DiffConfig: a changed setting updates the provider in place, naming it; the same settings are no change", async () => {
+    const diff = (olds: Record<string, unknown>, news: Record<string, unknown>) => {
+      const req = new proto.DiffRequest();
+      req.setOlds(Struct.fromJavaScript(olds as never));
+      req.setNews(Struct.fromJavaScript(news as never));
+      return call<proto.DiffRequest, proto.DiffResponse>(client, "diffConfig", req);
+    };
+    const secret = (value: string) => ({ [specialSigKey]: specialSecretSig, value });
+    const changed = await diff(
+      { apiKey: secret("a"), baseUrl: "http://x" },
+      { apiKey: secret("b"), baseUrl: "http://x" },
+    );
+    expect(changed.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(changed.getDiffsList()).toEqual(["apiKey"]);
+    expect(changed.getReplacesList()).toEqual([]);
+    const same = await diff({ apiKey: secret("a"), version: "0.1.0" }, { apiKey: "a" });
+    expect(same.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_NONE);
+  });
+
   it("Check runs the dynamic providers' validation: the failure names the field", async () => {
     const resp = await call<proto.CheckRequest, proto.CheckResponse>(
       client,
