@@ -11,6 +11,9 @@
 // source and the module's go.mod/go.sum, so an edit builds it again, and the earlier build is
 // removed), like ensure-pulumi.js builds the CLI. That needs Go 1.25+; without it the script stops with a clear error.
 //
+// The Go SDK's go.sum is then written by `go mod tidy` (from the Go module proxy, or the module
+// cache).
+//
 // Usage: node scripts/gen-sdks.js [--schema FILE] [--out DIR] [--languages nodejs,python,go]
 // Prints one line per language (files and bytes written) and the time taken to stderr.
 // Exit 1 when the schema binder reports any diagnostic (they are printed) or a build fails.
@@ -67,6 +70,21 @@ async function ensureGenerator() {
   return target;
 }
 
+/**
+ * Writes the Go SDK's go.sum (and its indirect requirements) with `go mod tidy`: the generator
+ * writes go.mod alone, and a module without go.sum does not build.
+ */
+function tidyGoModule(dir) {
+  const r = spawnSync("go", ["mod", "tidy"], {
+    cwd: dir,
+    env: { ...process.env, GOFLAGS: "-mod=mod" },
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  if (r.error) fail(`go mod tidy in ${dir}: ${r.error.message}`);
+  if (r.status !== 0) fail(`go mod tidy in ${dir} failed:\n${r.stderr}`);
+}
+
 /** Files below dir and their total size in bytes. */
 function measure(dir) {
   let files = 0;
@@ -116,6 +134,7 @@ async function main() {
   );
   if (r.error) fail(r.error.message);
   if (r.status !== 0) process.exit(1);
+  if (opts.languages.includes("go")) tidyGoModule(path.join(opts.out, "go"));
   const ms = Number((process.hrtime.bigint() - started) / 1000000n);
   for (const lang of opts.languages) {
     const { files, bytes } = measure(path.join(opts.out, lang));

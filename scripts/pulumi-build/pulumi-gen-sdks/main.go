@@ -21,10 +21,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -34,6 +36,7 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"golang.org/x/mod/modfile"
 )
 
 // tool is the name the generators write into each file's "do not edit" header.
@@ -75,8 +78,47 @@ var generators = map[string]func(*schema.Package) (map[string][]byte, error){
 		return python.GeneratePackage(tool, pkg, nil, noPackages{})
 	},
 	"go": func(pkg *schema.Package) (map[string][]byte, error) {
-		return gogen.GeneratePackage(tool, pkg, nil)
+		files, err := gogen.GeneratePackage(tool, pkg, nil)
+		if err != nil {
+			return nil, err
+		}
+		return files, pinPulumiSDK(files)
 	},
+}
+
+// sdkModule is the module of Pulumi's Go SDK, which the generated Go SDK imports.
+const sdkModule = "github.com/pulumi/pulumi/sdk/v3"
+
+// pinPulumiSDK makes the go.mod the Go generator writes (in the schema's "pack" mode, with a
+// floor of an old release) require the Go SDK at the release this program is built with, the
+// one its generators come from and the project tests with. Without a go.mod it does nothing.
+func pinPulumiSDK(files map[string][]byte) error {
+	raw, ok := files["go.mod"]
+	if !ok {
+		return nil
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return errors.New("no build information: cannot tell which release of " + sdkModule + " to require")
+	}
+	version := ""
+	for _, dep := range info.Deps {
+		if dep.Path == sdkModule {
+			version = dep.Version
+		}
+	}
+	if version == "" {
+		return errors.New(sdkModule + " is not among this program's modules")
+	}
+	mod, err := modfile.Parse("go.mod", raw, nil)
+	if err != nil {
+		return err
+	}
+	if err := mod.AddRequire(sdkModule, version); err != nil {
+		return err
+	}
+	files["go.mod"], err = mod.Format()
+	return err
 }
 
 // bind reads and binds the schema at path. Every diagnostic is written to stderr; any
