@@ -2,7 +2,9 @@
  * The generated Python and Go SDKs packaged as their ecosystems expect: the Python SDK built
  * into a wheel and an sdist by PyPA's build front end (scripts/build-python-sdk.js) and
  * installed with pip into a fresh virtual environment beside the `pulumi` package of PyPI; the
- * Go SDK a module that `go build` and `go vet` accept. All at the packages' version.
+ * Go SDK a module that `go build` and `go vet` accept. All at the packages' version. The Python
+ * SDK then passes a unit test with Pulumi's mocks (test/fixtures/sdk-python/test_resources.py)
+ * and mypy checks a program written on it.
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -13,6 +15,9 @@ import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 // A fresh venv installs `pulumi` and its dependencies from PyPI; the Go SDK's first build
 // compiles Pulumi's Go SDK.
 const TIMEOUT = 600_000;
+const PY_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "sdk-python");
+/** The release of mypy the sample program is checked with. */
+const MYPY_VERSION = "2.4.1";
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version;
 
 /** Runs a command to its end; returns its exit code and output (stdout then stderr). */
@@ -96,6 +101,48 @@ describe("Python SDK package pulumi_service", () => {
       expect(JSON.parse(ok(python, ["-c", check]))).toEqual(expected);
       pip("--no-deps", "--force-reinstall", sdist);
       expect(JSON.parse(ok(python, ["-c", check]))).toEqual(expected);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "passes its unit test with Pulumi's mocks: type tokens, inputs with their secret flags, outputs",
+    () => {
+      const python = path.join(tmp, "venv", "bin", "python");
+      const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
+      const r = run(python, ["-m", "unittest", "-v", "test_resources"], { cwd: PY_FIXTURES, env });
+      expect({ status: r.status, ran: /^Ran (\d+) tests?/m.exec(r.out)?.[1] }).toEqual({
+        status: 0,
+        ran: "3",
+      });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "type-checks a sample program with mypy --strict, and a misspelt argument fails the check",
+    () => {
+      const python = path.join(tmp, "venv", "bin", "python");
+      ok(python, ["-m", "pip", "install", "--quiet", `mypy==${MYPY_VERSION}`]);
+      const mypy = (file: string) =>
+        run(python, [
+          "-m",
+          "mypy",
+          "--strict",
+          "--follow-imports=silent",
+          "--cache-dir",
+          path.join(tmp, "mypy"),
+          file,
+        ]);
+      const sample = path.join(PY_FIXTURES, "sample.py");
+      expect(mypy(sample)).toEqual({ status: 0, out: expect.stringContaining("no issues found") });
+      const misspelt = path.join(tmp, "misspelt.py");
+      const text = fs.readFileSync(sample, "utf8");
+      expect(text).toContain("destination_ids=");
+      fs.writeFileSync(misspelt, text.replace("destination_ids=", "destination_idz="));
+      const r = mypy(misspelt);
+      expect(r.status).toBe(1);
+      expect(r.out).toContain('Unexpected keyword argument "destination_idz"');
     },
     TIMEOUT,
   );
