@@ -4,7 +4,8 @@
  * installed with pip into a fresh virtual environment beside the `pulumi` package of PyPI; the
  * Go SDK a module that `go build` and `go vet` accept. All at the packages' version. The Python
  * SDK then passes a unit test with Pulumi's mocks (test/fixtures/sdk-python/test_resources.py)
- * and mypy checks a program written on it.
+ * and mypy checks a program written on it; the Go SDK passes one with `pulumi.WithMocks`
+ * (test/fixtures/sdk-go).
  */
 import * as fs from "fs";
 import * as os from "os";
@@ -165,6 +166,19 @@ describe("Go SDK module", () => {
       const env = { ...process.env, GOFLAGS: "-mod=readonly" };
       ok("go", ["build", "./..."], { cwd: dir, env });
       ok("go", ["vet", "./..."], { cwd: dir, env });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "passes its unit test with Pulumi's mocks: type tokens, inputs with their secret flags, outputs",
+    () => {
+      const env = { ...process.env, GOFLAGS: "-mod=readonly" };
+      const out = ok("go", ["test", "-count=1", "./..."], {
+        cwd: path.join(REPO_ROOT, "test", "fixtures", "sdk-go"),
+        env,
+      });
+      expect(out).toMatch(/^ok\s+pulumiservice\.local\/sdk-go-test\b/m);
     },
     TIMEOUT,
   );
