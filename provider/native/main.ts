@@ -24,10 +24,10 @@ export function engineAddress(args: string[]): string | undefined {
 
 /**
  * Starts the server and prints its port.
- * @returns the bound port.
+ * @returns the bound port and the server (`forceShutdown()` stops it).
  * @throws Error when no port of 127.0.0.1 can be bound.
  */
-export async function serve(args: string[]): Promise<number> {
+export async function serve(args: string[]): Promise<{ port: number; server: grpc.Server }> {
   const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
   const address = engineAddress(args);
   // Pulumi's log (the implementation's warnings) writes to the engine at this address.
@@ -41,7 +41,7 @@ export async function serve(args: string[]): Promise<number> {
     ),
   );
   process.stdout.write(`${port}\n`);
-  return port;
+  return { port, server };
 }
 
 if (require.main === module) {

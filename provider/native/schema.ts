@@ -1,8 +1,9 @@
 /**
  * The Pulumi package schema of the native provider (`pulumi-resource-service`), generated from
- * the contract's zod schemas: each resource's inputs are its create body, its outputs the
- * response without `id`; object types, enums and the secret flag of write-only fields come from
- * the same schemas and their metadata. `scripts/gen-schema.ts` writes it to
+ * the contract: one resource per descriptor (`RESOURCE_LIST` of packages/contract/resources.ts:
+ * its Pulumi type name, schemas, secret and immutable fields); its inputs are the create body,
+ * its outputs the response without `id`; object types, enums and the secret flag of write-only
+ * fields come from the zod schemas and their metadata. `scripts/gen-schema.ts` writes it to
  * `provider/native/schema.json` (`npm run gen:schema`), the file `GetSchema` serves.
  * Reference: https://www.pulumi.com/docs/iac/extending-pulumi/schema/
  *
@@ -51,61 +52,66 @@ const PROSE: Record<string, string> = {
     "resource option, the Pulumi way to do the same.",
 };
 
-/** What the schema says of each resource beyond its contract schemas. */
-interface ResourceSpec {
+/** A resource of the schema: its token, prose, and what its descriptor in the contract says. */
+export interface ResourceSpec {
   token: string;
   description: string;
   create: z.ZodObject;
   response: z.ZodObject;
   /** Inputs the provider takes besides the create body. */
-  extraInputs?: Record<string, Json>;
+  extraInputs: Record<string, Json>;
   /** Inputs also kept as outputs (not in the response). */
-  inputsAsOutputs?: string[];
-  /** Properties a change of which replaces the resource. */
-  replaceOnChanges?: string[];
-  /** Properties stored as secrets (inputs and outputs). */
-  secrets?: string[];
+  inputsAsOutputs: string[];
+  /** Properties a change of which replaces the resource (the descriptor's `immutable`). */
+  replaceOnChanges: string[];
+  /** Properties stored as secrets, inputs and outputs (the descriptor's `secret`). */
+  secrets: string[];
 }
 
-const adoptId = (prefix: string): Json => ({
-  type: "string",
-  description: `${PROSE.adoptId} An \`${prefix}…\` ID.`,
-});
-
-/** The three resources, in the order of the schema. */
-export const RESOURCES: ResourceSpec[] = [
-  {
-    token: `${PACKAGE}:index:EventSubscription`,
+/** What the schema adds to each descriptor of the contract, by Pulumi type name. */
+const EXTRAS: Record<string, { description: string; adopt: boolean; inputsAsOutputs?: string[] }> = {
+  EventSubscription: {
     description:
       "An event subscription: which event types (sources) go to which event destinations. " +
       "Every change is an update in place. Reference: docs/service-api.md § Event subscriptions.",
-    create: contract.EventSubscriptionCreate,
-    response: contract.EventSubscription,
-    extraInputs: { adoptId: adoptId(contract.ID_PREFIX.eventSubscription) },
+    adopt: true,
     inputsAsOutputs: ["destinationIds"],
   },
-  {
-    token: `${PACKAGE}:index:EventDestination`,
+  EventDestination: {
     description:
       "An event destination (Firehose, Kinesis, CloudWatch Logs, Datadog or Azure Logs " +
       "Ingestion). Every change is an update in place; `target` is a secret. Reference: " +
       "docs/service-api.md § Event destinations.",
-    create: contract.EventDestinationCreate,
-    response: contract.EventDestination,
-    extraInputs: { adoptId: adoptId(contract.ID_PREFIX.eventDestination) },
-    secrets: ["target"],
+    adopt: true,
   },
-  {
-    token: `${PACKAGE}:index:AbuseReport`,
+  AbuseReport: {
     description:
       "An abuse report. Reports have no update: a change of `urls` (other than their order) or " +
       "`metadata` files a new report (replace); delete makes no API call (reports cannot be " +
       "deleted). Reference: docs/service-api.md § Abuse reports.",
-    create: contract.AbuseReportCreate,
-    response: contract.AbuseReport,
-    replaceOnChanges: ["urls", "metadata"],
+    adopt: false,
   },
-];
+};
+
+/**
+ * The resources, one per descriptor of the contract (`RESOURCE_LIST`), in its order.
+ * @throws Error (when loaded) for a descriptor this module has no prose for.
+ */
+export const RESOURCES: ResourceSpec[] = contract.RESOURCE_LIST.map((d): ResourceSpec => {
+  const extra = EXTRAS[d.pulumiType];
+  const adoptId: Json = { type: "string", description: `${PROSE.adoptId} An \`${d.idPrefix}…\` ID.` };
+  if (!extra) throw new Error(`provider/native/schema.ts has no description of ${d.pulumiType}`);
+  return {
+    token: `${PACKAGE}:index:${d.pulumiType}`,
+    description: extra.description,
+    create: d.schemas.create,
+    response: d.schemas.response,
+    extraInputs: extra.adopt ? { adoptId } : {},
+    inputsAsOutputs: extra.inputsAsOutputs ?? [],
+    replaceOnChanges: [...d.fields.immutable],
+    secrets: [...d.fields.secret],
+  };
+});
 
 /** The provider's configuration: each setting of provider/impl/runtime.ts. */
 const CONFIG: Record<keyof typeof SETTINGS, Json> = {
@@ -264,17 +270,17 @@ class TypeBuilder {
 
 /** Marks the listed properties secret and replace-on-change. */
 function flag(properties: Record<string, Json>, spec: ResourceSpec): void {
-  for (const p of spec.secrets ?? []) if (properties[p]) properties[p].secret = true;
-  for (const p of spec.replaceOnChanges ?? []) if (properties[p]) properties[p].replaceOnChanges = true;
+  for (const p of spec.secrets) if (properties[p]) properties[p].secret = true;
+  for (const p of spec.replaceOnChanges) if (properties[p]) properties[p].replaceOnChanges = true;
 }
 
 /** The resource's schema: inputs from the create body, outputs from the response. */
 function resource(spec: ResourceSpec, types: TypeBuilder): Json {
   const inputs = types.properties(spec.create.shape as Record<string, z.ZodType>);
-  Object.assign(inputs.properties, spec.extraInputs ?? {});
+  Object.assign(inputs.properties, spec.extraInputs);
   const { id: _id, ...responseShape } = spec.response.shape as Record<string, z.ZodType>;
   const outputs = types.properties(responseShape);
-  for (const name of spec.inputsAsOutputs ?? []) {
+  for (const name of spec.inputsAsOutputs) {
     outputs.properties[name] = inputs.properties[name];
     outputs.required.push(name);
   }

@@ -12,21 +12,14 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { startEmulator } from "../helpers/emulator";
 import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import type { Spec } from "../fixtures/native";
 
 const program = path.join(__dirname, "..", "fixtures", "native");
 const ENGINE_TIMEOUT = 600_000;
 const DD_KEY = "dd-native-secret-key-8a1f3c";
 const AWS_SECRET = "aws-native-secret-access-key-2d7e91";
+const OUTSIDE_KEY = "dd-outside-made-key-4e0b77";
 const KEYS = ["sk_native_first_account_5c2e8a", "sk_native_second_account_9b4d1f"];
-
-type Spec = {
-  destinations: { name: string; args: Record<string, unknown> }[];
-  subscriptions: { name: string; destinations: string[]; args: Record<string, unknown> }[];
-  reports: { name: string; args: Record<string, unknown> }[];
-  imports?: { name: string; id: string; args: Record<string, unknown> }[];
-  gets?: { name: string; id: string }[];
-  explicit?: { name: string; args: Record<string, unknown> }[];
-};
 
 /** The quickstart: two destinations (one with an AWS secret, one Datadog), a subscription, a report. */
 function quickstart(): Spec {
@@ -233,6 +226,41 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   );
 
   it(
+    "4b. pulumi import of a destination keeps its write-only credential out of the state; the next up sends the program's once, then no diff",
+    async () => {
+      const made = await client.eventDestinations.create({
+        description: "outside destination",
+        target: { datadog: { apiKey: OUTSIDE_KEY } },
+      });
+      const { stdout } = await cli(
+        "import",
+        "service:index:EventDestination",
+        "outsideDest",
+        made.id,
+        "--yes",
+        "--protect=false",
+        "--generate-code=false",
+      );
+      expect(stdout).toMatch(/= 1 imported/);
+      // Not even encrypted: the API never returns it, so the state holds "".
+      expect((await cli("stack", "export", "--show-secrets")).stdout).not.toContain(OUTSIDE_KEY);
+
+      await stack.setConfig("outsideKey", { value: OUTSIDE_KEY, secret: true });
+      spec.destinations.push({
+        name: "outsideDest",
+        args: { description: "outside destination", target: { datadog: { apiKey: "secret:outsideKey" } } },
+      });
+      await setSpec(spec);
+      const up = await stack.up();
+      expect(up.summary.resourceChanges?.update).toBe(1);
+      await stack.preview({ expectNoChanges: true });
+      await stack.refresh();
+      await stack.preview({ expectNoChanges: true });
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
     "5. the import resource option adopts; get reads a subscription without managing it",
     async () => {
       const dd = (await outputs()).destinationIds.dd;
@@ -289,14 +317,15 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
       const exported = (await cli("stack", "export")).stdout;
       const stored = readCheckpoint(backend);
       for (const text of [exported, stored]) {
-        for (const secret of [...KEYS, DD_KEY, AWS_SECRET, "dd-second-account-key-71c0"]) {
+        for (const secret of [...KEYS, DD_KEY, AWS_SECRET, OUTSIDE_KEY, "dd-second-account-key-71c0"]) {
           expect(text).not.toContain(secret);
         }
       }
       // The native door stores no serialized provider code.
       expect(exported).not.toContain("__provider");
-      // …and the values are there, encrypted: the API keys of both providers, both targets.
-      expect(exported.match(/"ciphertext"/g)?.length).toBe(10);
+      // …and the values are there, encrypted: the API keys of both providers (inputs and
+      // outputs), the targets of the four destinations (inputs and outputs).
+      expect(exported.match(/"ciphertext"/g)?.length).toBe(12);
     },
     ENGINE_TIMEOUT,
   );
