@@ -8,8 +8,8 @@
  * written for component providers; its `Configure` answers without reading the configuration it
  * is sent, and `CheckConfig`/`DiffConfig` answer UNIMPLEMENTED, so an explicit provider's API key
  * would never reach the client. This server implements those three, the resource operations,
- * `GetSchema`, `GetPluginInfo`, `Cancel` and `Attach`; every other method (`Handshake`,
- * `Invoke`, `Construct`, `GetMapping`…) gets grpc-js's UNIMPLEMENTED answer, which the engine
+ * `GetSchema`, `GetPluginInfo`, `Cancel`, `Attach` and `GetMapping(s)` (none); every other
+ * method (`Handshake`, `Invoke`, `Construct`…) gets grpc-js's UNIMPLEMENTED answer, which the engine
  * takes as "not supported" (without `Handshake` it reads the plugin's capabilities from
  * `Configure`'s answer).
  *
@@ -32,6 +32,7 @@ import { UNKNOWN } from "../validation";
 import { fromPulumi } from "./deps";
 import { fromStruct, toStruct, type Props } from "./properties";
 import { implementationOf } from "./resources";
+import { schemaText } from "./schema";
 
 const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
 const { Empty } = fromPulumi<typeof import("google-protobuf/google/protobuf/empty_pb")>(
@@ -57,10 +58,15 @@ export const VERSION = (
   JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
-/** The schema `GetSchema` serves: provider/native/schema.json of the package. */
+/**
+ * The schema `GetSchema` serves, built from the contract once: the text of
+ * provider/native/schema.json, which the package does not need to ship.
+ */
 export function readSchema(): string {
-  return fs.readFileSync(path.join(ROOT, "provider", "native", "schema.json"), "utf8");
+  schema ??= schemaText(VERSION);
+  return schema;
 }
+let schema: string | undefined;
 
 /** Config keys of the provider, in the namespace the implementation reads (`service:apiKey`…). */
 const NAMESPACE = "service:";
@@ -241,6 +247,9 @@ export const SERVER: Partial<IResourceProviderServer> = {
   update: unary(update),
   delete: unary(remove),
   cancel: unary(async () => new Empty()),
+  // No mappings to other providers' schemas (those are for `pulumi convert` of Terraform code).
+  getMapping: unary(async () => new provproto.GetMappingResponse()),
+  getMappings: unary(async () => new provproto.GetMappingsResponse()),
   attach: unary(async (req: plugproto.PluginAttach) => {
     // Started by hand (PULUMI_DEBUG_PROVIDERS=service:<port>): the engine's address arrives here.
     process.env.PULUMI_NODEJS_ENGINE ||= req.getAddress();
