@@ -314,6 +314,9 @@ export function buildSchema(version: string): Json {
     license: "Apache-2.0",
     repository: "https://github.com/pulumi-service/pulumi-service",
     publisher: "pulumi-service",
+    // Pulumi's "pack" mode: each generator writes its package metadata at this version (Go's
+    // go.mod, Python's version), the SDK layout npm run gen:sdks publishes.
+    meta: { supportPack: true },
     config: { variables: config },
     provider: {
       description: "The provider of the service: one account (API key) and base URL.",
@@ -329,7 +332,7 @@ export function buildSchema(version: string): Json {
         dependencies: { "@pulumi/pulumi": "^3.248.0" },
         respectSchemaVersion: true,
       },
-      python: { packageName: "pulumi_service", respectSchemaVersion: true },
+      python: { packageName: "pulumi_service", respectSchemaVersion: true, pyproject: { enabled: true } },
       go: {
         importBasePath: "github.com/pulumi-service/pulumi-service/sdk/go/service",
         generateResourceContainerTypes: true,
