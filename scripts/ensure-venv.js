@@ -192,13 +192,11 @@ function main() {
   try {
     process.stdout.write(`${ensureVenv(name, requirementsFile)}\n`);
   } catch (err) {
-    process.stderr.write(`ensure-venv: ${err.message}\n`);
-    process.exit(1);
+    log(err.message);
+    process.exitCode = 1;
   }
 }
 
-if (require.main === module) {
-  main();
-}
+if (require.main === module) main();
 
 module.exports = { COMPLETE_MARKER, venvDir, findVenv, venvPython, ensureVenv };
