@@ -26,6 +26,9 @@ EXCLUSIONS = [
     # A subscription's destinations must be event destinations of the same account (state).
     ("createEventSubscription", "ST202", "ERR_SERVICE_223", r"is not an event destination of this account"),
     ("updateEventSubscription", "ST202", "ERR_SERVICE_223", r"is not an event destination of this account"),
+    # An update's `id`, when sent, is the ID in the path (a relation between body and path).
+    ("updateEventSubscription", "ST202", "ERR_SERVICE_215", r"^id: must equal the ID in the path"),
+    ("updateEventDestination", "ST202", "ERR_SERVICE_215", r"^id: must equal the ID in the path"),
     # A review names hostnames of that abuse report (state).
     ("reviewAbuseReport", "ST202", "ERR_SERVICE_215", r"not a hostname of abuse report"),
     # A review names each hostname once, whatever the statuses (items unique by one key:
