@@ -4,12 +4,14 @@
  *
  * @packageDocumentation
  */
-import { ID_PREFIX } from "service-contract";
+import { AbuseReportHostnameStatus, ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
 import type { AbuseReportRecord, StoredHostname } from "../resources";
 import { autoReviewStatus } from "../review";
 import { notFound, type StoreBase } from "./database";
 import type { Store } from "./types";
+
+const { PENDING } = AbuseReportHostnameStatus.enum;
 
 interface AbuseReportRow {
   id: string;
@@ -60,7 +62,7 @@ export function abuseReportsRepository({
         const { id, createdAt } = mint(ID_PREFIX.abuseReport);
         const hostnames: StoredHostname[] = input.hostnames.map((hostname) => ({
           hostname,
-          status: "PENDING",
+          status: AbuseReportHostnameStatus.enum.PENDING,
           pending_since_ms: now,
         }));
         insert.run(
@@ -82,7 +84,7 @@ export function abuseReportsRepository({
       const report = toReport(row);
       if (!autoReview) return report;
       const due = (h: StoredHostname) =>
-        h.status === "PENDING" && autoReview.nowMs - h.pending_since_ms >= autoReview.delayMs;
+        h.status === PENDING && autoReview.nowMs - h.pending_since_ms >= autoReview.delayMs;
       if (!report.hostnames.some(due)) return report;
       return write(() => {
         const fresh = read();
@@ -107,7 +109,7 @@ export function abuseReportsRepository({
               `hostnames[${i}].hostname: not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
             );
           }
-          if (u.status === "PENDING" && h.status !== "PENDING") h.pending_since_ms = now;
+          if (u.status === PENDING && h.status !== PENDING) h.pending_since_ms = now;
           h.status = u.status;
         });
         setHostnames.run(JSON.stringify(r.hostnames), id);
