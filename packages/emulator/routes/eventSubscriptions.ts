@@ -4,91 +4,74 @@
  *
  * @packageDocumentation
  */
-import fp from "fastify-plugin";
-import { ID_PREFIX } from "service-contract";
-import type { WithContext } from "../context";
+import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
+import { EventSubscriptionCreate, EventSubscriptionUpdate, ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
-import { create } from "../plugins/idempotency";
 import { renderSubscription } from "../resources";
-import { EventSubscriptionCreate, EventSubscriptionUpdate } from "service-contract";
-import {
-  parseJsonObject,
-  validateBody,
-  type CreateSubscriptionInput,
-  type UpdateSubscriptionInput,
-} from "../body";
-import { checkBodyId, checkEventTypes, pageQuery, pathId, route } from "./common";
+import { checkBodyId, checkEventTypes, pageQuery, pathId, routeAccess } from "./common";
 
 const WHAT = "an event subscription";
 
-/** The event subscription routes. */
-export const eventSubscriptionRoutes = fp<WithContext>(
-  (app, { ctx }, done) => {
-    const { store } = ctx;
-    route(app, ctx, "public", "POST", "/event_subscriptions", (request, reply) =>
-      create(ctx, request, reply, () => {
-        const body = validateBody<CreateSubscriptionInput>(
-          parseJsonObject(request.body),
-          EventSubscriptionCreate,
-        );
-        checkEventTypes(body.sources);
-        const sub = store.createSubscription(ctx.accountOf(request).id, {
-          metadata: body.metadata ?? "",
-          description: body.description ?? "",
-          sources: body.sources.map((s) => s.type),
-          destinationIds: body.destination_ids,
-        });
-        return renderSubscription(sub, ctx.base(request));
-      }),
-    );
-    route(app, ctx, "public", "GET", "/event_subscriptions", (request) => {
-      const q = pageQuery(request, ID_PREFIX.eventSubscription);
-      const page = store.listSubscriptions(ctx.accountOf(request).id, q);
-      const b = ctx.base(request);
-      const last = page.items[page.items.length - 1];
-      return {
-        event_subscriptions: page.items.map((s) => renderSubscription(s, b)),
-        uri: `${b}/event_subscriptions`,
-        next_page_uri: page.hasMore ? `${b}/event_subscriptions?before_id=${last.id}&limit=${q.limit}` : null,
-      };
-    });
-    route(app, ctx, "public", "GET", "/event_subscriptions/:id", (request) => {
-      const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
-      const sub = store.getSubscription(ctx.accountOf(request).id, id);
-      if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
-      return renderSubscription(sub, ctx.base(request));
-    });
-    route(app, ctx, "public", "PATCH", "/event_subscriptions/:id", (request) => {
-      const body = validateBody<UpdateSubscriptionInput>(
-        parseJsonObject(request.body),
-        EventSubscriptionUpdate,
-      );
+/** The event subscription routes (an encapsulated plugin). */
+export const eventSubscriptionRoutes: FastifyPluginCallbackZod = (app, _opts, done) => {
+  const { store } = app;
+  routeAccess(app, "public");
+  app.post("/event_subscriptions", { schema: { body: EventSubscriptionCreate } }, (request, reply) =>
+    reply.created(() => {
+      const { body } = request;
       checkEventTypes(body.sources);
-      const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
-      checkBodyId(body, id);
-      const sub = store.updateSubscription(ctx.accountOf(request).id, id, {
-        metadata: body.metadata,
-        description: body.description,
-        sources: body.sources?.map((s) => s.type),
-        destinationIds: body.destination_ids,
+      const sub = store.createSubscription(request.accountId(), {
+        metadata: body.metadata ?? "",
+        description: body.description ?? "",
+        sources: body.sources.map((s) => s.type),
+        destinationIds: body.destinationIds,
       });
-      return renderSubscription(sub, ctx.base(request));
+      return renderSubscription(sub, request.baseUrl());
+    }),
+  );
+  app.get("/event_subscriptions", (request) => {
+    const q = pageQuery(request, ID_PREFIX.eventSubscription);
+    const page = store.listSubscriptions(request.accountId(), q);
+    const b = request.baseUrl();
+    const last = page.items[page.items.length - 1];
+    return {
+      event_subscriptions: page.items.map((s) => renderSubscription(s, b)),
+      uri: `${b}/event_subscriptions`,
+      next_page_uri: page.hasMore ? `${b}/event_subscriptions?before_id=${last.id}&limit=${q.limit}` : null,
+    };
+  });
+  app.get("/event_subscriptions/:id", (request) => {
+    const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
+    const sub = store.getSubscription(request.accountId(), id);
+    if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
+    return renderSubscription(sub, request.baseUrl());
+  });
+  app.patch("/event_subscriptions/:id", { schema: { body: EventSubscriptionUpdate } }, (request) => {
+    const { body } = request;
+    checkEventTypes(body.sources);
+    const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
+    checkBodyId(body, id);
+    const sub = store.updateSubscription(request.accountId(), id, {
+      metadata: body.metadata,
+      description: body.description,
+      sources: body.sources?.map((s) => s.type),
+      destinationIds: body.destinationIds,
     });
-    route(app, ctx, "public", "DELETE", "/event_subscriptions/:id", (request, reply) => {
-      const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
-      store.deleteSubscription(ctx.accountOf(request).id, id);
-      return reply.code(204).send();
-    });
-    route(app, ctx, "public", "GET", "/event_subscriptions/:id/sources/:type", (request) => {
-      const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
-      const { type } = request.params as { type: string };
-      const sub = store.getSubscription(ctx.accountOf(request).id, id);
-      if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
-      if (!sub.sources.includes(type))
-        throw new ServiceError(404, `event subscription ${id} has no source ${JSON.stringify(type)}`);
-      return { type, uri: `${ctx.base(request)}/event_subscriptions/${id}/sources/${type}` };
-    });
-    done();
-  },
-  { name: "event-subscription-routes" },
-);
+    return renderSubscription(sub, request.baseUrl());
+  });
+  app.delete("/event_subscriptions/:id", (request, reply) => {
+    const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
+    store.deleteSubscription(request.accountId(), id);
+    return reply.code(204).send();
+  });
+  app.get("/event_subscriptions/:id/sources/:type", (request) => {
+    const id = pathId(request, ID_PREFIX.eventSubscription, WHAT);
+    const { type } = request.params as { type: string };
+    const sub = store.getSubscription(request.accountId(), id);
+    if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
+    if (!sub.sources.includes(type))
+      throw new ServiceError(404, `event subscription ${id} has no source ${JSON.stringify(type)}`);
+    return { type, uri: `${request.baseUrl()}/event_subscriptions/${id}/sources/${type}` };
+  });
+  done();
+};
