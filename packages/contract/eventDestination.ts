@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { Id, Timestamp } from "./common";
+import { writeOnlyPaths } from "./fields";
 import { maxChars } from "./eventSubscription";
 import { DESCRIPTION_MAX_CHARS, ID_PREFIX, METADATA_MAX_BYTES, utf8Bytes } from "./limits";
 
@@ -93,23 +94,6 @@ export const DestinationTarget = z.union([
 ]);
 /** Exactly one of the five target kinds (see the schema of the same name). */
 export type DestinationTarget = z.infer<typeof DestinationTarget>;
-
-/**
- * Paths (TypeScript names, inside the kind's object) of a schema's fields marked write-only,
- * e.g. `[["auth", "creds", "awsSecretAccessKey"]]` for Kinesis: read from the schemas' metadata.
- */
-function writeOnlyPaths(schema: z.ZodType, prefix: string[] = []): string[][] {
-  if (z.globalRegistry.get(schema)?.writeOnly === true) return [prefix];
-  if (schema instanceof z.ZodOptional) return writeOnlyPaths(schema.unwrap() as z.ZodType, prefix);
-  if (schema instanceof z.ZodUnion)
-    return (schema.options as z.ZodType[]).flatMap((o) => writeOnlyPaths(o, prefix));
-  if (schema instanceof z.ZodObject) {
-    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([k, v]) =>
-      writeOnlyPaths(v, [...prefix, k]),
-    );
-  }
-  return [];
-}
 
 /** Paths of the write-only secrets inside each target kind (read from the schemas' `writeOnly` metadata). */
 export const SECRET_PATHS: Readonly<Record<string, readonly (readonly string[])[]>> = Object.fromEntries(

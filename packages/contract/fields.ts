@@ -173,3 +173,21 @@ export function keepWriteOnly(schema: z.ZodType, live: unknown, known: unknown):
   const restore = (v: unknown, k: unknown) => (v === "" && typeof k === "string" ? k : v);
   return mapWriteOnly(schema, live, known, restore, (k) => k);
 }
+
+/**
+ * Paths (TypeScript names, below `prefix`) of a schema's fields marked write-only,
+ * e.g. `[["auth", "creds", "awsSecretAccessKey"]]` for a Kinesis target: read from the schemas'
+ * `writeOnly` metadata.
+ */
+export function writeOnlyPaths(schema: z.ZodType, prefix: string[] = []): string[][] {
+  if (z.globalRegistry.get(schema)?.writeOnly === true) return [prefix];
+  if (schema instanceof z.ZodOptional) return writeOnlyPaths(schema.unwrap() as z.ZodType, prefix);
+  if (schema instanceof z.ZodUnion)
+    return (schema.options as z.ZodType[]).flatMap((o) => writeOnlyPaths(o, prefix));
+  if (schema instanceof z.ZodObject) {
+    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([k, v]) =>
+      writeOnlyPaths(v, [...prefix, k]),
+    );
+  }
+  return [];
+}

@@ -16,3 +16,4 @@ export * from "./operator";
 export * from "./openapi";
 export * from "./validate";
 export * from "./fields";
+export * from "./resources";

@@ -5,21 +5,9 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { AbuseReport, AbuseReportCreate } from "./abuseReport";
 import { ErrorResponse } from "./errors";
-import {
-  EventDestination,
-  EventDestinationCreate,
-  EventDestinationList,
-  EventDestinationUpdate,
-} from "./eventDestination";
-import {
-  EventSubscription,
-  EventSubscriptionCreate,
-  EventSubscriptionList,
-  EventSubscriptionUpdate,
-} from "./eventSubscription";
 import { FaultConfig, RequestLogPage, Review } from "./operator";
+import { RESOURCE_LIST } from "./resources";
 import { camelToSnake } from "./wire";
 
 /** A JSON object of the document. */
@@ -58,19 +46,34 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 /** An `application/json` content of the component schema `name`. */
 export const json = (name: string) => ({ content: { "application/json": { schema: ref(name) } } });
 
-/** The schemas of `components.schemas`, by name. */
+/**
+ * The component names of a resource's schemas, by role: `EventDestination`,
+ * `EventDestinationCreate`, `EventDestinationUpdate`, `EventDestinationList` (roles the resource
+ * lacks are absent).
+ */
+export function componentNames(
+  pulumiType: string,
+): Record<"response" | "create" | "update" | "list", string> {
+  return {
+    response: pulumiType,
+    create: `${pulumiType}Create`,
+    update: `${pulumiType}Update`,
+    list: `${pulumiType}List`,
+  };
+}
+
+/** The schemas of `components.schemas`, by name: each resource's, then the error and operator bodies. */
 export const COMPONENTS: Record<string, Json> = {
-  AbuseReport: wireSchema(AbuseReport),
-  AbuseReportCreate: wireSchema(AbuseReportCreate),
-  EventSubscription: wireSchema(EventSubscription),
-  EventSubscriptionCreate: wireSchema(EventSubscriptionCreate),
-  EventSubscriptionUpdate: wireSchema(EventSubscriptionUpdate),
-  EventSubscriptionList: wireSchema(EventSubscriptionList),
+  ...Object.fromEntries(
+    RESOURCE_LIST.flatMap((r) => {
+      const names = componentNames(r.pulumiType);
+      return (["response", "create", "update", "list"] as const).flatMap((role) => {
+        const schema = r.schemas[role];
+        return schema ? [[names[role], wireSchema(schema)]] : [];
+      });
+    }),
+  ),
   EventSource: wireSchema(z.object({ type: z.string(), uri: z.string() })),
-  EventDestination: wireSchema(EventDestination),
-  EventDestinationCreate: wireSchema(EventDestinationCreate),
-  EventDestinationUpdate: wireSchema(EventDestinationUpdate),
-  EventDestinationList: wireSchema(EventDestinationList),
   Error: wireSchema(ErrorResponse),
   Review: wireSchema(Review),
   FaultConfig: wireSchema(FaultConfig, true),

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 
-/** Value of the `Service-Version` header on every request (spec § Versioning). */
+/** Value of the `Service-Version` header on every request (docs/service-api.md § Requests). */
 export const SERVICE_VERSION = "2";
 
 /** Longest `metadata` of an abuse report or an event destination, in **bytes** of UTF-8. */
@@ -50,12 +50,11 @@ export const ID_PREFIX = {
   operation: "op_",
 } as const;
 
-/** The resource an ID prefix names, in words for messages, e.g. `ed_` → `an event destination`. */
-export const ID_KIND_NAMES: Readonly<Record<string, string>> = {
-  [ID_PREFIX.abuseReport]: "an abuse report",
-  [ID_PREFIX.eventSubscription]: "an event subscription",
-  [ID_PREFIX.eventDestination]: "an event destination",
-};
+/**
+ * What an `Idempotency-Key` header may hold: 1 to 255 visible ASCII characters (docs/service-api.md
+ * § Idempotency keys).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** Number of base62 characters after an ID's prefix. */
 export const ID_BODY_LENGTH = 27;

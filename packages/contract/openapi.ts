@@ -11,8 +11,24 @@
  * @packageDocumentation
  */
 import { ERROR_CODES } from "./errors";
-import { COMPONENTS, json, type Json } from "./jsonSchema";
-import { ID_BODY_LENGTH, ID_PREFIX, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN, SERVICE_VERSION } from "./limits";
+import { metaOf } from "./common";
+import { COMPONENTS, componentNames, json, type Json } from "./jsonSchema";
+import {
+  abuseReport,
+  eventSubscription,
+  OPERATIONS,
+  RESOURCE_LIST,
+  supports,
+  type Operation,
+  type ResourceDescriptor,
+} from "./resources";
+import {
+  ID_BODY_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
+  SERVICE_VERSION,
+} from "./limits";
 
 /** Version of the document (`info.version`): the service's `Service-Version`. */
 export const OPENAPI_INFO_VERSION = SERVICE_VERSION;
@@ -93,7 +109,7 @@ const idempotencyKey = {
   name: "Idempotency-Key",
   in: "header",
   description: "1 to 255 visible ASCII characters; a repeat within 24 hours gets the first response",
-  schema: { type: "string", pattern: "^[\\x21-\\x7e]{1,255}$" },
+  schema: { type: "string", pattern: IDEMPOTENCY_KEY_PATTERN.source },
 };
 const serviceVersion = {
   name: "Service-Version",
@@ -121,9 +137,97 @@ function operatorOp(id: string, summary: string, responses: Json, extra: Json = 
   return { tags: ["operator"], operationId: id, summary, security: [{ adminKey: [] }], ...extra, responses };
 }
 
-const SUB = ID_PREFIX.eventSubscription;
-const DEST = ID_PREFIX.eventDestination;
-const REPORT = ID_PREFIX.abuseReport;
+/**
+ * The paths of one resource, from its descriptor: `{path}` (list, create) and `{path}/{id}` (get,
+ * update, delete), each operation with the errors every request (and every body) may get plus the
+ * resource's own ({@link ResourceDescriptor.errors}).
+ */
+function resourcePaths(r: ResourceDescriptor): [string, Json][] {
+  const { names, tag, idPrefix, pulumiType } = r;
+  const component = componentNames(pulumiType);
+  const blanked = r.fields.writeOnly.length > 0 ? ", write-only secrets blanked" : "";
+  const extra = (o: Operation) => (r.errors[o] ?? []) as number[];
+  const summary = (o: Operation, words: string) => (r.notes[o] ? `${words} (${r.notes[o]})` : words);
+  const id = [idParam(idPrefix, names.singular)];
+  const operations: Record<Operation, () => [string, string, Json]> = {
+    list: () => [
+      r.path,
+      "get",
+      op(
+        tag,
+        `list${pulumiType}s`,
+        summary("list", `List ${names.plural}, newest first`),
+        { ...ok(200, "one page", component.list), ...errors(...COMMON, 215, 233, ...extra("list")) },
+        { parameters: pageParams(idPrefix) },
+      ),
+    ],
+    create: () => [
+      r.path,
+      "post",
+      op(
+        tag,
+        `create${pulumiType}`,
+        summary("create", `Create ${names.article}`),
+        {
+          ...ok(201, `the ${names.singular}${blanked}`, component.response, [
+            "Idempotency-Key",
+            "Idempotent-Replayed",
+          ]),
+          ...errors(...COMMON, ...BODY, ...extra("create")),
+        },
+        { parameters: [idempotencyKey], requestBody: body(component.create) },
+      ),
+    ],
+    get: () => [
+      `${r.path}/{id}`,
+      "get",
+      op(
+        tag,
+        `get${pulumiType}`,
+        summary("get", `Read ${names.article}`),
+        {
+          ...ok(200, `the ${names.singular}${blanked}`, component.response),
+          ...errors(...COMMON, ...extra("get"), 227, 404),
+        },
+        { parameters: id },
+      ),
+    ],
+    update: () => [
+      `${r.path}/{id}`,
+      "patch",
+      op(
+        tag,
+        `update${pulumiType}`,
+        summary(
+          "update",
+          `Update ${names.article}: ${String(metaOf(r.schemas.update ?? r.schemas.create)["x-patch"])}`,
+        ),
+        {
+          ...ok(200, `the ${names.singular}${blanked}`, component.response),
+          ...errors(...COMMON, ...BODY, ...extra("update"), 227, 404),
+        },
+        { parameters: id, requestBody: body(component.update) },
+      ),
+    ],
+    delete: () => [
+      `${r.path}/{id}`,
+      "delete",
+      op(
+        tag,
+        `delete${pulumiType}`,
+        summary("delete", `Delete ${names.article}`),
+        { ...ok(204, "deleted"), ...errors(...COMMON, 227, 404, ...extra("delete")) },
+        { parameters: id },
+      ),
+    ],
+  };
+  const paths = new Map<string, Json>();
+  for (const o of OPERATIONS.filter((o) => supports(r, o))) {
+    const [path, method, operation] = operations[o]();
+    paths.set(path, { ...(paths.get(path) ?? {}), [method]: operation });
+  }
+  return [...paths];
+}
 
 /**
  * The emulator's default TCP port (`service-emulator` without `--port`, `npm run demo`), and the
@@ -161,135 +265,23 @@ export function buildOpenApiDocument(): Json {
     ],
     security: [{ apiKey: [] }],
     tags: [
-      { name: "abuse reports" },
-      { name: "event subscriptions" },
-      { name: "event destinations" },
+      ...RESOURCE_LIST.map((r) => ({ name: r.tag })),
       { name: "operator", description: "emulator only: admin key; no Service-Version" },
     ],
     paths: {
-      "/abuse_reports": {
-        post: op(
-          "abuse reports",
-          "createAbuseReport",
-          "File an abuse report",
-          {
-            ...ok(201, "the report, PENDING", "AbuseReport", ["Idempotency-Key", "Idempotent-Replayed"]),
-            ...errors(...COMMON, ...BODY, 221, 240, 241),
-          },
-          { parameters: [idempotencyKey], requestBody: body("AbuseReportCreate") },
-        ),
-      },
-      "/abuse_reports/{id}": {
+      ...Object.fromEntries(RESOURCE_LIST.flatMap(resourcePaths)),
+      [`${eventSubscription.path}/{id}/sources/{type}`]: {
         get: op(
-          "abuse reports",
-          "getAbuseReport",
-          "Read an abuse report",
-          { ...ok(200, "the report", "AbuseReport"), ...errors(...COMMON, 221, 227, 404) },
-          { parameters: [idParam(REPORT, "abuse report")] },
-        ),
-      },
-      "/event_subscriptions": {
-        get: op(
-          "event subscriptions",
-          "listEventSubscriptions",
-          "List event subscriptions, newest first",
-          { ...ok(200, "one page", "EventSubscriptionList"), ...errors(...COMMON, 215, 233) },
-          { parameters: pageParams(SUB) },
-        ),
-        post: op(
-          "event subscriptions",
-          "createEventSubscription",
-          "Create an event subscription",
-          {
-            ...ok(201, "the subscription", "EventSubscription", ["Idempotency-Key", "Idempotent-Replayed"]),
-            ...errors(...COMMON, ...BODY, 223, 238, 240),
-          },
-          { parameters: [idempotencyKey], requestBody: body("EventSubscriptionCreate") },
-        ),
-      },
-      "/event_subscriptions/{id}": {
-        get: op(
-          "event subscriptions",
-          "getEventSubscription",
-          "Read an event subscription",
-          { ...ok(200, "the subscription", "EventSubscription"), ...errors(...COMMON, 227, 404) },
-          { parameters: [idParam(SUB, "event subscription")] },
-        ),
-        patch: op(
-          "event subscriptions",
-          "updateEventSubscription",
-          "Update an event subscription (fields left out keep their value)",
-          {
-            ...ok(200, "the subscription", "EventSubscription"),
-            ...errors(...COMMON, ...BODY, 223, 227, 238, 404),
-          },
-          { parameters: [idParam(SUB, "event subscription")], requestBody: body("EventSubscriptionUpdate") },
-        ),
-        delete: op(
-          "event subscriptions",
-          "deleteEventSubscription",
-          "Delete an event subscription",
-          { ...ok(204, "deleted"), ...errors(...COMMON, 227, 404) },
-          { parameters: [idParam(SUB, "event subscription")] },
-        ),
-      },
-      "/event_subscriptions/{id}/sources/{type}": {
-        get: op(
-          "event subscriptions",
+          eventSubscription.tag,
           "getEventSource",
           "Read one source of an event subscription",
           { ...ok(200, "the source", "EventSource"), ...errors(...COMMON, 227, 404) },
           {
             parameters: [
-              idParam(SUB, "event subscription"),
+              idParam(eventSubscription.idPrefix, eventSubscription.names.singular),
               { name: "type", in: "path", required: true, schema: { type: "string" } },
             ],
           },
-        ),
-      },
-      "/event_destinations": {
-        get: op(
-          "event destinations",
-          "listEventDestinations",
-          "List event destinations, newest first",
-          { ...ok(200, "one page", "EventDestinationList"), ...errors(...COMMON, 215, 233) },
-          { parameters: pageParams(DEST) },
-        ),
-        post: op(
-          "event destinations",
-          "createEventDestination",
-          "Create an event destination",
-          {
-            ...ok(201, "the destination, secrets blanked", "EventDestination", [
-              "Idempotency-Key",
-              "Idempotent-Replayed",
-            ]),
-            ...errors(...COMMON, ...BODY, 240),
-          },
-          { parameters: [idempotencyKey], requestBody: body("EventDestinationCreate") },
-        ),
-      },
-      "/event_destinations/{id}": {
-        get: op(
-          "event destinations",
-          "getEventDestination",
-          "Read an event destination (secrets blanked)",
-          { ...ok(200, "the destination", "EventDestination"), ...errors(...COMMON, 227, 404) },
-          { parameters: [idParam(DEST, "event destination")] },
-        ),
-        patch: op(
-          "event destinations",
-          "updateEventDestination",
-          "Update an event destination (fields left out keep their value; target replaced whole)",
-          { ...ok(200, "the destination", "EventDestination"), ...errors(...COMMON, ...BODY, 227, 404) },
-          { parameters: [idParam(DEST, "event destination")], requestBody: body("EventDestinationUpdate") },
-        ),
-        delete: op(
-          "event destinations",
-          "deleteEventDestination",
-          "Delete an event destination no subscription uses",
-          { ...ok(204, "deleted"), ...errors(...COMMON, 227, 404, 409) },
-          { parameters: [idParam(DEST, "event destination")] },
         ),
       },
       "/_operator/abuse_reports/{id}/review": {
@@ -297,7 +289,10 @@ export function buildOpenApiDocument(): Json {
           "reviewAbuseReport",
           "Set the status of hostnames of any account's abuse report",
           { ...ok(200, "the report", "AbuseReport"), ...errors(203, 213, 214, 215, 227, 404) },
-          { parameters: [idParam(REPORT, "abuse report")], requestBody: body("Review") },
+          {
+            parameters: [idParam(abuseReport.idPrefix, abuseReport.names.singular)],
+            requestBody: body("Review"),
+          },
         ),
       },
       "/_operator/faults": {

@@ -18,7 +18,8 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { codePoints, ID_KIND_NAMES, isAbsoluteHttpUrl, isWellFormedId, utf8Bytes } from "./limits";
+import { codePoints, isAbsoluteHttpUrl, isWellFormedId, utf8Bytes } from "./limits";
+import { ID_KIND_NAMES } from "./resources";
 import { metaOf } from "./common";
 import { camelToSnake } from "./wire";
 

@@ -36,6 +36,7 @@ import {
   SHELL_LANGUAGES,
   substituteInstalls,
 } from "../helpers/doc-blocks";
+import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } from "../helpers/tarballs";
 
 const REPO = path.resolve(__dirname, "../..");
@@ -175,9 +176,11 @@ const RUN_DOCS = DOCS.filter((doc) => ALL.some((b) => b.doc === doc && isRun(b))
 describe("the documentation's shell blocks, run by a stranger from the packed packages", () => {
   let tmp: string;
   let packed: Record<PackageName, Packed>;
+  let prebuilds: PrebuildMirror;
   let specs: Record<string, string[]>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    prebuilds = await startPrebuildMirror();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-docs-"));
     packed = packAll(tmp);
     specs = Object.fromEntries(
@@ -185,7 +188,8 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
     );
   }, 300_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    await prebuilds?.close();
     if (tmp) {
       killLeftEmulators(tmp);
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -221,8 +225,9 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
       const started = Date.now();
       let r: Awaited<ReturnType<typeof bash>>;
       try {
-        r = await bash(script, work, strangerEnv(home), 1_200_000);
+        r = await bash(script, work, strangerEnv(home, prebuilds.env), 1_200_000);
       } finally {
+        prebuilds.harvest(work);
         killLeftEmulators(work);
         for (const p of stackProjects())
           if (!before.has(p)) fs.rmSync(path.join(STACKS, p), { recursive: true });

@@ -25,6 +25,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ServiceClient } from "../../sdk";
+import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { engineEnv } from "../helpers/pulumi";
 import { ensureNodeLine, TESTED_NODE_LINES, type NodeLine } from "../../scripts/ensure-node";
 
@@ -156,14 +157,17 @@ function writeProgram(project: string): void {
 describe("the packages, installed as a user does", () => {
   let tmp: string;
   let packed: Packed[];
+  let prebuilds: PrebuildMirror;
   const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-consumer-"));
     packed = PACKAGES.map((p) => pack(p, tmp));
+    prebuilds = await startPrebuildMirror();
   });
 
-  afterAll(() => {
+  afterAll(async () => {
+    await prebuilds?.close();
     const started = process.hrtime.bigint();
     fs.rmSync(tmp, { recursive: true, force: true });
     console.log(`temporary projects removed in ${since(started).toFixed(1)} s`);
@@ -226,7 +230,7 @@ describe("the packages, installed as a user does", () => {
     beforeAll(() => {
       // Fails (does not skip) when this line's Node.js cannot be obtained.
       line = ensureNodeLine(major);
-      env = lineEnv(line, process.env);
+      env = { ...lineEnv(line, process.env), ...prebuilds.env };
       project = path.join(tmp, `node-${major}`);
       fs.mkdirSync(project);
       expectedSdk =
@@ -331,6 +335,7 @@ describe("the packages, installed as a user does", () => {
       const started = process.hrtime.bigint();
       npm(["install", "--no-audit", "--no-fund", "--save-dev", tarball("service-emulator")], project, env);
       const emulatorSeconds = since(started);
+      prebuilds.harvest(project, run("node", ["-p", "process.versions.modules"], project, env).out.trim());
       const total = installedPackages(path.join(project, "node_modules")).length;
       const sqlite = manifest(path.join(project, "node_modules", "better-sqlite3")).version;
       figures.push(

@@ -14,19 +14,23 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { docBlocks, isRun } from "../helpers/doc-blocks";
+import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } from "../helpers/tarballs";
 
 const REPO = path.resolve(__dirname, "../..");
 
 let tmp: string;
 let packed: Record<PackageName, Packed>;
+let prebuilds: PrebuildMirror;
 
-beforeAll(() => {
+beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-examples-"));
   packed = packAll(tmp);
+  prebuilds = await startPrebuildMirror();
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await prebuilds?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -73,13 +77,14 @@ async function copyAndRun(name: string): Promise<string> {
 
   const home = path.join(path.dirname(copy), "home");
   fs.mkdirSync(home);
-  const env = strangerEnv(home);
+  const env = strangerEnv(home, prebuilds.env);
   const started = Date.now();
   const tarballs = [
     ...new Set((["pulumi-service", "service-emulator"] as const).flatMap((n) => installSpecs(n, packed))),
   ];
   const install = await run("npm", ["install", ...tarballs], copy, env);
   if (install.code !== 0) throw new Error(`npm install of the tarballs failed:\n${install.out}`);
+  prebuilds.harvest(copy);
   const installed = Date.now();
   const r = await run("bash", ["-e", "-o", "pipefail", "-c", command], copy, env);
   console.log(
