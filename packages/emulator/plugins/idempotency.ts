@@ -12,6 +12,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { IDEMPOTENCY_KEY_PATTERN } from "service-contract";
 import { sha256 } from "../accounts";
 import { ServiceError } from "../errors";
 import { matchedRoute } from "../routeInfo";
@@ -36,8 +37,8 @@ declare module "fastify" {
 /** How long the emulator remembers an `Idempotency-Key`: 24 hours, in **milliseconds**. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Well-formed `Idempotency-Key` values: 1 to 255 visible ASCII characters (a UUID fits). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** Well-formed `Idempotency-Key` values (the contract's): 1 to 255 visible ASCII characters. */
+export { IDEMPOTENCY_KEY_PATTERN };
 
 /** Options of {@link idempotencyPlugin}. */
 export interface IdempotencyOptions {
