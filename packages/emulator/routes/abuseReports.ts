@@ -1,14 +1,14 @@
 /**
- * Routes of abuse reports: `POST /abuse_reports`, `GET /abuse_reports/{id}` (accounts authorized
- * for abuse reports only). Reference: docs/service-api.md § Abuse reports.
+ * Routes of abuse reports (the contract's descriptor): `POST /abuse_reports`,
+ * `GET /abuse_reports/{id}` (accounts authorized for abuse reports only). Reference: docs/service-api.md § Abuse reports.
  *
  * @packageDocumentation
  */
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
-import { AbuseReportCreate, ID_PREFIX } from "service-contract";
-import { ServiceError } from "../errors";
+import { RESOURCES } from "service-contract";
 import { renderAbuseReport } from "../resources";
-import { pathId, routeAccess } from "./common";
+import { routeAccess } from "./common";
+import { resourceRoutes } from "./resource";
 
 /** Options of {@link abuseReportRoutes}. */
 export interface AbuseReportRoutesOptions {
@@ -29,26 +29,22 @@ export const abuseReportRoutes: FastifyPluginCallbackZod<AbuseReportRoutesOption
 ) => {
   const { store } = app;
   routeAccess(app, "public", true);
-  app.post("/abuse_reports", { schema: { body: AbuseReportCreate } }, (request, reply) =>
-    reply.created(() => {
-      const { urls, metadata } = request.body;
+  resourceRoutes(app, RESOURCES.abuseReport, {
+    create(request, { urls, metadata }) {
       const hostnames: string[] = [];
       for (const u of urls) {
         const h = new URL(u).hostname.toLowerCase();
         if (!hostnames.includes(h)) hostnames.push(h);
       }
       const input = { urls, metadata: metadata ?? "", hostnames };
-      const report = store.createAbuseReport(request.accountId(), input, app.clock(), maxPerAccount);
-      return renderAbuseReport(report, request.baseUrl());
-    }),
-  );
-  app.get("/abuse_reports/:id", (request) => {
-    const id = pathId(request, ID_PREFIX.abuseReport, "an abuse report");
-    const autoReview =
-      reviewDelayMs === undefined ? undefined : { delayMs: reviewDelayMs, nowMs: app.clock() };
-    const report = store.getAbuseReport(request.accountId(), id, autoReview);
-    if (!report) throw new ServiceError(404, `no abuse report with ID ${JSON.stringify(id)}`);
-    return renderAbuseReport(report, request.baseUrl());
+      return store.createAbuseReport(request.accountId(), input, app.clock(), maxPerAccount);
+    },
+    get(request, id) {
+      const autoReview =
+        reviewDelayMs === undefined ? undefined : { delayMs: reviewDelayMs, nowMs: app.clock() };
+      return store.getAbuseReport(request.accountId(), id, autoReview);
+    },
+    render: renderAbuseReport,
   });
   done();
 };

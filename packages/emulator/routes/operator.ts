@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
-import { FaultConfig, ID_PREFIX, Review } from "service-contract";
+import { FaultConfig, RESOURCES, Review } from "service-contract";
 import { ServiceError } from "../errors";
 import { camelCaseBody } from "../plugins/validation";
 import { OPERATOR_PREFIX } from "../routeInfo";
@@ -16,6 +16,8 @@ import { pathId, routeAccess } from "./common";
 /** Most request log entries in one page of `GET /_operator/requests` (also its default `limit`). */
 export const REQUEST_LOG_PAGE_MAX = 1000;
 
+const { abuseReport } = RESOURCES;
+
 /** The fault settings travel in their TypeScript names. */
 const FaultSettings = camelCaseBody(FaultConfig);
 
@@ -23,8 +25,8 @@ const FaultSettings = camelCaseBody(FaultConfig);
 export const operatorRoutes: FastifyPluginCallbackZod = (app, _opts, done) => {
   const { store, emulator } = app;
   routeAccess(app, "operator");
-  app.post("/abuse_reports/:id/review", { schema: { body: Review } }, (request) => {
-    const id = pathId(request, ID_PREFIX.abuseReport, "an abuse report");
+  app.post(`${abuseReport.path}/:id/review`, { schema: { body: Review } }, (request) => {
+    const id = pathId(request, abuseReport.idPrefix, abuseReport.names.article);
     const report = store.reviewAbuseReport(id, request.body.hostnames, app.clock());
     return renderAbuseReport(report, request.baseUrl());
   });
