@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import ms from "ms";
-import { FaultConfig as ContractFaultConfig } from "service-contract";
+import { FAULT_SHARES, FaultConfig as ContractFaultConfig } from "service-contract";
 
 /**
  * Which share of public API requests fail, and how (the contract's schema of the same name holds
@@ -73,6 +73,14 @@ export function checkFaults(cfg: FaultConfig): FaultConfig {
   return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
 }
 
+/** The share member of {@link FaultConfig} each command-line kind sets. */
+const SHARE_KINDS: ReadonlyMap<string, (typeof FAULT_SHARES)[number]> = new Map([
+  ["503", "status503"],
+  ["429", "status429"],
+  ["reset", "reset"],
+  ["reset-after", "resetAfter"],
+]);
+
 /**
  * Parses the command-line form of {@link FaultConfig}: comma-separated `kind:value` items, e.g.
  * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms,seed:42`. `503`, `429`, `reset` and
@@ -98,19 +106,12 @@ export function parseFaults(spec: string): FaultConfig {
       if (v === "" || !Number.isFinite(n)) throw new Error(`invalid share ${JSON.stringify(v)} for ${kind}`);
       return pct ? n / 100 : n;
     };
+    const share = SHARE_KINDS.get(kind);
+    if (share !== undefined) {
+      cfg[share] = shareOf(rawValue);
+      continue;
+    }
     switch (kind) {
-      case "503":
-        cfg.status503 = shareOf(rawValue);
-        break;
-      case "429":
-        cfg.status429 = shareOf(rawValue);
-        break;
-      case "reset":
-        cfg.reset = shareOf(rawValue);
-        break;
-      case "reset-after":
-        cfg.resetAfter = shareOf(rawValue);
-        break;
       case "latency":
         cfg.latencyMs = parseDuration(rawValue, "ms");
         break;

@@ -12,6 +12,7 @@ import { ServiceError } from "../errors";
 import { TOKEN_PATTERN } from "../options";
 import { accessOf, routeNotFound } from "../routeInfo";
 import { bearerOf } from "./accounts";
+import { checkHook } from "./check";
 
 /** The bearer token of a request. @throws ServiceError 201 (missing), 202 (malformed). */
 function bearerToken(request: FastifyRequest): string {
@@ -49,15 +50,7 @@ function authenticate(request: FastifyRequest): void {
 /** The authentication hook (see the module comment). */
 export const authenticationPlugin = fp(
   (app, _opts, done) => {
-    app.addHook("onRequest", (request, _reply, next) => {
-      try {
-        authenticate(request);
-      } catch (err) {
-        next(err as Error);
-        return;
-      }
-      next();
-    });
+    app.addHook("onRequest", checkHook(authenticate));
     done();
   },
   { name: "authentication", dependencies: ["accounts", "faults"] },

@@ -9,6 +9,7 @@ import type { FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { ServiceError } from "../errors";
 import { accessOf } from "../routeInfo";
+import { checkHook } from "./check";
 
 /** Body headers. @throws ServiceError 211 (body on GET/HEAD/DELETE), 216 (no Content-Type), 210. */
 function checkBodyHeaders(request: FastifyRequest): void {
@@ -35,19 +36,12 @@ function checkBodyHeaders(request: FastifyRequest): void {
 /** The body headers check (see the module comment). */
 export const bodyHeadersPlugin = fp(
   (app, _opts, done) => {
-    app.addHook("onRequest", (request, _reply, next) => {
-      if (accessOf(request) === "document") {
-        next();
-        return;
-      }
-      try {
-        checkBodyHeaders(request);
-      } catch (err) {
-        next(err as Error);
-        return;
-      }
-      next();
-    });
+    app.addHook(
+      "onRequest",
+      checkHook((request) => {
+        if (accessOf(request) !== "document") checkBodyHeaders(request);
+      }),
+    );
     done();
   },
   { name: "body-headers", dependencies: ["authorization"] },
