@@ -4,9 +4,15 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import { EventDestination, EventDestinationCreate, type EventDestinationUpdate } from "service-contract";
+import {
+  EventDestination,
+  EventDestinationCreate,
+  type AbuseReport,
+  type EventDestinationUpdate,
+  type EventSubscription,
+} from "service-contract";
 import { blankWriteOnly, complete, RESOURCES, writableFields, type Wire } from "service-contract";
-import type { HostnameStatus, ReportStatus } from "./review";
+import type { HostnameStatus } from "./review";
 import { reportStatus } from "./review";
 import type { StoredRecord } from "./store/resourceTable";
 
@@ -74,27 +80,11 @@ export function destinationFields(
   return out as Partial<DestinationFields>;
 }
 
-/** Wire form of an abuse report (docs/service-api.md § Abuse reports). */
-export interface AbuseReportView {
-  id: string;
-  uri: string;
-  created_at: string;
-  urls: string[];
-  metadata: string;
-  status: ReportStatus;
-  hostnames: { hostname: string; status: HostnameStatus }[];
-}
+/** Wire form of an abuse report (the contract's `AbuseReport`; docs/service-api.md § Abuse reports). */
+export type AbuseReportView = Wire<AbuseReport>;
 
-/** Wire form of an event subscription (docs/service-api.md § Event subscriptions). */
-export interface SubscriptionView {
-  id: string;
-  uri: string;
-  created_at: string;
-  metadata: string;
-  description: string;
-  sources: { type: string; uri: string }[];
-  destinations: { id: string; uri: string }[];
-}
+/** Wire form of an event subscription (the contract's `EventSubscription`). */
+export type SubscriptionView = Wire<EventSubscription>;
 
 /** Wire form of an event destination (docs/service-api.md § Event destinations). */
 export type DestinationView = Wire<EventDestination>;
