@@ -18,12 +18,6 @@ export const Review = z.strictObject({
 /** Body of an operator review (see the schema of the same name). */
 export type Review = z.infer<typeof Review>;
 
-/** Most injected latency, in **milliseconds** (10 minutes): longer than any client waits. */
-export const FAULT_LATENCY_MAX_MS = 600_000;
-
-/** The share members of {@link FaultConfig}, in the order the emulator draws them. */
-export const FAULT_SHARES = ["status503", "status429", "reset", "resetAfter"] as const;
-
 /** A share between 0 and 1. */
 const share = () =>
   z
@@ -31,37 +25,40 @@ const share = () =>
     .min(0, { error: "must be a share between 0 and 1" })
     .max(1, { error: "must be a share between 0 and 1" });
 
+/**
+ * The members of {@link FaultConfig}, each with its own rule: shares of public requests answered
+ * 503 or 429, reset before or after the handler (0 to 1 each), latency in **milliseconds** (at
+ * most 10 minutes), and an integer seed.
+ */
+const FaultFields = z.strictObject({
+  status503: share().optional(),
+  status429: share().optional(),
+  reset: share().optional(),
+  resetAfter: share().optional(),
+  latencyMs: z.number().min(0).max(600_000).optional(),
+  seed: z.number().int().optional(),
+});
+/** The emulator's fault injection (see the schema of the same name). */
+export type FaultConfig = z.infer<typeof FaultConfig>;
+
+/** The share members of {@link FaultConfig}, in the order the emulator draws them. */
+export const FAULT_SHARES = ["status503", "status429", "reset", "resetAfter"] as const;
+
 /** The sum of the shares of a fault configuration (absent shares count 0). */
 function sharesSum(cfg: Partial<Record<(typeof FAULT_SHARES)[number], number>>): number {
   return FAULT_SHARES.reduce((sum, key) => sum + (cfg[key] ?? 0), 0);
 }
 
 /**
- * The emulator's fault injection (`GET`/`PUT /_operator/faults`, `--faults`): shares of public
- * requests answered 503 or 429, reset before or after the handler, each from 0 to 1 and adding
- * up to at most 1 (one random draw picks at most one fault); latency from 0 to
- * {@link FAULT_LATENCY_MAX_MS} **milliseconds**; an integer seed. The one definition of these
- * rules: the operator endpoint, the command line and `createApp` all check against it.
+ * The emulator's fault injection (`GET`/`PUT /_operator/faults`, `--faults`, `createApp`): the
+ * members' own rules (see `FaultFields`) and the shares adding up to at most 1 (one random draw
+ * picks at most one fault). The one definition of these rules: the operator endpoint, the command
+ * line and `createApp` all check against it.
  */
-export const FaultConfig = z
-  .strictObject({
-    status503: share().optional(),
-    status429: share().optional(),
-    reset: share().optional(),
-    resetAfter: share().optional(),
-    latencyMs: z
-      .number()
-      .min(0, { error: "must be ≥ 0" })
-      .max(FAULT_LATENCY_MAX_MS, { error: `must be at most ${FAULT_LATENCY_MAX_MS} milliseconds` })
-      .optional(),
-    seed: z.number().int({ error: "must be an integer" }).optional(),
-  })
-  .refine((cfg) => sharesSum(cfg) <= 1 + 1e-9, {
-    error: (issue) =>
-      `the shares of 503, 429, reset and reset-after add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
-  });
-/** The emulator's fault injection (see the schema of the same name). */
-export type FaultConfig = z.infer<typeof FaultConfig>;
+export const FaultConfig = FaultFields.refine((cfg) => sharesSum(cfg) <= 1 + 1e-9, {
+  error: (issue) =>
+    `the shares of 503, 429, reset and reset-after add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
+});
 
 /** One entry of the emulator's request log (wire names are the snake_case of these). */
 export const RequestLogEntry = z.object({
