@@ -56,6 +56,8 @@ function sharesSum(cfg: Partial<Record<(typeof FAULT_SHARES)[number], number>>):
  * line and `createApp` all check against it.
  */
 export const FaultConfig = FaultFields.refine((cfg) => sharesSum(cfg) <= 1 + 1e-9, {
+  // Names the rule for whatever maps issues onto the service's codes (a 215 with this message).
+  params: { rule: "shares-sum" },
   error: (issue) =>
     `the shares of 503, 429, reset and reset-after add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
 });
