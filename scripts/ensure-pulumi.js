@@ -135,4 +135,4 @@ if (require.main === module) {
   main();
 }
 
-module.exports = { build, main };
+module.exports = { build, goBuild, main };

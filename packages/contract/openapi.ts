@@ -10,6 +10,7 @@
  *
  * @packageDocumentation
  */
+import { idPattern } from "./common";
 import { ERROR_CODES } from "./errors";
 import { metaOf } from "./common";
 import { COMPONENTS, componentNames, json, type Json } from "./jsonSchema";
@@ -84,12 +85,18 @@ const ok = (status: number, description: string, schema?: string, extraHeaders: 
   },
 });
 
+/**
+ * Schema of an ID parameter of one kind: the pattern the service checks (`prefix` + 27 base62
+ * characters), so that a client (or a property-based tester) knows that any other value is
+ * rejected (400 / 227 in a path, 400 / 215 in `before_id`) rather than looked up.
+ */
+const idSchema = (prefix: string) => ({ type: "string", pattern: idPattern(prefix).source });
 const idParam = (prefix: string, what: string) => ({
   name: "id",
   in: "path",
   required: true,
   description: `ID of the ${what} (\`${prefix}\` + ${ID_BODY_LENGTH} base62 characters)`,
-  schema: { type: "string" },
+  schema: idSchema(prefix),
 });
 const pageParams = (prefix: string) => [
   {
@@ -102,7 +109,7 @@ const pageParams = (prefix: string) => [
     name: "before_id",
     in: "query",
     description: `return resources older than this ID (\`${prefix}…\`); from \`next_page_uri\``,
-    schema: { type: "string" },
+    schema: idSchema(prefix),
   },
 ];
 const idempotencyKey = {

@@ -147,6 +147,14 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(out).toContain('"event_subscriptions":[]');
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
   },
+  "docs/providers.md": (out) => {
+    expect(out).toMatch(/\+ 3 created/);
+    expect(out).toContain('"name": "service"');
+    expect(out).toMatch(/= 1 imported/);
+    expect(out).toMatch(/service +resource +0\.1\.0/);
+    expect(out).toMatch(/- 4 deleted/);
+    expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
+  },
   "docs/gitops.md": (out) => {
     expect(out).toContain("DRIFT: none");
     expect(out).toMatch(

@@ -113,7 +113,10 @@ describe.each(manifests)("$name", ({ name, dir, m }) => {
     const files = tarball.files.map((f) => f.path).sort();
     expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
     const others = files.filter((f) => !["LICENSE", "README.md", "package.json"].includes(f));
-    expect(others.filter((f) => !/^dist\/.+(\.d\.ts|\.js)$/.test(f))).toEqual([]);
+    // Bins too: the provider plugin's launcher must have the exact name the engine looks for. And
+    // the native SDK's manifest: its generated code reads the SDK's version there.
+    const allowed = [...Object.values(m.bin ?? {}), "dist/sdk/nodejs/package.json"];
+    expect(others.filter((f) => !/^dist\/.+(\.d\.ts|\.js)$/.test(f) && !allowed.includes(f))).toEqual([]);
     expect(others.filter((f) => /(^|\/)(test|tests|__tests__|fixtures?)\/|\.test\.|\.map$/.test(f))).toEqual(
       [],
     );

@@ -1,0 +1,348 @@
+/**
+ * The Pulumi package schema of the native provider (`pulumi-resource-service`), generated from
+ * the contract: one resource per descriptor (`RESOURCE_LIST` of packages/contract/resources.ts:
+ * its Pulumi type name, schemas, secret and immutable fields); its inputs are the create body,
+ * its outputs the response without `id`; object types, enums and the secret flag of write-only
+ * fields come from the zod schemas and their metadata. `scripts/gen-schema.ts` writes it to
+ * `provider/native/schema.json` (`npm run gen:schema`), the file `GetSchema` serves.
+ * Reference: https://www.pulumi.com/docs/iac/extending-pulumi/schema/
+ *
+ * @packageDocumentation
+ */
+import { z } from "zod";
+import * as contract from "service-contract";
+import { SETTINGS } from "../impl/runtime";
+
+/** A JSON object of the schema. */
+type Json = Record<string, unknown>;
+
+/** Name of the package, the first part of every token. */
+export const PACKAGE = "service";
+
+/** Description of a property the contract's metadata does not describe, by property name. */
+const PROSE: Record<string, string> = {
+  uri: "Absolute URI of the resource: `{base_url}/<collection>/<id>`.",
+  createdAt: "Creation time, RFC 3339 UTC with whole seconds.",
+  metadata: 'Machine-readable data; `""` when not set. Removing it clears it.',
+  description: 'Human-readable description; `""` when not set. Removing it clears it.',
+  sources: "Event types that trigger the subscription (1 to 10, no duplicates); order does not matter.",
+  destinationIds: "IDs (`ed_…`) of 1 to 10 event destinations of the account; order does not matter.",
+  destinations: "The destinations as references (`id`, `uri`), in the service's order.",
+  type: "An event type of the catalogue, e.g. `ip_policy_created.v0`.",
+  id: "ID of the referenced resource.",
+  format: 'Payload format; only `"json"` exists (the default).',
+  target:
+    "Where events are sent: exactly one kind. A secret, inputs and outputs alike; write-only " +
+    'credentials, which the API returns as `""`, are kept as the program gave them.',
+  urls: "1 to 100 absolute http(s) URLs with a host that contain suspected abusive content.",
+  status: "Review status of the report, as of the last create or refresh.",
+  hostnames: "One entry per distinct hostname, in order of first appearance in `urls`.",
+  hostname: "A hostname of a reported URL, lower-cased.",
+  role: "AWS authentication by an IAM role the service assumes.",
+  creds: "AWS authentication by an access key.",
+  auth: "AWS authentication: exactly one of `role` or `creds`.",
+  firehose: "Amazon Data Firehose.",
+  kinesis: "Amazon Kinesis.",
+  cloudwatchLogs: "Amazon CloudWatch Logs.",
+  datadog: "Datadog.",
+  azureLogsIngestion: "Azure Monitor Logs Ingestion.",
+  adoptId:
+    "ID of an existing resource to take under management on create instead of creating one " +
+    "(read only on create). The native provider also supports `pulumi import` and the `import` " +
+    "resource option, the Pulumi way to do the same.",
+};
+
+/** A resource of the schema: its token, prose, and what its descriptor in the contract says. */
+export interface ResourceSpec {
+  token: string;
+  description: string;
+  create: z.ZodObject;
+  response: z.ZodObject;
+  /** Inputs the provider takes besides the create body. */
+  extraInputs: Record<string, Json>;
+  /** Inputs also kept as outputs (not in the response). */
+  inputsAsOutputs: string[];
+  /** Properties a change of which replaces the resource (the descriptor's `immutable`). */
+  replaceOnChanges: string[];
+  /** Properties stored as secrets, inputs and outputs (the descriptor's `secret`). */
+  secrets: string[];
+}
+
+/** What the schema adds to each descriptor of the contract, by Pulumi type name. */
+const EXTRAS: Record<string, { description: string; adopt: boolean; inputsAsOutputs?: string[] }> = {
+  EventSubscription: {
+    description:
+      "An event subscription: which event types (sources) go to which event destinations. " +
+      "Every change is an update in place. Reference: docs/service-api.md § Event subscriptions.",
+    adopt: true,
+    inputsAsOutputs: ["destinationIds"],
+  },
+  EventDestination: {
+    description:
+      "An event destination (Firehose, Kinesis, CloudWatch Logs, Datadog or Azure Logs " +
+      "Ingestion). Every change is an update in place; `target` is a secret. Reference: " +
+      "docs/service-api.md § Event destinations.",
+    adopt: true,
+  },
+  AbuseReport: {
+    description:
+      "An abuse report. Reports have no update: a change of `urls` (other than their order) or " +
+      "`metadata` files a new report (replace); delete makes no API call (reports cannot be " +
+      "deleted). Reference: docs/service-api.md § Abuse reports.",
+    adopt: false,
+  },
+};
+
+/**
+ * The resources, one per descriptor of the contract (`RESOURCE_LIST`), in its order.
+ * @throws Error (when loaded) for a descriptor this module has no prose for.
+ */
+export const RESOURCES: ResourceSpec[] = contract.RESOURCE_LIST.map((d): ResourceSpec => {
+  const extra = EXTRAS[d.pulumiType];
+  const adoptId: Json = { type: "string", description: `${PROSE.adoptId} An \`${d.idPrefix}…\` ID.` };
+  if (!extra) throw new Error(`provider/native/schema.ts has no description of ${d.pulumiType}`);
+  return {
+    token: `${PACKAGE}:index:${d.pulumiType}`,
+    description: extra.description,
+    create: d.schemas.create,
+    response: d.schemas.response,
+    extraInputs: extra.adopt ? { adoptId } : {},
+    inputsAsOutputs: extra.inputsAsOutputs ?? [],
+    replaceOnChanges: [...d.fields.immutable],
+    secrets: [...d.fields.secret],
+  };
+});
+
+/** The provider's configuration: each setting of provider/impl/runtime.ts. */
+const CONFIG: Record<keyof typeof SETTINGS, Json> = {
+  apiKey: { type: "string", secret: true, description: "API key of the account." },
+  baseUrl: {
+    type: "string",
+    description: "Base URL of the service (e.g. `http://127.0.0.1:8787` for the emulator).",
+  },
+  caCertificate: { type: "string", description: "A private CA to trust: PEM text or a PEM file's path." },
+  requestTimeoutMs: { type: "integer", description: "Timeout of one request, in milliseconds." },
+  maxRetries: { type: "integer", description: "Retries of a failed request." },
+  retryBudgetMs: { type: "integer", description: "Time all retries of one call may take, in milliseconds." },
+};
+
+/** The configuration's properties with the key and environment fallback in each description. */
+function configProperties(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(CONFIG).map(([name, spec]) => {
+      const s = SETTINGS[name as keyof typeof SETTINGS];
+      const range = "number" in s ? ` From ${s.number.min} to ${s.number.max}.` : "";
+      const env = ` Stack config \`${s.key}\`; environment variable \`${s.env}\` when unset.`;
+      return [name, { ...spec, description: `${spec.description as string}${range}${env}` }];
+    }),
+  );
+}
+
+/** A zod schema's wrappers taken off, with their metadata merged. */
+function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean; meta: Json } {
+  let inner = schema;
+  let optional = false;
+  let meta: Json = { ...contract.metaOf(schema) };
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) {
+    optional ||= inner instanceof z.ZodOptional;
+    inner = inner.unwrap() as z.ZodType;
+    meta = { ...contract.metaOf(inner), ...meta };
+  }
+  return { inner, optional, meta };
+}
+
+/** The contract's export name of each zod schema, the name of its object or enum type. */
+const NAMES = new Map<unknown, string>();
+for (const [name, value] of Object.entries(contract)) {
+  if (value instanceof z.ZodType && !NAMES.has(value)) NAMES.set(value, name);
+}
+
+/** The enum of event types (`EventSourceReplace.type`), named in PascalCase. */
+const EVENT_TYPE = "EventType";
+
+/** Enum member name of a value: `ip_policy_created.v0` → `IpPolicyCreatedV0`. */
+function memberName(value: string): string {
+  return value
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0].toUpperCase() + w.slice(1).toLowerCase())
+    .join("");
+}
+
+/** Builds the `types` section while property types are resolved. */
+class TypeBuilder {
+  readonly types: Record<string, Json> = {};
+
+  ref(name: string): Json {
+    return { $ref: `#/types/${PACKAGE}:index:${name}` };
+  }
+
+  private enumType(name: string, values: readonly string[], description: string): Json {
+    this.types[`${PACKAGE}:index:${name}`] ??= {
+      type: "string",
+      description,
+      enum: values.map((value) => ({ name: memberName(value), value })),
+    };
+    return this.ref(name);
+  }
+
+  private objectType(
+    name: string,
+    description: string,
+    properties: Record<string, Json>,
+    required: string[],
+  ) {
+    this.types[`${PACKAGE}:index:${name}`] = {
+      type: "object",
+      description,
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+    };
+    return this.ref(name);
+  }
+
+  /** Properties and required names of a zod object's shape. */
+  properties(shape: Record<string, z.ZodType>): { properties: Record<string, Json>; required: string[] } {
+    const properties: Record<string, Json> = {};
+    const required: string[] = [];
+    for (const [key, schema] of Object.entries(shape)) {
+      const { optional, meta } = unwrap(schema);
+      const described = [PROSE[key], meta.description as string | undefined].filter(Boolean);
+      properties[key] = {
+        ...this.typeOf(schema),
+        description: described.length > 0 ? described.join(" ") : key,
+        ...(meta.writeOnly === true ? { secret: true } : {}),
+        ...("default" in meta ? { default: meta.default } : {}),
+      };
+      if (!optional) required.push(key);
+    }
+    return { properties, required };
+  }
+
+  /** The type spec of a zod schema. @throws Error for a kind of schema the mapping lacks. */
+  typeOf(schema: z.ZodType): Json {
+    const { inner, meta } = unwrap(schema);
+    const kind = (inner as unknown as { _zod: { def: { type: string } } })._zod.def.type;
+    const name = NAMES.get(inner);
+    if (kind === "string") {
+      if (Array.isArray(meta.enum)) return this.enumType(EVENT_TYPE, meta.enum as string[], "An event type.");
+      return { type: "string" };
+    }
+    if (kind === "number") return { type: "number" };
+    if (kind === "boolean") return { type: "boolean" };
+    if (inner instanceof z.ZodArray) return { type: "array", items: this.typeOf(inner.element as z.ZodType) };
+    if (inner instanceof z.ZodEnum) {
+      if (!name) throw new Error("an enum of the contract without an export name");
+      return this.enumType(name, inner.options as string[], `${name}: one of ${inner.options.join(", ")}.`);
+    }
+    if (inner instanceof z.ZodObject) {
+      if (!name)
+        throw new Error(`an object of the contract without an export name: ${Object.keys(inner.shape)}`);
+      if (!this.types[`${PACKAGE}:index:${name}`]) {
+        this.types[`${PACKAGE}:index:${name}`] = {}; // placeholder against cycles
+        const { properties, required } = this.properties(inner.shape as Record<string, z.ZodType>);
+        this.objectType(name, `${name} (see docs/service-api.md).`, properties, required);
+      }
+      return this.ref(name);
+    }
+    if (inner instanceof z.ZodUnion) {
+      // A union of one-member objects (a target's kind, an AWS auth): one object type whose
+      // members are all optional, exactly one of which is set.
+      if (!name) throw new Error("a union of the contract without an export name");
+      const shape: Record<string, z.ZodType> = {};
+      for (const option of inner.options as z.ZodType[]) {
+        const o = unwrap(option).inner;
+        if (!(o instanceof z.ZodObject) || Object.keys(o.shape).length !== 1)
+          throw new Error(`${name}: only unions of one-member objects map to the schema`);
+        for (const [k, v] of Object.entries(o.shape as Record<string, z.ZodType>)) shape[k] = v.optional();
+      }
+      if (!this.types[`${PACKAGE}:index:${name}`]) {
+        this.types[`${PACKAGE}:index:${name}`] = {};
+        const { properties } = this.properties(shape);
+        const members = Object.keys(shape).map((k) => `\`${k}\``);
+        this.objectType(name, `${name}: exactly one of ${members.join(", ")}.`, properties, []);
+      }
+      return this.ref(name);
+    }
+    throw new Error(`no schema type for a zod ${kind}`);
+  }
+}
+
+/** Marks the listed properties secret and replace-on-change. */
+function flag(properties: Record<string, Json>, spec: ResourceSpec): void {
+  for (const p of spec.secrets) if (properties[p]) properties[p].secret = true;
+  for (const p of spec.replaceOnChanges) if (properties[p]) properties[p].replaceOnChanges = true;
+}
+
+/** The resource's schema: inputs from the create body, outputs from the response. */
+function resource(spec: ResourceSpec, types: TypeBuilder): Json {
+  const inputs = types.properties(spec.create.shape as Record<string, z.ZodType>);
+  Object.assign(inputs.properties, spec.extraInputs);
+  const { id: _id, ...responseShape } = spec.response.shape as Record<string, z.ZodType>;
+  const outputs = types.properties(responseShape);
+  for (const name of spec.inputsAsOutputs) {
+    outputs.properties[name] = inputs.properties[name];
+    outputs.required.push(name);
+  }
+  flag(inputs.properties, spec);
+  flag(outputs.properties, spec);
+  return {
+    description: spec.description,
+    properties: outputs.properties,
+    required: outputs.required,
+    inputProperties: inputs.properties,
+    requiredInputs: inputs.required,
+  };
+}
+
+/**
+ * The whole package schema, deterministic (the same contract gives the same JSON).
+ * @param version the package version (package.json's).
+ * @throws Error when the contract holds a kind of schema the mapping lacks.
+ */
+export function buildSchema(version: string): Json {
+  const types = new TypeBuilder();
+  const resources = Object.fromEntries(RESOURCES.map((r) => [r.token, resource(r, types)]));
+  const config = configProperties();
+  return {
+    name: PACKAGE,
+    displayName: "Service",
+    version,
+    description: "Event subscriptions, event destinations and abuse reports of the service.",
+    keywords: ["pulumi", "service", "category/utility", "kind/native"],
+    homepage: "https://github.com/pulumi-service/pulumi-service#readme",
+    license: "Apache-2.0",
+    repository: "https://github.com/pulumi-service/pulumi-service",
+    publisher: "pulumi-service",
+    // Pulumi's "pack" mode: each generator writes its package metadata at this version (Go's
+    // go.mod, Python's version), the SDK layout npm run gen:sdks publishes.
+    meta: { supportPack: true },
+    config: { variables: config },
+    provider: {
+      description: "The provider of the service: one account (API key) and base URL.",
+      properties: config,
+      inputProperties: config,
+    },
+    resources,
+    types: Object.fromEntries(Object.entries(types.types).sort(([a], [b]) => a.localeCompare(b))),
+    language: {
+      nodejs: {
+        packageName: "@pulumi-service/service",
+        packageDescription: "Native Pulumi resources of the service (generated from the schema).",
+        dependencies: { "@pulumi/pulumi": "^3.248.0" },
+        respectSchemaVersion: true,
+      },
+      python: { packageName: "pulumi_service", respectSchemaVersion: true, pyproject: { enabled: true } },
+      go: {
+        importBasePath: "github.com/pulumi-service/pulumi-service/sdk/go/service",
+        generateResourceContainerTypes: true,
+        respectSchemaVersion: true,
+      },
+    },
+  };
+}
+
+/** The schema as `schema.json` holds it: two-space JSON and a final newline. */
+export function schemaText(version: string): string {
+  return `${JSON.stringify(buildSchema(version), null, 2)}\n`;
+}

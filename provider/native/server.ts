@@ -1,0 +1,258 @@
+/**
+ * The gRPC server of the native provider plugin `pulumi-resource-service`: Pulumi's resource
+ * provider protocol (`pulumirpc.ResourceProvider`, the service definitions and messages that ship
+ * in `@pulumi/pulumi/proto`), answered by the same implementation the dynamic providers call
+ * (provider/impl, through ./resources.ts).
+ *
+ * Why not `@pulumi/pulumi/provider`'s `main()`: its server (provider/server.js, 3.248) was
+ * written for component providers; its `Configure` answers without reading the configuration it
+ * is sent, and `CheckConfig`/`DiffConfig` answer UNIMPLEMENTED, so an explicit provider's API key
+ * would never reach the client. This server implements those three, the resource operations,
+ * `GetSchema`, `GetPluginInfo`, `Cancel`, `Attach` and `GetMapping(s)` (none); every other
+ * method (`Handshake`, `Invoke`, `Construct`…) gets grpc-js's UNIMPLEMENTED answer, which the engine
+ * takes as "not supported" (without `Handshake` it reads the plugin's capabilities from
+ * `Configure`'s answer).
+ *
+ * Capabilities: secrets are accepted (the engine sends them with Pulumi's secret signature, see
+ * ./properties.ts), and the answers mark secret every property that was secret on the way in
+ * plus those the schema declares secret (an event destination's `target`); previews are not
+ * served (`supportsPreview: false`: the engine plans creates and updates itself, as for the
+ * dynamic providers); resource references and output values are not accepted.
+ *
+ * @packageDocumentation
+ */
+import * as fs from "fs";
+import * as path from "path";
+import type * as grpc from "@grpc/grpc-js";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import { configure } from "../impl/runtime";
+import { UNKNOWN } from "../validation";
+import { fromPulumi } from "./deps";
+import { fromStruct, toStruct, type Props } from "./properties";
+import { implementationOf } from "./resources";
+import { schemaText } from "./schema";
+
+const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
+const { Empty } = fromPulumi<typeof import("google-protobuf/google/protobuf/empty_pb")>(
+  "google-protobuf/google/protobuf/empty_pb",
+);
+
+/** The root of this package (`pulumi-service`), from this file in the source or in dist. */
+function packageRoot(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (
+      fs.existsSync(file) &&
+      (JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string }).name === "pulumi-service"
+    )
+      return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json of pulumi-service above ${__dirname}`);
+  }
+}
+
+const ROOT = packageRoot();
+/** The plugin's version: the package's. */
+export const VERSION = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }
+).version;
+
+/**
+ * The schema `GetSchema` serves, built from the contract once: the text of
+ * provider/native/schema.json, which the package does not need to ship.
+ */
+export function readSchema(): string {
+  schema ??= schemaText(VERSION);
+  return schema;
+}
+let schema: string | undefined;
+
+/** Config keys of the provider, in the namespace the implementation reads (`service:apiKey`…). */
+const NAMESPACE = "service:";
+
+/** Properties of the provider's config stored as secrets. */
+const CONFIG_SECRETS = ["apiKey"];
+
+/** A unary handler from an async function; an error is answered with its message only. */
+function unary<Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    fn(call.request).then(
+      (res) => callback(null, res),
+      (err: unknown) =>
+        callback({
+          code: grpcJs.status.UNKNOWN,
+          details: err instanceof Error ? err.message : String(err),
+        } as grpc.ServiceError),
+    );
+  };
+}
+
+/** Union of property name sets. */
+const union = (...sets: Iterable<string>[]) => new Set(sets.flatMap((s) => [...s]));
+
+/** Names of the properties whose values differ between `a` and `b` (compared as JSON). */
+function changedKeys(a: Props, b: Props, ignore: string[] = []): string[] {
+  const keys = union(Object.keys(a), Object.keys(b));
+  return [...keys].filter((k) => !ignore.includes(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}
+
+/** `CheckConfig`: the configuration as given, the API key marked secret; a bad URL is a failure. */
+async function checkConfig(req: provproto.CheckRequest): Promise<provproto.CheckResponse> {
+  const news = fromStruct(req.getNews());
+  const resp = new provproto.CheckResponse();
+  resp.setInputs(toStruct(news.props, union(news.secrets, CONFIG_SECRETS)));
+  const baseUrl = news.props.baseUrl;
+  if (typeof baseUrl === "string" && baseUrl !== UNKNOWN && !/^https?:\/\/[^/]/.test(baseUrl)) {
+    const failure = new provproto.CheckFailure();
+    failure.setProperty("baseUrl");
+    failure.setReason(`baseUrl must be an absolute http:// or https:// URL, got ${JSON.stringify(baseUrl)}`);
+    resp.setFailuresList([failure]);
+  }
+  return resp;
+}
+
+/** `DiffConfig`: changed settings update the provider in place (no resource is replaced). */
+async function diffConfig(req: provproto.DiffRequest): Promise<provproto.DiffResponse> {
+  const changed = changedKeys(fromStruct(req.getOlds()).props, fromStruct(req.getNews()).props, ["version"]);
+  const resp = new provproto.DiffResponse();
+  resp.setChanges(
+    changed.length > 0
+      ? provproto.DiffResponse.DiffChanges.DIFF_SOME
+      : provproto.DiffResponse.DiffChanges.DIFF_NONE,
+  );
+  resp.setDiffsList(changed);
+  return resp;
+}
+
+/**
+ * `Configure`: hands the provider's configuration (its inputs, else the `service:*` variables)
+ * to the implementation's runtime, which falls back to the environment for unset settings.
+ */
+async function configureProvider(req: provproto.ConfigureRequest): Promise<provproto.ConfigureResponse> {
+  const args = fromStruct(req.getArgs()).props;
+  const variables = req.getVariablesMap();
+  await configure({
+    config: {
+      get(key: string) {
+        const name = key.startsWith(NAMESPACE) ? key.slice(NAMESPACE.length) : key;
+        const value = args[name] ?? variables.get(key);
+        return value === undefined || value === null ? undefined : String(value);
+      },
+    },
+  });
+  const resp = new provproto.ConfigureResponse();
+  resp.setAcceptsecrets(true);
+  resp.setSupportspreview(false);
+  resp.setAcceptresources(false);
+  resp.setAcceptoutputs(false);
+  return resp;
+}
+
+async function check(req: provproto.CheckRequest): Promise<provproto.CheckResponse> {
+  const impl = implementationOf(req.getUrn());
+  const news = fromStruct(req.getNews());
+  const result = await impl.check(fromStruct(req.getOlds()).props, news.props);
+  const resp = new provproto.CheckResponse();
+  resp.setInputs(toStruct((result.inputs ?? news.props) as Props, union(news.secrets, impl.secrets)));
+  resp.setFailuresList(
+    (result.failures ?? []).map((f) => {
+      const failure = new provproto.CheckFailure();
+      failure.setProperty(f.property);
+      failure.setReason(f.reason);
+      return failure;
+    }),
+  );
+  return resp;
+}
+
+async function diff(req: provproto.DiffRequest): Promise<provproto.DiffResponse> {
+  const impl = implementationOf(req.getUrn());
+  const result = await impl.diff(
+    req.getId(),
+    fromStruct(req.getOlds()).props,
+    fromStruct(req.getNews()).props,
+  );
+  const { DiffChanges } = provproto.DiffResponse;
+  const resp = new provproto.DiffResponse();
+  resp.setChanges(
+    result.changes === true
+      ? DiffChanges.DIFF_SOME
+      : result.changes === false
+        ? DiffChanges.DIFF_NONE
+        : DiffChanges.DIFF_UNKNOWN,
+  );
+  resp.setReplacesList(result.replaces ?? []);
+  resp.setStablesList(result.stables ?? []);
+  resp.setDeletebeforereplace(result.deleteBeforeReplace ?? false);
+  return resp;
+}
+
+async function create(req: provproto.CreateRequest): Promise<provproto.CreateResponse> {
+  const impl = implementationOf(req.getUrn());
+  const news = fromStruct(req.getProperties());
+  const result = await impl.create(news.props);
+  const resp = new provproto.CreateResponse();
+  resp.setId(result.id);
+  resp.setProperties(toStruct(result.outs as Props, union(news.secrets, impl.secrets)));
+  return resp;
+}
+
+/**
+ * `Read` (refresh, import, `get`): the live resource, or an empty ID when it is gone. With only
+ * an ID (import, `get`), write-only credentials read back as `""`, as with adoption.
+ */
+async function read(req: provproto.ReadRequest): Promise<provproto.ReadResponse> {
+  const impl = implementationOf(req.getUrn());
+  const state = fromStruct(req.getProperties());
+  const secrets = union(state.secrets, fromStruct(req.getInputs()).secrets, impl.secrets);
+  const result = await impl.read(req.getId(), state.props);
+  const resp = new provproto.ReadResponse();
+  if (!result.id) return resp;
+  resp.setId(result.id);
+  resp.setProperties(toStruct(result.props as Props, secrets));
+  if (result.inputs) resp.setInputs(toStruct(result.inputs as Props, secrets));
+  return resp;
+}
+
+async function update(req: provproto.UpdateRequest): Promise<provproto.UpdateResponse> {
+  const impl = implementationOf(req.getUrn());
+  if (!impl.update) throw new Error(`${req.getUrn()} has no update: a change replaces it`);
+  const news = fromStruct(req.getNews());
+  const result = await impl.update(req.getId(), fromStruct(req.getOlds()).props, news.props);
+  const resp = new provproto.UpdateResponse();
+  resp.setProperties(toStruct(result.outs as Props, union(news.secrets, impl.secrets)));
+  return resp;
+}
+
+async function remove(req: provproto.DeleteRequest) {
+  await implementationOf(req.getUrn()).remove(req.getId());
+  return new Empty();
+}
+
+/** The methods of `pulumirpc.ResourceProvider` this plugin serves (see the module's doc). */
+export const SERVER: Partial<IResourceProviderServer> = {
+  getPluginInfo: unary(async () => new plugproto.PluginInfo().setVersion(VERSION)),
+  getSchema: unary(async (req: provproto.GetSchemaRequest) => {
+    if (req.getVersion() !== 0) throw new Error(`unsupported schema version ${req.getVersion()}`);
+    return new provproto.GetSchemaResponse().setSchema(readSchema());
+  }),
+  checkConfig: unary(checkConfig),
+  diffConfig: unary(diffConfig),
+  configure: unary(configureProvider),
+  check: unary(check),
+  diff: unary(diff),
+  create: unary(create),
+  read: unary(read),
+  update: unary(update),
+  delete: unary(remove),
+  cancel: unary(async () => new Empty()),
+  // No mappings to other providers' schemas (those are for `pulumi convert` of Terraform code).
+  getMapping: unary(async () => new provproto.GetMappingResponse()),
+  getMappings: unary(async () => new provproto.GetMappingsResponse()),
+  attach: unary(async (req: plugproto.PluginAttach) => {
+    // Started by hand (PULUMI_DEBUG_PROVIDERS=service:<port>): the engine's address arrives here.
+    process.env.PULUMI_NODEJS_ENGINE ||= req.getAddress();
+    return new Empty();
+  }),
+};

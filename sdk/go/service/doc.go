@@ -1,0 +1,2 @@
+// Event subscriptions, event destinations and abuse reports of the service.
+package service

@@ -1,0 +1,156 @@
+/**
+ * The plugin's gRPC server as the engine talks to it: the port on stdout, plugin info, schema,
+ * provider configuration (the API key made a secret, a bad URL named), and resource checks that
+ * run the same validation as the dynamic providers, secrets kept. The whole lifecycle through the
+ * engine is test/e2e/native.test.ts.
+ */
+import { spawn } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import * as grpc from "@grpc/grpc-js";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as proto from "@pulumi/pulumi/proto/provider_pb";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { serve } from "../../../provider/native/main";
+
+const ROOT = path.resolve(__dirname, "../../..");
+const SUB = "urn:pulumi:dev::p::service:index:EventSubscription::s";
+const DEST = "urn:pulumi:dev::p::service:index:EventDestination::d";
+const isSecret = (v: unknown) => (v as Record<string, unknown>)?.[specialSigKey] === specialSecretSig;
+
+/** Calls a unary method of the client as a promise. */
+function call<Req, Res>(client: ResourceProviderClient, method: string, req: Req): Promise<Res> {
+  const fn = (client as unknown as Record<string, (r: Req, cb: (e: Error | null, r: Res) => void) => void>)[
+    method
+  ];
+  return new Promise((resolve, reject) =>
+    fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))),
+  );
+}
+
+function checkRequest(urn: string, news: Record<string, unknown>): proto.CheckRequest {
+  const req = new proto.CheckRequest();
+  req.setUrn(urn);
+  req.setOlds(Struct.fromJavaScript({}));
+  req.setNews(Struct.fromJavaScript(news as never));
+  return req;
+}
+
+describe("pulumi-resource-service's gRPC server", () => {
+  let server: grpc.Server;
+  let client: ResourceProviderClient;
+
+  beforeAll(async () => {
+    const write = process.stdout.write;
+    process.stdout.write = () => true; // the port line, for the engine
+    try {
+      const started = await serve(["127.0.0.1:1"]);
+      server = started.server;
+      client = new ResourceProviderClient(`127.0.0.1:${started.port}`, grpc.credentials.createInsecure());
+    } finally {
+      process.stdout.write = write;
+    }
+  });
+  afterAll(() => {
+    client?.close();
+    server?.forceShutdown();
+  });
+
+  it("the bin prints only its port on stdout, as the engine reads it", async () => {
+    const child = spawn(path.join(ROOT, "bin", "pulumi-resource-service"), ["127.0.0.1:1"]);
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out);
+      });
+      child.on("exit", (code) => reject(new Error(`exited with ${code}`)));
+    });
+    child.kill();
+    expect(line).toMatch(/^\d+\n$/);
+  });
+
+  it("GetPluginInfo answers the package's version; GetSchema the schema file", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const info = await call<Empty, { getVersion(): string }>(client, "getPluginInfo", new Empty());
+    expect(info.getVersion()).toBe(version);
+    const schema = await call<proto.GetSchemaRequest, proto.GetSchemaResponse>(
+      client,
+      "getSchema",
+      new proto.GetSchemaRequest(),
+    );
+    expect(schema.getSchema()).toBe(
+      fs.readFileSync(path.join(ROOT, "provider", "native", "schema.json"), "utf8"),
+    );
+  });
+
+  it("CheckConfig keeps an explicit provider's API key as a secret even when given in plain text", async () => {
+    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
+      client,
+      "checkConfig",
+      checkRequest("urn:pulumi:dev::p::pulumi:providers:service::prod", { apiKey: "k", baseUrl: "http://x" }),
+    );
+    const inputs = resp.getInputs()!.toJavaScript();
+    expect(isSecret(inputs.apiKey)).toBe(true);
+    expect(inputs.baseUrl).toBe("http://x");
+    expect(resp.getFailuresList()).toEqual([]);
+  });
+
+  it("CheckConfig names baseUrl when it is not an http(s) URL", async () => {
+    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
+      client,
+      "checkConfig",
+      checkRequest("urn:pulumi:dev::p::pulumi:providers:service::prod", { baseUrl: "ftp://x" }),
+    );
+    expect(resp.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
+  });
+
+  it("DiffConfig: a changed setting updates the provider in place, naming it; the same settings are no change", async () => {
+    const diff = (olds: Record<string, unknown>, news: Record<string, unknown>) => {
+      const req = new proto.DiffRequest();
+      req.setOlds(Struct.fromJavaScript(olds as never));
+      req.setNews(Struct.fromJavaScript(news as never));
+      return call<proto.DiffRequest, proto.DiffResponse>(client, "diffConfig", req);
+    };
+    const secret = (value: string) => ({ [specialSigKey]: specialSecretSig, value });
+    const changed = await diff(
+      { apiKey: secret("a"), baseUrl: "http://x" },
+      { apiKey: secret("b"), baseUrl: "http://x" },
+    );
+    expect(changed.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(changed.getDiffsList()).toEqual(["apiKey"]);
+    expect(changed.getReplacesList()).toEqual([]);
+    const same = await diff({ apiKey: secret("a"), version: "0.1.0" }, { apiKey: "a" });
+    expect(same.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_NONE);
+  });
+
+  it("Check runs the dynamic providers' validation: the failure names the field", async () => {
+    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
+      client,
+      "check",
+      checkRequest(SUB, { sources: [], destinationIds: ["ed_x"] }),
+    );
+    const props = resp.getFailuresList().map((f) => f.getProperty());
+    expect(props).toContain("sources");
+  });
+
+  it("Check marks a destination's target secret even when the program gave it in plain text", async () => {
+    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
+      client,
+      "check",
+      checkRequest(DEST, { target: { datadog: { apiKey: "dd-plain-key" } } }),
+    );
+    expect(resp.getFailuresList()).toEqual([]);
+    expect(isSecret(resp.getInputs()!.toJavaScript().target)).toBe(true);
+  });
+
+  it("a type the schema does not have is an error naming it", async () => {
+    await expect(
+      call(client, "check", checkRequest("urn:pulumi:dev::p::service:index:Nope::n", {})),
+    ).rejects.toThrow(/unknown resource type service:index:Nope/);
+  });
+});
