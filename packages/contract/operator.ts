@@ -19,13 +19,18 @@ export const Review = z.strictObject({
 export type Review = z.infer<typeof Review>;
 
 /** A share between 0 and 1. */
-const share = () => z.number().min(0).max(1);
+const share = () =>
+  z
+    .number()
+    .min(0, { error: "must be a share between 0 and 1" })
+    .max(1, { error: "must be a share between 0 and 1" });
 
 /**
- * The emulator's fault injection (`GET`/`PUT /_operator/faults`): shares of public requests
- * answered 503 or 429, reset before or after the handler, latency in **milliseconds**, and a seed.
+ * The members of {@link FaultConfig}, each with its own rule: shares of public requests answered
+ * 503 or 429, reset before or after the handler (0 to 1 each), latency in **milliseconds** (at
+ * most 10 minutes), and an integer seed.
  */
-export const FaultConfig = z.strictObject({
+const FaultFields = z.strictObject({
   status503: share().optional(),
   status429: share().optional(),
   reset: share().optional(),
@@ -35,6 +40,27 @@ export const FaultConfig = z.strictObject({
 });
 /** The emulator's fault injection (see the schema of the same name). */
 export type FaultConfig = z.infer<typeof FaultConfig>;
+
+/** The share members of {@link FaultConfig}, in the order the emulator draws them. */
+export const FAULT_SHARES = ["status503", "status429", "reset", "resetAfter"] as const;
+
+/** The sum of the shares of a fault configuration (absent shares count 0). */
+function sharesSum(cfg: Partial<Record<(typeof FAULT_SHARES)[number], number>>): number {
+  return FAULT_SHARES.reduce((sum, key) => sum + (cfg[key] ?? 0), 0);
+}
+
+/**
+ * The emulator's fault injection (`GET`/`PUT /_operator/faults`, `--faults`, `createApp`): the
+ * members' own rules (see `FaultFields`) and the shares adding up to at most 1 (one random draw
+ * picks at most one fault). The one definition of these rules: the operator endpoint, the command
+ * line and `createApp` all check against it.
+ */
+export const FaultConfig = FaultFields.refine((cfg) => sharesSum(cfg) <= 1 + 1e-9, {
+  // Names the rule for whatever maps issues onto the service's codes (a 215 with this message).
+  params: { rule: "shares-sum" },
+  error: (issue) =>
+    `the shares of 503, 429, reset and reset-after add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
+});
 
 /** One entry of the emulator's request log (wire names are the snake_case of these). */
 export const RequestLogEntry = z.object({

@@ -7,48 +7,66 @@
  * Checks run in the order a real server applies them; each stage answers with the first problem
  * it finds:
  *
- * | stage | where | codes |
+ * | stage | where (plugin) | codes |
  * |---|---|---|
- * | injected faults (public API only) | `onRequest` hook, first | 503 (code 500), 429 (226), connection reset (`reset-after`: at `onSend`, after the handler) |
- * | authentication | `onRequest` | 201, 202, 203 |
- * | rate limit (when configured) | `onRequest` | 429 / 226 |
- * | `Service-Version` | `onRequest` | 218 missing, 217 wrong |
- * | routing | `onRequest` | 404 unknown path, 405 wrong method |
- * | authorization for abuse reports | `onRequest` | 403 / 221 |
- * | body headers | `onRequest` | 211 body on GET/DELETE, 216 body without Content-Type, 210 not JSON |
- * | body size | body parser | 413 |
- * | JSON | handler | 213 |
- * | unknown fields | handler | 214 |
- * | types, required, limits | handler | 215 |
+ * | `Host` of an HTTP/1.1 request | `onRequest` (host), first | 213 |
+ * | injected faults (public API only) | `onRequest` (faults) | 503 (code 500), 429 (226), connection reset (`reset-after`: at `onSend`, after the handler) |
+ * | authentication | `onRequest` (authentication) | 201, 202, 203 |
+ * | rate limit (when configured) | `onRequest` (rate limit) | 429 / 226 |
+ * | `Service-Version` | `onRequest` (service version) | 218 missing, 217 wrong |
+ * | routing | `onRequest` (routing) | 404 unknown path, 405 a method the path does not declare |
+ * | authorization for abuse reports | `onRequest` (authorization) | 403 / 221 |
+ * | body headers | `onRequest` (body headers) | 211 body on GET/DELETE, 216 body without Content-Type, 210 not JSON |
+ * | body size | body parser (validation) | 413 |
+ * | `Idempotency-Key` format (keyed creates) | `preValidation` (idempotency) | 215 |
+ * | JSON | route `schema.body` (validation) | 213 |
+ * | unknown fields | route `schema.body` (validation) | 214 |
+ * | types, required, limits | route `schema.body` (validation) | 215 |
+ * | `Idempotency-Key` reuse (keyed creates) | handler, store transaction | 409 / 240 key reused with another request |
  * | event types | handler | 238 |
  * | path ID prefix, `limit` | handler | 227, 233 |
  * | existence, references | store transaction | 404, 223, 409 |
  * | abuse reports per account (`limits`) | store transaction | 409 / 241 |
- * | `Idempotency-Key` of a create (when honoured) | handler, store transaction | 215 malformed key, 409 / 240 key reused with another request |
  *
- * The app is made of Fastify plugins, registered in this order: errors (error and not-found
- * handlers, `Operation-Id`), idempotency (key echo), faults (`reset-after`), auth (the
- * `onRequest` checks above, faults first), request log, then one routes module per resource,
- * the operator routes, and the 405 catch-alls. They share one {@link EmulatorContext}.
+ * The app is made of Fastify plugins. The store, the run-time controls (`app.emulator`), the
+ * fault settings (`app.faults`), the clock and the operation IDs are decorators of the app; each
+ * `fastify-plugin` plugin adds one concern's hooks and request decorators app-wide, registered in
+ * the order its hooks run: errors (error and not-found handlers, `Operation-Id`), validation
+ * (body parser, validator compiler), accounts, request log, idempotency, host, faults,
+ * authentication, rate limit, service version, routing, authorization, body headers. The routes
+ * are encapsulated plugins, one per resource, the operator routes under `/_operator` and the
+ * OpenAPI document; the 405 catch-alls come last.
  *
  * @packageDocumentation
  */
-import Fastify from "fastify";
+import Fastify, { type FastifyRequest } from "fastify";
 import { ID_PREFIX, MAX_BODY_BYTES } from "service-contract";
+import { AccountKeys } from "./accounts";
+import { Faults } from "./faults";
+import { KsuidGenerator } from "./ids";
 import {
-  createContext,
-  routeNotFound,
+  listeningUrl,
+  resolveLimits,
   type CreateAppOptions,
   type EmulatorApp,
-  type EmulatorContext,
-} from "./context";
-import { authPlugin } from "./plugins/auth";
+  type EmulatorControl,
+} from "./options";
+import { accountsPlugin } from "./plugins/accounts";
+import { authenticationPlugin } from "./plugins/authentication";
+import { authorizationPlugin } from "./plugins/authorization";
+import { bodyHeadersPlugin } from "./plugins/bodyHeaders";
 import { errorsPlugin, rawErrorResponse, sendError } from "./plugins/errors";
 import { faultsPlugin } from "./plugins/faults";
+import { hostPlugin } from "./plugins/host";
 import { idempotencyPlugin } from "./plugins/idempotency";
+import { rateLimitPlugin } from "./plugins/rateLimit";
 import { logRequest, requestLogPlugin } from "./plugins/requestLog";
+import { methodNotAllowedPlugin, routingPlugin } from "./plugins/routing";
+import { serviceVersionPlugin } from "./plugins/serviceVersion";
+import { validationPlugin } from "./plugins/validation";
+import { routeNotFound, OPERATOR_PREFIX } from "./routeInfo";
 import { abuseReportRoutes } from "./routes/abuseReports";
-import { methodNotAllowedPlugin } from "./routes/common";
+import { documentRoutes } from "./routes/document";
 import { eventDestinationRoutes } from "./routes/eventDestinations";
 import { eventSubscriptionRoutes } from "./routes/eventSubscriptions";
 import { operatorRoutes } from "./routes/operator";
@@ -60,27 +78,42 @@ export {
   type CreateAppOptions,
   type StoreLimits,
   type EmulatorApp,
-  type EmulatorContext,
   type EmulatorControl,
-} from "./context";
+} from "./options";
 export { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS } from "./plugins/idempotency";
 export { REQUEST_LOG_PAGE_MAX } from "./routes/operator";
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * Base of `uri` fields (no trailing `/`): the public URL, else the address the request's
+     * server listens on. Never the request's `Host` header.
+     */
+    baseUrl(): string;
+  }
+}
+
 /**
- * Builds the emulator application: public API, operator endpoints, hooks, one error handler and
- * one not-found handler. Registers (or finds, by the SHA-256 of the key) one account per API key
- * in the store. The instance is not listening; call `listen` (or use `startEmulator`).
+ * Builds the emulator application on `opts.store`: public API, operator endpoints, hooks, one
+ * error handler and one not-found handler. Registers (or finds, by the SHA-256 of the key) one
+ * account per API key in the store. The instance is not listening; call `listen` (or use
+ * `startEmulator`).
  *
  * @throws Error when a key is malformed (see `TOKEN_PATTERN`), a key is both authorized and
  * restricted, a limit is not a whole number from 1 up, or the fault configuration is invalid.
  */
 export function createApp(opts: CreateAppOptions): EmulatorApp {
-  const ctx: EmulatorContext = createContext(opts);
+  const { store } = opts;
+  const limits = resolveLimits(opts.limits);
+  const keys = new AccountKeys(store, opts);
+  const faults = new Faults(opts.faults);
+  const operationIds = new KsuidGenerator();
+  const newOperationId = () => operationIds.next(ID_PREFIX.operation).id;
   const level = opts.logger === true ? "info" : opts.logger || undefined;
   const app = Fastify({
     logger: level ? { level, stream: process.stderr } : false,
     bodyLimit: MAX_BODY_BYTES,
-    genReqId: () => ctx.opIds.next(ID_PREFIX.operation).id,
+    genReqId: newOperationId,
     requestIdHeader: false,
     return503OnClosing: false,
     routerOptions: { maxParamLength: 2048 },
@@ -88,7 +121,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
     // route: the same 404 as any unknown path, through the same error rendering.
     frameworkErrors: (_error, request, reply) => {
       sendError(routeNotFound(request), request, reply);
-      logRequest(ctx, request, 404);
+      logRequest(request, 404);
     },
     // A request without Host reaches the hooks (which answer it with the usual error body)
     // instead of Node's bare 400 with no body.
@@ -99,28 +132,51 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
       if (error.code === "ECONNRESET" || socket.destroyed) return;
       const raw: unknown = error.rawPacket;
       const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString("latin1") === "HEAD ";
-      if (socket.writable) socket.write(rawErrorResponse(ctx, error.code, head));
+      if (socket.writable) socket.write(rawErrorResponse(newOperationId(), error.code, head));
       socket.destroy();
     },
   });
-  for (const plugin of [
-    errorsPlugin,
-    idempotencyPlugin,
-    faultsPlugin,
-    authPlugin,
-    requestLogPlugin,
-    abuseReportRoutes,
-    eventSubscriptionRoutes,
-    eventDestinationRoutes,
-    operatorRoutes,
-    methodNotAllowedPlugin,
-  ]) {
-    app.register(plugin, { ctx });
-  }
-  app.addHook("onClose", (_instance, done) => {
-    ctx.windows.clear();
-    done();
+  const control: EmulatorControl = {
+    store,
+    publicUrl: opts.publicUrl?.replace(/\/+$/, ""),
+    getFaults: () => faults.get(),
+    setFaults: (cfg) => faults.set(cfg),
+    idempotencyKeys: opts.idempotencyKeys ?? true,
+  };
+  app.decorate("store", store);
+  app.decorate("emulator", control);
+  app.decorate("faults", faults);
+  app.decorate("clock", opts.clock ?? Date.now);
+  app.decorate("newOperationId", newOperationId);
+  app.decorateRequest("baseUrl", function (this: FastifyRequest) {
+    if (control.publicUrl !== undefined) return control.publicUrl.replace(/\/+$/, "");
+    const address = this.server.server.address();
+    if (address === null || typeof address === "string") return "http://localhost";
+    return listeningUrl(address.address, address.port);
   });
-  app.decorate("emulator", ctx.control);
-  return app as unknown as EmulatorApp;
+
+  app.register(errorsPlugin);
+  app.register(validationPlugin);
+  app.register(accountsPlugin, { keys });
+  app.register(requestLogPlugin);
+  app.register(idempotencyPlugin, { maxPerAccount: limits.idempotencyKeysPerAccount });
+  app.register(hostPlugin);
+  app.register(faultsPlugin);
+  app.register(authenticationPlugin);
+  if (opts.rateLimit) app.register(rateLimitPlugin, opts.rateLimit);
+  app.register(serviceVersionPlugin);
+  app.register(routingPlugin);
+  app.register(authorizationPlugin);
+  app.register(bodyHeadersPlugin);
+
+  app.register(abuseReportRoutes, {
+    maxPerAccount: limits.abuseReportsPerAccount,
+    reviewDelayMs: opts.reviewDelayMs,
+  });
+  app.register(eventSubscriptionRoutes);
+  app.register(eventDestinationRoutes);
+  app.register(operatorRoutes, { prefix: OPERATOR_PREFIX });
+  app.register(documentRoutes);
+  app.register(methodNotAllowedPlugin);
+  return app as EmulatorApp;
 }

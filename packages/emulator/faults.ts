@@ -4,38 +4,24 @@
  * @packageDocumentation
  */
 import ms from "ms";
+import { FAULT_SHARES, FaultConfig as ContractFaultConfig } from "service-contract";
 
 /**
- * Which share of public API requests fail, and how. Every share is a number from 0 to 1; all
- * absent (`{}`) switches injection off. Faults apply only to the public API, never to
- * `/_operator`, and are drawn in the first request hook, before authentication, body parsing or
- * any handler, so a faulted request changes nothing.
+ * Which share of public API requests fail, and how (the contract's schema of the same name holds
+ * the rules). Faults apply only to the public API, never to `/_operator`, and are drawn in the
+ * first request hook, before authentication, body parsing or any handler, so a faulted request
+ * changes nothing.
  *
- * One random number `r` in [0, 1) is drawn per request: `r < status503` answers 503;
- * `r < status503 + status429` answers 429; `r < status503 + status429 + reset` destroys the
- * connection without a response; `r < status503 + status429 + reset + resetAfter` lets the
- * request run to the end (its changes are committed) and then destroys the connection instead
- * of sending the response. The four shares must therefore add up to at most 1.
+ * One random number `r` in [0, 1) is drawn per request: `r < status503` answers 503 (body code
+ * `ERR_SERVICE_500`, `Retry-After: 1`); `r < status503 + status429` answers 429 (226,
+ * `Retry-After: 1`); `r < status503 + status429 + reset` destroys the connection without a
+ * response (logged with status 0); `r < status503 + status429 + reset + resetAfter` lets the
+ * request run to the end (its changes are committed, logged with the handler's status and
+ * `fault: "reset-after"`) and then destroys the connection instead of sending the response: an
+ * "ambiguous" create. `latencyMs` delays **every** public request first; `seed` seeds the
+ * generator (without it `Math.random` is used).
  */
-export interface FaultConfig {
-  /** Share answered `503` with body code `ERR_SERVICE_500` and `Retry-After: 1`. */
-  status503?: number;
-  /** Share answered `429` with body code `ERR_SERVICE_226` and `Retry-After: 1`. */
-  status429?: number;
-  /** Share whose TCP connection is destroyed before any response (logged with status 0). */
-  reset?: number;
-  /**
-   * Share that is handled in full (authentication, validation, the store transaction is
-   * committed) and whose TCP connection is then destroyed instead of sending the response: the
-   * client sees a reset, but the request took effect (an "ambiguous" create). Logged with the
-   * status the handler produced and `fault: "reset-after"`. Off unless set.
-   */
-  resetAfter?: number;
-  /** Delay added to **every** public API request before anything else, in **milliseconds**. */
-  latencyMs?: number;
-  /** Seed of the pseudo-random generator (integer); without it `Math.random` is used. */
-  seed?: number;
-}
+export type FaultConfig = ContractFaultConfig;
 
 /**
  * Parses a duration such as `200ms`, `30s`, `1.5m`, `2h` or `1d` (the `ms` package's notation)
@@ -71,37 +57,29 @@ export function parseRateLimit(text: string): { max: number; windowMs: number } 
   return { max, windowMs };
 }
 
-/** The share members of {@link FaultConfig}, in the order {@link drawFault} tries them. */
-const SHARES = ["status503", "status429", "reset", "resetAfter"] as const;
-
 /**
- * Checks a fault configuration: shares within 0..1 adding up to at most 1, latency ≥ 0 ms, seed
- * an integer. Returns a copy without `undefined` members.
+ * Checks a fault configuration against the contract's schema (shares within 0..1 adding up to at
+ * most 1, latency from 0 to `FAULT_LATENCY_MAX_MS` ms, seed an integer). Returns a copy without
+ * `undefined` members.
  *
- * @throws Error naming the bad member.
+ * @throws Error naming the bad member and the rule, e.g. `status503: must be a share between 0 and 1`.
  */
 export function checkFaults(cfg: FaultConfig): FaultConfig {
-  const out: FaultConfig = {};
-  for (const key of SHARES) {
-    const v = cfg[key];
-    if (v === undefined) continue;
-    if (typeof v !== "number" || !(v >= 0 && v <= 1))
-      throw new Error(`${key}: must be a share between 0 and 1`);
-    out[key] = v;
+  const parsed = ContractFaultConfig.safeParse(cfg);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`);
   }
-  const total = SHARES.reduce((sum, key) => sum + (out[key] ?? 0), 0);
-  if (total > 1 + 1e-9)
-    throw new Error(`the shares of 503, 429, reset and reset-after add up to ${total}, more than 1`);
-  if (cfg.latencyMs !== undefined) {
-    if (typeof cfg.latencyMs !== "number" || !(cfg.latencyMs >= 0)) throw new Error("latencyMs: must be ≥ 0");
-    out.latencyMs = cfg.latencyMs;
-  }
-  if (cfg.seed !== undefined) {
-    if (!Number.isInteger(cfg.seed)) throw new Error("seed: must be an integer");
-    out.seed = cfg.seed;
-  }
-  return out;
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
 }
+
+/** The share member of {@link FaultConfig} each command-line kind sets. */
+const SHARE_KINDS: ReadonlyMap<string, (typeof FAULT_SHARES)[number]> = new Map([
+  ["503", "status503"],
+  ["429", "status429"],
+  ["reset", "reset"],
+  ["reset-after", "resetAfter"],
+]);
 
 /**
  * Parses the command-line form of {@link FaultConfig}: comma-separated `kind:value` items, e.g.
@@ -128,19 +106,12 @@ export function parseFaults(spec: string): FaultConfig {
       if (v === "" || !Number.isFinite(n)) throw new Error(`invalid share ${JSON.stringify(v)} for ${kind}`);
       return pct ? n / 100 : n;
     };
+    const share = SHARE_KINDS.get(kind);
+    if (share !== undefined) {
+      cfg[share] = shareOf(rawValue);
+      continue;
+    }
     switch (kind) {
-      case "503":
-        cfg.status503 = shareOf(rawValue);
-        break;
-      case "429":
-        cfg.status429 = shareOf(rawValue);
-        break;
-      case "reset":
-        cfg.reset = shareOf(rawValue);
-        break;
-      case "reset-after":
-        cfg.resetAfter = shareOf(rawValue);
-        break;
       case "latency":
         cfg.latencyMs = parseDuration(rawValue, "ms");
         break;
@@ -190,4 +161,44 @@ export function drawFault(cfg: FaultConfig, random: () => number): FaultOutcome 
   if (r < c) return "reset";
   if (r < d) return "reset-after";
   return "none";
+}
+
+/**
+ * The fault configuration in force and its generator (decorated as `app.faults`): replaced at
+ * run time through `PUT /_operator/faults` or `app.emulator.setFaults`.
+ */
+export class Faults {
+  #config: FaultConfig = {};
+  #random: () => number = Math.random;
+
+  /** @throws Error when `initial` breaks a rule of {@link checkFaults}. */
+  constructor(initial: FaultConfig = {}) {
+    this.set(initial);
+  }
+
+  /** A copy of the configuration in force. */
+  get(): FaultConfig {
+    return { ...this.#config };
+  }
+
+  /**
+   * Replaces the configuration (`{}` switches injection off) and reseeds the generator.
+   *
+   * @throws Error when `cfg` breaks a rule of {@link checkFaults}; the configuration is kept.
+   */
+  set(cfg: FaultConfig): FaultConfig {
+    this.#config = checkFaults(cfg);
+    this.#random = this.#config.seed === undefined ? Math.random : seededRandom(this.#config.seed);
+    return this.get();
+  }
+
+  /** Milliseconds of latency before each public request (0 when none). */
+  get latencyMs(): number {
+    return this.#config.latencyMs ?? 0;
+  }
+
+  /** Draws the outcome of one public request. */
+  draw(): FaultOutcome {
+    return drawFault(this.#config, this.#random);
+  }
 }

@@ -4,10 +4,19 @@
  * @packageDocumentation
  */
 import type { z } from "zod";
-import { EventDestination, EventDestinationCreate, type EventDestinationUpdate } from "service-contract";
-import { blankWriteOnly, complete, writableFields, type Wire } from "service-contract";
-import type { HostnameStatus, ReportStatus } from "./review";
+import {
+  EventDestination,
+  EventDestinationCreate,
+  type AbuseReport,
+  type EventDestinationUpdate,
+  type EventSubscription,
+} from "service-contract";
+import { blankWriteOnly, complete, RESOURCES, writableFields, type Wire } from "service-contract";
+import type { HostnameStatus } from "./review";
 import { reportStatus } from "./review";
+import type { StoredRecord } from "./store/resourceTable";
+
+const { abuseReport, eventDestination, eventSubscription } = RESOURCES;
 
 /** One account; each API key is its own account. */
 export interface Account {
@@ -27,22 +36,14 @@ export interface StoredHostname {
 }
 
 /** A stored abuse report. */
-export interface AbuseReportRecord {
-  id: string;
-  accountId: string;
-  /** RFC 3339, whole seconds, UTC. */
-  createdAt: string;
+export interface AbuseReportRecord extends StoredRecord {
   urls: string[];
   metadata: string;
   hostnames: StoredHostname[];
 }
 
 /** A stored event subscription. */
-export interface SubscriptionRecord {
-  id: string;
-  accountId: string;
-  /** RFC 3339, whole seconds, UTC. */
-  createdAt: string;
+export interface SubscriptionRecord extends StoredRecord {
   metadata: string;
   description: string;
   /** Event types in the order given. */
@@ -58,12 +59,7 @@ export interface SubscriptionRecord {
 export type DestinationFields = Omit<Wire<EventDestination>, "id" | "uri" | "created_at">;
 
 /** A stored event destination. */
-export type DestinationRecord = {
-  id: string;
-  accountId: string;
-  /** RFC 3339, whole seconds, UTC. */
-  createdAt: string;
-} & DestinationFields;
+export type DestinationRecord = StoredRecord & DestinationFields;
 
 /**
  * The fields of a validated create body (`partial`: a PATCH body, only the fields it sends) as
@@ -84,27 +80,11 @@ export function destinationFields(
   return out as Partial<DestinationFields>;
 }
 
-/** Wire form of an abuse report (docs/service-api.md § Abuse reports). */
-export interface AbuseReportView {
-  id: string;
-  uri: string;
-  created_at: string;
-  urls: string[];
-  metadata: string;
-  status: ReportStatus;
-  hostnames: { hostname: string; status: HostnameStatus }[];
-}
+/** Wire form of an abuse report (the contract's `AbuseReport`; docs/service-api.md § Abuse reports). */
+export type AbuseReportView = Wire<AbuseReport>;
 
-/** Wire form of an event subscription (docs/service-api.md § Event subscriptions). */
-export interface SubscriptionView {
-  id: string;
-  uri: string;
-  created_at: string;
-  metadata: string;
-  description: string;
-  sources: { type: string; uri: string }[];
-  destinations: { id: string; uri: string }[];
-}
+/** Wire form of an event subscription (the contract's `EventSubscription`). */
+export type SubscriptionView = Wire<EventSubscription>;
 
 /** Wire form of an event destination (docs/service-api.md § Event destinations). */
 export type DestinationView = Wire<EventDestination>;
@@ -113,7 +93,7 @@ export type DestinationView = Wire<EventDestination>;
 export function renderAbuseReport(r: AbuseReportRecord, base: string): AbuseReportView {
   return {
     id: r.id,
-    uri: `${base}/abuse_reports/${r.id}`,
+    uri: `${base}${abuseReport.path}/${r.id}`,
     created_at: r.createdAt,
     urls: r.urls,
     metadata: r.metadata,
@@ -124,7 +104,7 @@ export function renderAbuseReport(r: AbuseReportRecord, base: string): AbuseRepo
 
 /** Renders an event subscription with absolute source and destination URIs. */
 export function renderSubscription(s: SubscriptionRecord, base: string): SubscriptionView {
-  const uri = `${base}/event_subscriptions/${s.id}`;
+  const uri = `${base}${eventSubscription.path}/${s.id}`;
   return {
     id: s.id,
     uri,
@@ -132,7 +112,7 @@ export function renderSubscription(s: SubscriptionRecord, base: string): Subscri
     metadata: s.metadata,
     description: s.description,
     sources: s.sources.map((type) => ({ type, uri: `${uri}/sources/${type}` })),
-    destinations: s.destinationIds.map((id) => ({ id, uri: `${base}/event_destinations/${id}` })),
+    destinations: s.destinationIds.map((id) => ({ id, uri: `${base}${eventDestination.path}/${id}` })),
   };
 }
 
@@ -140,7 +120,7 @@ export function renderSubscription(s: SubscriptionRecord, base: string): Subscri
 export function renderDestination(d: DestinationRecord, base: string): DestinationView {
   const view: Record<string, unknown> = {
     id: d.id,
-    uri: `${base}/event_destinations/${d.id}`,
+    uri: `${base}${eventDestination.path}/${d.id}`,
     created_at: d.createdAt,
   };
   const stored = d as unknown as Record<string, unknown>;

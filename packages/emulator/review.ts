@@ -4,21 +4,24 @@
  * @packageDocumentation
  */
 
-/** Status of one hostname of an abuse report. */
-export type HostnameStatus = "PENDING" | "BANNED" | "UNBANNED" | "IGNORE";
+import { AbuseReportHostnameStatus, AbuseReportStatus } from "service-contract";
 
-/** Status of an abuse report, derived from its hostnames. */
-export type ReportStatus = "PENDING" | "PROCESSED" | "PARTIALLY_PROCESSED";
+/** Status of one hostname of an abuse report (the contract's `AbuseReportHostnameStatus`). */
+export type HostnameStatus = AbuseReportHostnameStatus;
+
+/** Status of an abuse report, derived from its hostnames (the contract's `AbuseReportStatus`). */
+export type ReportStatus = AbuseReportStatus;
 
 /**
  * Derives a report's status from its hostnames: all `PENDING` → `PENDING`; none `PENDING` →
  * `PROCESSED`; otherwise `PARTIALLY_PROCESSED` (docs/service-api.md § Abuse reports).
  */
 export function reportStatus(hostnames: readonly { status: HostnameStatus }[]): ReportStatus {
-  const pending = hostnames.filter((h) => h.status === "PENDING").length;
-  if (pending === hostnames.length) return "PENDING";
-  if (pending === 0) return "PROCESSED";
-  return "PARTIALLY_PROCESSED";
+  const { PENDING } = AbuseReportHostnameStatus.enum;
+  const pending = hostnames.filter((h) => h.status === PENDING).length;
+  if (pending === hostnames.length) return AbuseReportStatus.enum.PENDING;
+  if (pending === 0) return AbuseReportStatus.enum.PROCESSED;
+  return AbuseReportStatus.enum.PARTIALLY_PROCESSED;
 }
 
 const RESERVED_SUFFIXES = [".localhost", ".example", ".test", ".invalid"];
@@ -38,6 +41,7 @@ const RESERVED_NAMES = new Set(["localhost", "example", "test", "invalid"]);
  */
 export function autoReviewStatus(hostname: string): Exclude<HostnameStatus, "PENDING"> {
   const h = hostname.toLowerCase().replace(/\.$/, "");
-  if (RESERVED_NAMES.has(h) || RESERVED_SUFFIXES.some((s) => h.endsWith(s))) return "IGNORE";
-  return "BANNED";
+  if (RESERVED_NAMES.has(h) || RESERVED_SUFFIXES.some((s) => h.endsWith(s)))
+    return AbuseReportHostnameStatus.enum.IGNORE;
+  return AbuseReportHostnameStatus.enum.BANNED;
 }

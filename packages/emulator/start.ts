@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createApp, type EmulatorApp } from "./app";
-import { listeningUrl, type StoreLimits } from "./context";
+import { listeningUrl, type StoreLimits } from "./options";
 import type { FaultConfig } from "./faults";
 import { openStore, type Store } from "./store";
 

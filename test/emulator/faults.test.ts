@@ -8,6 +8,9 @@ import {
   parseRateLimit,
   seededRandom,
 } from "../../packages/emulator/faults";
+import { FaultConfig } from "service-contract";
+import { createApp } from "../../packages/emulator/app";
+import { openStore } from "../../packages/emulator/store";
 
 describe("parseDuration and parseRateLimit", () => {
   it.each([
@@ -79,5 +82,27 @@ describe("parseFaults", () => {
     expect(counts.reset / 10_000).toBeCloseTo(0.3, 1);
     expect(counts["reset-after"] / 10_000).toBeCloseTo(0.1, 1);
     expect(drawFault({}, () => 0)).toBe("none");
+  });
+});
+
+/** The contract's cap on injected latency: 10 minutes, in milliseconds. */
+const LATENCY_MAX_MS = 600_000;
+
+describe("one fault schema, the contract's", () => {
+  it("holds the latency cap and the shares-sum rule for the command line, createApp and the operator endpoint alike", () => {
+    expect(parseFaults(`latency:${LATENCY_MAX_MS}`)).toEqual({ latencyMs: LATENCY_MAX_MS });
+    expect(() => parseFaults("latency:11m")).toThrow(new RegExp(`^latencyMs: .*${LATENCY_MAX_MS}`));
+    expect(FaultConfig.safeParse({ latencyMs: LATENCY_MAX_MS + 1 }).success).toBe(false);
+    expect(FaultConfig.safeParse({ status503: 0.5, resetAfter: 0.5 }).success).toBe(true);
+    expect(FaultConfig.safeParse({ status503: 0.5, resetAfter: 0.6 }).error?.issues[0].message).toBe(
+      "the shares of 503, 429, reset and reset-after add up to 1.1, more than 1",
+    );
+    const store = openStore(":memory:");
+    try {
+      expect(() => createApp({ store, faults: { latencyMs: LATENCY_MAX_MS + 1 } })).toThrow(/latencyMs/);
+      expect(() => createApp({ store, faults: { reset: 0.7, status429: 0.7 } })).toThrow(/add up to/);
+    } finally {
+      store.close();
+    }
   });
 });

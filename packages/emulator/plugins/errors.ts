@@ -1,7 +1,7 @@
 /**
  * Errors plugin: the one place where failures become HTTP responses — the error handler, the
- * not-found handler, the body parser that leaves bodies to the handlers, and the raw answers to
- * requests that never become Fastify requests (malformed HTTP, `CONNECT`).
+ * not-found handler, the `Operation-Id` header, and the raw answers to requests that never become
+ * Fastify requests (malformed HTTP, `CONNECT`).
  * Reference: docs/service-api.md § Errors.
  *
  * @packageDocumentation
@@ -10,9 +10,8 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ID_PREFIX } from "service-contract";
-import { routeNotFound, type EmulatorContext, type WithContext } from "../context";
 import { errorBody, ServiceError, toServiceError } from "../errors";
+import { routeNotFound } from "../routeInfo";
 
 /** Renders any error as the service's error body, with its status and headers. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -27,14 +26,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
 }
 
 /**
- * A whole HTTP/1.1 error response for a request Node's parser rejected (431 headers too large,
- * 408 too slow, else 400 / 213), without a body for `HEAD`.
+ * A whole HTTP/1.1 error response, with operation ID `id`, for a request Node's parser rejected
+ * (431 headers too large, 408 too slow, else 400 / 213), without a body for `HEAD`.
  */
-export function rawErrorResponse(
-  ctx: EmulatorContext,
-  parserCode: string | undefined,
-  head: boolean,
-): string {
+export function rawErrorResponse(id: string, parserCode: string | undefined, head: boolean): string {
   const status =
     parserCode === "HPE_HEADER_OVERFLOW" ? 431 : parserCode === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
   const message =
@@ -43,7 +38,6 @@ export function rawErrorResponse(
       : status === 408
         ? "the request was not received in time"
         : `the request is not valid HTTP/1.1 (${parserCode ?? "parse error"})`;
-  const id = ctx.opIds.next(ID_PREFIX.operation).id;
   const body = JSON.stringify(errorBody(new ServiceError(213, message, { status }), id));
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
@@ -52,12 +46,12 @@ export function rawErrorResponse(
   );
 }
 
-/** Error handler, not-found handler, raw body parser, `CONNECT` answer, `Operation-Id` header. */
-export const errorsPlugin = fp<WithContext>(
-  (app, { ctx }, done) => {
+/** Error handler, not-found handler, `CONNECT` answer, `Operation-Id` header. */
+export const errorsPlugin = fp(
+  (app, _opts, done) => {
     // CONNECT requests are not routed by Fastify; without a listener Node would drop the connection.
     app.server.on("connect", (_request: unknown, socket: Duplex) => {
-      const id = ctx.opIds.next(ID_PREFIX.operation).id;
+      const id = app.newOperationId();
       const body = JSON.stringify(errorBody(new ServiceError(404, "no route for CONNECT"), id));
       socket.on("error", () => undefined);
       socket.end(
@@ -65,10 +59,6 @@ export const errorsPlugin = fp<WithContext>(
           `Content-Length: ${Buffer.byteLength(body)}\r\nOperation-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
       );
     });
-    app.removeAllContentTypeParsers();
-    // Every body is read as a string here; the handlers decide what it means (213 etc.), so that
-    // the checks happen in the documented order.
-    app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, next) => next(null, body));
     app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
     app.setNotFoundHandler((request) => {
       throw routeNotFound(request);

@@ -1,71 +1,90 @@
 /**
- * Faults plugin: injected faults on the public API. A fault is drawn for every public request
- * before anything else (so a faulted request changes nothing): 503 (code 500, `Retry-After: 1`),
- * 429 (226), or a connection reset without an answer. A `reset-after` lets the request run in
- * full and destroys the connection instead of sending the response (`onSend`): the ambiguous
- * create. Latency, when configured, delays every public request first.
+ * Faults plugin: injected faults on the public API (configuration: `app.faults`). Latency, when
+ * configured, delays every public request first; then a fault is drawn before anything else (so
+ * a faulted request changes nothing): 503 (code 500, `Retry-After: 1`), 429 (226), or a
+ * connection reset without an answer. A `reset-after` lets the request run in full and destroys
+ * the connection instead of sending the response (`onSend`): the ambiguous create.
  *
  * @packageDocumentation
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { EmulatorContext, WithContext } from "../context";
 import { ServiceError } from "../errors";
-import { drawFault } from "../faults";
+import type { FaultOutcome } from "../faults";
+import { accessOf } from "../routeInfo";
 import { logRequest } from "./requestLog";
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The injected fault drawn for the request, `null` when none was. */
+    fault: FaultOutcome | null;
+  }
+}
+
 /**
- * Draws the fault of a public request and applies it: `"reset"` when the connection was
- * destroyed (the caller must stop), else `undefined`.
+ * Draws the fault of a public request and applies it: `true` when the connection was destroyed
+ * (nothing more may happen), else `false`.
  *
  * @throws ServiceError 500 with status 503, or 226 (429), for those injected faults.
  */
-export function applyFault(
-  ctx: EmulatorContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  accountForLog: (request: FastifyRequest) => void,
-): "reset" | undefined {
-  const outcome = drawFault(ctx.faults(), ctx.random);
-  if (outcome === "none") return undefined;
-  ctx.faultOf.set(request, outcome);
-  accountForLog(request);
+function applyFault(request: FastifyRequest, reply: FastifyReply): boolean {
+  const outcome = request.server.faults.draw();
+  if (outcome === "none") return false;
+  request.fault = outcome;
   if (outcome === "reset") {
-    logRequest(ctx, request, 0);
+    // The account of a well-formed, known token, for the request log alone.
+    request.account = request.server.accountOfRequest(request);
+    logRequest(request, 0);
     reply.hijack();
     request.raw.socket.destroy();
-    return "reset";
+    return true;
   }
   if (outcome === "503") {
+    request.account = request.server.accountOfRequest(request);
     throw new ServiceError(500, "service unavailable (injected fault)", {
       status: 503,
       retryAfterSeconds: 1,
     });
   }
   if (outcome === "429") {
+    request.account = request.server.accountOfRequest(request);
     throw new ServiceError(226, "rate limited (injected fault); retry after 1 second", {
       retryAfterSeconds: 1,
     });
   }
-  return undefined;
+  return false;
 }
 
-/** Milliseconds of injected latency before a public request is handled. */
-export function latencyMs(ctx: EmulatorContext): number {
-  return ctx.faults().latencyMs ?? 0;
-}
-
-/** The `reset-after` fault: the handler ran and committed; the client gets a reset instead. */
-export const faultsPlugin = fp<WithContext>(
-  (app, { ctx }, done) => {
+/** Latency and faults of public requests (`onRequest`), the `reset-after` fault (`onSend`). */
+export const faultsPlugin = fp(
+  (app, _opts, done) => {
+    app.decorateRequest("fault", null);
+    app.addHook("onRequest", (request, reply, next) => {
+      if (accessOf(request) !== "public") {
+        next();
+        return;
+      }
+      const run = () => {
+        try {
+          applyFault(request, reply);
+        } catch (err) {
+          next(err as Error);
+          return;
+        }
+        next();
+      };
+      const latency = app.faults.latencyMs;
+      if (latency > 0) setTimeout(run, latency);
+      else run();
+    });
     app.addHook("onSend", (request, reply, payload, next) => {
-      if (ctx.faultOf.get(request) === "reset-after") {
-        logRequest(ctx, request, reply.statusCode);
+      if (request.fault === "reset-after") {
+        logRequest(request, reply.statusCode);
         request.raw.socket.destroy();
       }
       next(null, payload);
     });
     done();
   },
-  { name: "faults", dependencies: ["errors", "idempotency"] },
+  { name: "faults", dependencies: ["errors", "idempotency", "accounts", "request-log"] },
 );

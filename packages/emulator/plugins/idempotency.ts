@@ -12,77 +12,91 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { matchedRoute, sha256, type EmulatorContext, type WithContext } from "../context";
+import { IDEMPOTENCY_KEY_PATTERN } from "service-contract";
+import { sha256 } from "../accounts";
 import { ServiceError } from "../errors";
+import { matchedRoute } from "../routeInfo";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request was answered with the replay of an idempotency key's first response. */
+    idempotentReplay: boolean;
+  }
+  interface FastifyReply {
+    /**
+     * Answers a create with 201 and the body `run()` renders. With an `Idempotency-Key` (when
+     * honoured), `run` happens inside the store's `idempotentCreate`: at most once per account
+     * and key, in the transaction that stores the key; a repeat gets the first response again.
+     *
+     * @throws ServiceError 240 for a key reused with another request, and whatever `run` throws.
+     */
+    created(run: () => unknown): FastifyReply;
+  }
+}
 
 /** How long the emulator remembers an `Idempotency-Key`: 24 hours, in **milliseconds**. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Well-formed `Idempotency-Key` values: 1 to 255 visible ASCII characters (a UUID fits). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** Well-formed `Idempotency-Key` values (the contract's): 1 to 255 visible ASCII characters. */
+export { IDEMPOTENCY_KEY_PATTERN };
 
-/**
- * The `Idempotency-Key` to echo on the response: the request's own key, when it is a
- * well-formed key on a create route and keys are honoured; otherwise `undefined`.
- */
-function echoedIdempotencyKey(ctx: EmulatorContext, request: FastifyRequest): string | undefined {
-  if (!ctx.control.idempotencyKeys || request.method !== "POST") return undefined;
-  const key = request.headers["idempotency-key"];
-  if (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key)) return undefined;
-  return matchedRoute(request)?.idempotent ? key : undefined;
+/** Options of {@link idempotencyPlugin}. */
+export interface IdempotencyOptions {
+  /** Most responses remembered per account (a count, at least 1). */
+  maxPerAccount: number;
+}
+
+/** The request's `Idempotency-Key` when keys are honoured and it is a create; else `undefined`. */
+function keyOf(request: FastifyRequest): string | string[] | undefined {
+  if (!request.server.emulator.idempotencyKeys || request.method !== "POST") return undefined;
+  return matchedRoute(request)?.idempotent ? request.headers["idempotency-key"] : undefined;
 }
 
 /**
- * Answers a create with 201 and the body `run()` renders. With an `Idempotency-Key` (when
- * honoured), `run` happens inside the store's `idempotentCreate`: at most once per account and
- * key, in the transaction that stores the key; a repeat gets the first response again.
- *
- * @throws ServiceError 215 for a malformed key, 240 for a key reused with another request, and
- * whatever `run` throws.
+ * Keyed creates (see the module comment): the key's format is checked before the body
+ * (`preValidation`, 215), `reply.created` runs the create at most once per key, and `onSend`
+ * echoes a well-formed key on every answer to a create.
  */
-export function create(
-  ctx: EmulatorContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  run: () => unknown,
-): FastifyReply {
-  const raw = ctx.control.idempotencyKeys ? request.headers["idempotency-key"] : undefined;
-  if (raw === undefined) return reply.code(201).send(run());
-  if (typeof raw !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(raw)) {
-    throw new ServiceError(
-      215,
-      "Idempotency-Key: must be 1 to 255 visible ASCII characters (a UUID, for example)",
-    );
-  }
-  const body = typeof request.body === "string" ? request.body : "";
-  const fingerprint = sha256(`${request.method} ${request.url}\n${body}`).toString("hex");
-  const result = ctx.store.idempotentCreate(
-    ctx.accountOf(request).id,
-    {
-      key: raw,
-      fingerprint,
-      nowMs: ctx.clock(),
-      ttlMs: IDEMPOTENCY_KEY_TTL_MS,
-      maxPerAccount: ctx.limits.idempotencyKeysPerAccount,
-    },
-    () => ({ status: 201, body: JSON.stringify(run()) }),
-  );
-  if (result.replayed) {
-    ctx.replays.add(request);
-    reply.header("idempotent-replayed", "true");
-  }
-  return reply.code(result.status).type("application/json; charset=utf-8").send(result.body);
-}
-
-/** Echoes a create's `Idempotency-Key` when keys are honoured (`onSend`). */
-export const idempotencyPlugin = fp<WithContext>(
-  (app, { ctx }, done) => {
+export const idempotencyPlugin = fp<IdempotencyOptions>(
+  (app, { maxPerAccount }, done) => {
+    app.decorateRequest("idempotentReplay", false);
+    app.decorateReply("created", function (this: FastifyReply, run: () => unknown) {
+      const { request } = this;
+      const key = keyOf(request);
+      if (typeof key !== "string") return this.code(201).send(run());
+      const fingerprint = sha256(`${request.method} ${request.url}\n${request.rawBody ?? ""}`).toString(
+        "hex",
+      );
+      const result = app.store.idempotentCreate(
+        request.accountId(),
+        { key, fingerprint, nowMs: app.clock(), ttlMs: IDEMPOTENCY_KEY_TTL_MS, maxPerAccount },
+        () => ({ status: 201, body: JSON.stringify(run()) }),
+      );
+      if (result.replayed) {
+        request.idempotentReplay = true;
+        this.header("idempotent-replayed", "true");
+      }
+      return this.code(result.status).type("application/json; charset=utf-8").send(result.body);
+    });
+    app.addHook("preValidation", (request, _reply, next) => {
+      const key = keyOf(request);
+      if (key !== undefined && (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key))) {
+        next(
+          new ServiceError(
+            215,
+            "Idempotency-Key: must be 1 to 255 visible ASCII characters (a UUID, for example)",
+          ),
+        );
+        return;
+      }
+      next();
+    });
     app.addHook("onSend", (request, reply, payload, next) => {
-      const key = echoedIdempotencyKey(ctx, request);
-      if (key !== undefined) reply.header("idempotency-key", key);
+      const key = keyOf(request);
+      if (typeof key === "string" && IDEMPOTENCY_KEY_PATTERN.test(key)) reply.header("idempotency-key", key);
       next(null, payload);
     });
     done();
   },
-  { name: "idempotency", dependencies: ["errors"] },
+  { name: "idempotency", dependencies: ["errors", "validation", "accounts"] },
 );

@@ -7,29 +7,37 @@
  */
 import type { FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { isOperatorRoute, type EmulatorContext, type WithContext } from "../context";
+import { accessOf } from "../routeInfo";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The request was written to the request log already. */
+    logged: boolean;
+  }
+}
 
 /** Writes `request` to the request log with `status` (`0`: the connection was reset); once. */
-export function logRequest(ctx: EmulatorContext, request: FastifyRequest, status: number): void {
-  if (ctx.logged.has(request)) return;
-  ctx.logged.add(request);
-  ctx.store.logRequest({
+export function logRequest(request: FastifyRequest, status: number): void {
+  if (request.logged) return;
+  request.logged = true;
+  request.server.store.logRequest({
     time: new Date().toISOString(),
     method: request.method,
     path: request.url,
     status,
     operation_id: request.id,
-    account_id: ctx.accounts.get(request)?.id ?? null,
-    fault: ctx.faultOf.get(request) ?? null,
-    idempotent_replay: ctx.replays.has(request),
+    account_id: request.account?.id ?? null,
+    fault: request.fault ?? null,
+    idempotent_replay: request.idempotentReplay === true,
   });
 }
 
 /** Logs each answered public request (`onResponse`). */
-export const requestLogPlugin = fp<WithContext>(
-  (app, { ctx }, done) => {
+export const requestLogPlugin = fp(
+  (app, _opts, done) => {
+    app.decorateRequest("logged", false);
     app.addHook("onResponse", (request, reply, next) => {
-      if (!isOperatorRoute(request)) logRequest(ctx, request, reply.statusCode);
+      if (accessOf(request) !== "operator") logRequest(request, reply.statusCode);
       next();
     });
     done();

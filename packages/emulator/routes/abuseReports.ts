@@ -1,64 +1,50 @@
 /**
- * Routes of abuse reports: `POST /abuse_reports`, `GET /abuse_reports/{id}` (accounts authorized
- * for abuse reports only). Reference: docs/service-api.md § Abuse reports.
+ * Routes of abuse reports (the contract's descriptor): `POST /abuse_reports`,
+ * `GET /abuse_reports/{id}` (accounts authorized for abuse reports only). Reference: docs/service-api.md § Abuse reports.
  *
  * @packageDocumentation
  */
-import fp from "fastify-plugin";
-import { ID_PREFIX } from "service-contract";
-import type { WithContext } from "../context";
-import { ServiceError } from "../errors";
-import { create } from "../plugins/idempotency";
+import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
+import { RESOURCES } from "service-contract";
 import { renderAbuseReport } from "../resources";
-import { AbuseReportCreate } from "service-contract";
-import { parseJsonObject, validateBody, type CreateAbuseReportInput } from "../body";
-import { pathId, route } from "./common";
+import { routeAccess } from "./common";
+import { resourceRoutes } from "./resource";
 
-/** The abuse report routes. */
-export const abuseReportRoutes = fp<WithContext>(
-  (app, { ctx }, done) => {
-    const { store } = ctx;
-    route(
-      app,
-      ctx,
-      "public",
-      "POST",
-      "/abuse_reports",
-      (request, reply) =>
-        create(ctx, request, reply, () => {
-          const body = validateBody<CreateAbuseReportInput>(parseJsonObject(request.body), AbuseReportCreate);
-          const hostnames: string[] = [];
-          for (const u of body.urls) {
-            const h = new URL(u).hostname.toLowerCase();
-            if (!hostnames.includes(h)) hostnames.push(h);
-          }
-          const report = store.createAbuseReport(
-            ctx.accountOf(request).id,
-            { urls: body.urls, metadata: body.metadata ?? "", hostnames },
-            ctx.clock(),
-            ctx.limits.abuseReportsPerAccount,
-          );
-          return renderAbuseReport(report, ctx.base(request));
-        }),
-      true,
-    );
-    route(
-      app,
-      ctx,
-      "public",
-      "GET",
-      "/abuse_reports/:id",
-      (request) => {
-        const id = pathId(request, ID_PREFIX.abuseReport, "an abuse report");
-        const delayMs = ctx.opts.reviewDelayMs;
-        const autoReview = delayMs === undefined ? undefined : { delayMs, nowMs: ctx.clock() };
-        const report = store.getAbuseReport(ctx.accountOf(request).id, id, autoReview);
-        if (!report) throw new ServiceError(404, `no abuse report with ID ${JSON.stringify(id)}`);
-        return renderAbuseReport(report, ctx.base(request));
-      },
-      true,
-    );
-    done();
-  },
-  { name: "abuse-report-routes" },
-);
+/** Options of {@link abuseReportRoutes}. */
+export interface AbuseReportRoutesOptions {
+  /** Most abuse reports per account (a count, at least 1); one more answers 409 / 241. */
+  maxPerAccount: number;
+  /**
+   * Automatic review: a hostname `PENDING` for at least this many **milliseconds** is reviewed
+   * when its report is next read. Off when absent.
+   */
+  reviewDelayMs?: number;
+}
+
+/** The abuse report routes (an encapsulated plugin). */
+export const abuseReportRoutes: FastifyPluginCallbackZod<AbuseReportRoutesOptions> = (
+  app,
+  { maxPerAccount, reviewDelayMs },
+  done,
+) => {
+  const { store } = app;
+  routeAccess(app, "public", true);
+  resourceRoutes(app, RESOURCES.abuseReport, {
+    create(request, { urls, metadata }) {
+      const hostnames: string[] = [];
+      for (const u of urls) {
+        const h = new URL(u).hostname.toLowerCase();
+        if (!hostnames.includes(h)) hostnames.push(h);
+      }
+      const input = { urls, metadata: metadata ?? "", hostnames };
+      return store.createAbuseReport(request.accountId(), input, app.clock(), maxPerAccount);
+    },
+    get(request, id) {
+      const autoReview =
+        reviewDelayMs === undefined ? undefined : { delayMs: reviewDelayMs, nowMs: app.clock() };
+      return store.getAbuseReport(request.accountId(), id, autoReview);
+    },
+    render: renderAbuseReport,
+  });
+  done();
+};

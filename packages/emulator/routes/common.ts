@@ -1,43 +1,25 @@
 /**
- * What the route modules share: registering a route with its kind, reading path IDs and page
- * parameters, and the 405 catch-alls for every other method on a known path.
+ * What the route modules share: the route config each module stamps on its routes, reading path
+ * IDs and page parameters (checked in the handlers: the service checks them after the body), and
+ * the checks of a valid body against the catalogue and the path.
  *
  * @packageDocumentation
  */
-import type { FastifyReply, FastifyRequest } from "fastify";
-import fp from "fastify-plugin";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { EVENT_TYPES, isEventType, isWellFormedId, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
-import { routeNotFound, type App, type EmulatorContext, type RouteInfo, type WithContext } from "../context";
 import { ServiceError } from "../errors";
-
-/** A route handler. */
-export type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
-
-const ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+import { routeNotFound, type RouteInfo } from "../routeInfo";
 
 /**
- * Registers a route and records its method for the 405 catch-alls. Public `POST`s are creates
- * that honour `Idempotency-Key`; `abuse` routes need an account authorized for abuse reports.
+ * Stamps every route the (encapsulated) plugin `app` registers from now on with who may call it:
+ * `public` routes (their `POST`s are creates that honour `Idempotency-Key`; `abuse` ones need an
+ * account authorized for abuse reports) or `operator` routes.
  */
-export function route(
-  app: App,
-  ctx: EmulatorContext,
-  kind: "public" | "operator",
-  method: string,
-  url: string,
-  handler: Handler,
-  abuse = false,
-): void {
-  const info: RouteInfo = {
-    kind,
-    operator: kind === "operator",
-    abuse,
-    idempotent: kind === "public" && method === "POST",
-  };
-  app.route({ method: method as "GET", url, handler, config: info as unknown as Record<string, unknown> });
-  const entry = ctx.routesByPath.get(url) ?? { operator: kind === "operator", methods: [] };
-  entry.methods.push(method);
-  ctx.routesByPath.set(url, entry);
+export function routeAccess(app: FastifyInstance, access: "public" | "operator", abuse = false): void {
+  app.addHook("onRoute", (route) => {
+    const info: RouteInfo = { access, abuse, idempotent: access === "public" && route.method === "POST" };
+    route.config = { ...route.config, ...info };
+  });
 }
 
 /**
@@ -109,24 +91,3 @@ export function checkBodyId(body: { id?: string }, id: string): void {
     throw new ServiceError(215, `id: must equal the ID in the path (${id})`);
   }
 }
-
-/** 405 with `Allow` for every other method on each path the route modules registered. */
-export const methodNotAllowedPlugin = fp<WithContext>(
-  (app, { ctx }, done) => {
-    for (const [url, { operator, methods }] of ctx.routesByPath) {
-      const allowed = methods.includes("GET") ? [...methods, "HEAD"] : methods;
-      const others = ALL_METHODS.filter((m) => !allowed.includes(m));
-      const info: RouteInfo = { kind: "405", operator, allow: methods.join(", ") };
-      app.route({
-        method: others as unknown as "GET"[],
-        url,
-        handler: () => {
-          throw new ServiceError(405, `method not allowed; allowed: ${info.allow}`, { allow: info.allow });
-        },
-        config: info as unknown as Record<string, unknown>,
-      });
-    }
-    done();
-  },
-  { name: "method-not-allowed" },
-);

@@ -1,104 +1,67 @@
 /**
- * The `abuse_reports` table: reports with their hostnames' review statuses (a JSON column), the
- * automatic review on read, and the operator review. Reference: docs/service-api.md § Abuse reports.
+ * Abuse reports: the contract's resource table (see `resourceTable.ts`) with one column more, the
+ * hostnames' review statuses (JSON); the bound on reports per account, the automatic review on
+ * read, and the operator review. Reference: docs/service-api.md § Abuse reports.
  *
  * @packageDocumentation
  */
-import { ID_PREFIX } from "service-contract";
+import { AbuseReportHostnameStatus, RESOURCES } from "service-contract";
 import { ServiceError } from "../errors";
 import type { AbuseReportRecord, StoredHostname } from "../resources";
 import { autoReviewStatus } from "../review";
-import { notFound, type StoreBase } from "./database";
+import type { StoreBase } from "./database";
+import { resourceTable, type Column } from "./resourceTable";
 import type { Store } from "./types";
 
-interface AbuseReportRow {
-  id: string;
-  account_id: string;
-  created_at: string;
-  urls: string;
-  metadata: string;
-  hostnames: string;
-}
+const { PENDING } = AbuseReportHostnameStatus.enum;
 
-function toReport(r: AbuseReportRow): AbuseReportRecord {
-  return {
-    id: r.id,
-    accountId: r.account_id,
-    createdAt: r.created_at,
-    urls: JSON.parse(r.urls) as string[],
-    metadata: r.metadata,
-    hostnames: JSON.parse(r.hostnames) as StoredHostname[],
-  };
-}
+/** The column besides the create body's: each hostname's status and when it became `PENDING`. */
+const HOSTNAMES: Column = { column: "hostnames", key: "hostnames", structured: true, default: [] };
 
 /** The abuse report methods of the store. */
-export function abuseReportsRepository({
-  db,
-  write,
-  mint,
-}: StoreBase): Pick<Store, "createAbuseReport" | "getAbuseReport" | "reviewAbuseReport"> {
-  const insert = db.prepare<[string, string, string, string, string, string]>(
-    "INSERT INTO abuse_reports (id, account_id, created_at, urls, metadata, hostnames) VALUES (?, ?, ?, ?, ?, ?)",
-  );
-  const byId = db.prepare<[string], AbuseReportRow>("SELECT * FROM abuse_reports WHERE id = ?");
-  const ofAccount = db.prepare<[string, string], AbuseReportRow>(
-    "SELECT * FROM abuse_reports WHERE id = ? AND account_id = ?",
-  );
-  const setHostnames = db.prepare<[string, string]>("UPDATE abuse_reports SET hostnames = ? WHERE id = ?");
-  const countOf = db
-    .prepare<[string], number>("SELECT COUNT(*) FROM abuse_reports WHERE account_id = ?")
-    .pluck();
+export function abuseReportsRepository(
+  base: StoreBase,
+): Pick<Store, "createAbuseReport" | "getAbuseReport" | "reviewAbuseReport"> {
+  const { write } = base;
+  const table = resourceTable<AbuseReportRecord>(base, RESOURCES.abuseReport, [HOSTNAMES]);
   return {
     createAbuseReport(accountId, input, now = Date.now(), maxPerAccount) {
       return write(() => {
-        if (maxPerAccount !== undefined && (countOf.get(accountId) ?? 0) >= maxPerAccount) {
+        if (maxPerAccount !== undefined && table.count(accountId) >= maxPerAccount) {
           throw new ServiceError(
             241,
             `this account already has ${maxPerAccount} abuse report${maxPerAccount === 1 ? "" : "s"}, the most an account may have; reports are never deleted, so no more can be created`,
           );
         }
-        const { id, createdAt } = mint(ID_PREFIX.abuseReport);
         const hostnames: StoredHostname[] = input.hostnames.map((hostname) => ({
           hostname,
-          status: "PENDING",
+          status: PENDING,
           pending_since_ms: now,
         }));
-        insert.run(
-          id,
-          accountId,
-          createdAt,
-          JSON.stringify(input.urls),
-          input.metadata,
-          JSON.stringify(hostnames),
-        );
-        return { id, accountId, createdAt, urls: input.urls, metadata: input.metadata, hostnames };
+        return table.insert(accountId, { urls: input.urls, metadata: input.metadata, hostnames });
       });
     },
 
     getAbuseReport(accountId, id, autoReview) {
-      const read = () => (accountId === null ? byId.get(id) : ofAccount.get(id, accountId));
-      const row = read();
-      if (!row) return undefined;
-      const report = toReport(row);
-      if (!autoReview) return report;
+      const read = () => (accountId === null ? table.getAny(id) : table.get(accountId, id));
+      const report = read();
+      if (!report || !autoReview) return report;
       const due = (h: StoredHostname) =>
-        h.status === "PENDING" && autoReview.nowMs - h.pending_since_ms >= autoReview.delayMs;
+        h.status === PENDING && autoReview.nowMs - h.pending_since_ms >= autoReview.delayMs;
       if (!report.hostnames.some(due)) return report;
       return write(() => {
-        const fresh = read();
-        if (!fresh) return undefined;
-        const r = toReport(fresh);
+        const r = read();
+        if (!r) return undefined;
         for (const h of r.hostnames) if (due(h)) h.status = autoReviewStatus(h.hostname);
-        setHostnames.run(JSON.stringify(r.hostnames), r.id);
+        table.save(r);
         return r;
       });
     },
 
     reviewAbuseReport(id, updates, now = Date.now()) {
       return write(() => {
-        const row = byId.get(id);
-        if (!row) throw notFound("abuse report", id);
-        const r = toReport(row);
+        const r = table.getAny(id);
+        if (!r) throw table.notFound(id);
         updates.forEach((u, i) => {
           const h = r.hostnames.find((x) => x.hostname === u.hostname.toLowerCase());
           if (!h) {
@@ -107,10 +70,10 @@ export function abuseReportsRepository({
               `hostnames[${i}].hostname: not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
             );
           }
-          if (u.status === "PENDING" && h.status !== "PENDING") h.pending_since_ms = now;
+          if (u.status === PENDING && h.status !== PENDING) h.pending_since_ms = now;
           h.status = u.status;
         });
-        setHostnames.run(JSON.stringify(r.hostnames), id);
+        table.save(r);
         return r;
       });
     },

@@ -17,10 +17,8 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ID_PREFIX } from "service-contract";
 import { ServiceError } from "../errors";
 import { KsuidGenerator, rfc3339 } from "../ids";
-import type { Page, PageQuery } from "./types";
 
 /** Prefix of account IDs (ours; accounts are not part of the public API). */
 export const ACCOUNT_ID_PREFIX = "acct_";
@@ -32,35 +30,6 @@ CREATE TABLE IF NOT EXISTS accounts (
   abuse_reports_authorized INTEGER NOT NULL,
   created_at TEXT NOT NULL
 ) STRICT;
-CREATE TABLE IF NOT EXISTS abuse_reports (
-  id TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES accounts(id),
-  created_at TEXT NOT NULL,
-  urls TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  hostnames TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS abuse_reports_by_account ON abuse_reports(account_id);
-CREATE TABLE IF NOT EXISTS event_destinations (
-  id TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES accounts(id),
-  created_at TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  description TEXT NOT NULL,
-  format TEXT NOT NULL,
-  target TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS event_destinations_by_account ON event_destinations(account_id, id);
-CREATE TABLE IF NOT EXISTS event_subscriptions (
-  id TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES accounts(id),
-  created_at TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  description TEXT NOT NULL,
-  sources TEXT NOT NULL,
-  destination_ids TEXT NOT NULL
-) STRICT;
-CREATE INDEX IF NOT EXISTS event_subscriptions_by_account ON event_subscriptions(account_id, id);
 CREATE TABLE IF NOT EXISTS subscription_destinations (
   subscription_id TEXT NOT NULL REFERENCES event_subscriptions(id) ON DELETE CASCADE,
   destination_id TEXT NOT NULL REFERENCES event_destinations(id),
@@ -105,12 +74,15 @@ export interface StoreBase {
   write<T>(fn: () => T): T;
   /** A new ID of the kind and its creation time (RFC 3339, whole seconds). */
   mint(prefix: string): { id: string; createdAt: string };
+  /** Makes the IDs minted from now on sort after `id`, a stored ID of the kind `prefix`. */
+  observe(id: string, prefix: string): void;
 }
 
 /**
  * Opens (creating when needed) the database at `path`: `":memory:"` for a throw-away store, or a
- * file path whose parent directories are created. Sets WAL mode, creates the tables and seeds the
- * ID generator from the newest stored IDs.
+ * file path whose parent directories are created. Sets WAL mode, creates the tables of accounts,
+ * links, idempotency keys and the request log (each resource's own table is made by its
+ * repository, see `resourceTable.ts`) and seeds the ID generator from the newest account ID.
  *
  * @throws Error from better-sqlite3 when the file cannot be opened or is not a database.
  */
@@ -128,15 +100,8 @@ export function openDatabase(path: string): StoreBase {
     if (!logColumns.has(column)) db.exec(sql);
   }
   const ids = new KsuidGenerator();
-  for (const [table, prefix] of [
-    ["accounts", ACCOUNT_ID_PREFIX],
-    ["abuse_reports", ID_PREFIX.abuseReport],
-    ["event_destinations", ID_PREFIX.eventDestination],
-    ["event_subscriptions", ID_PREFIX.eventSubscription],
-  ] as const) {
-    const row = db.prepare(`SELECT max(id) AS id FROM ${table}`).get() as { id: string | null };
-    if (row.id !== null) ids.observe(row.id, prefix);
-  }
+  const newestAccount = db.prepare("SELECT max(id) AS id FROM accounts").get() as { id: string | null };
+  if (newestAccount.id !== null) ids.observe(newestAccount.id, ACCOUNT_ID_PREFIX);
   return {
     path,
     db,
@@ -145,77 +110,11 @@ export function openDatabase(path: string): StoreBase {
       const m = ids.next(prefix);
       return { id: m.id, createdAt: rfc3339(m.unixSeconds) };
     },
+    observe: (id, prefix) => ids.observe(id, prefix),
   };
 }
 
 /** The 404 of a resource that does not exist (in the account). */
 export function notFound(what: string, id: string): ServiceError {
   return new ServiceError(404, `no ${what} with ID ${JSON.stringify(id)}`);
-}
-
-/**
- * One page of an account's rows, newest first: `first` lists from the newest, `before` from the
- * cursor; both take a limit, asked one higher to tell whether more follow.
- */
-export function listPage<R, T>(
-  first: Database.Statement<[string, number], R>,
-  before: Database.Statement<[string, string, number], R>,
-  accountId: string,
-  { limit, beforeId }: PageQuery,
-  map: (row: R) => T,
-): Page<T> {
-  const rows =
-    beforeId === undefined ? first.all(accountId, limit + 1) : before.all(accountId, beforeId, limit + 1);
-  const hasMore = rows.length > limit;
-  return { items: (hasMore ? rows.slice(0, limit) : rows).map(map), hasMore };
-}
-
-/** The statements listing a table's rows of an account, newest first, from the start or a cursor. */
-export function listStatements<R>(
-  db: Database.Database,
-  table: string,
-): [Database.Statement<[string, number], R>, Database.Statement<[string, string, number], R>] {
-  return [
-    db.prepare<[string, number], R>(`SELECT * FROM ${table} WHERE account_id = ? ORDER BY id DESC LIMIT ?`),
-    db.prepare<[string, string, number], R>(
-      `SELECT * FROM ${table} WHERE account_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-    ),
-  ];
-}
-
-/** Reading the rows of a table whose rows belong to an account, as records. */
-export interface OwnedRows<T> {
-  /** The record `id` of the account; `undefined` when none. */
-  get(accountId: string, id: string): T | undefined;
-  /** The record `id` of the account. @throws ServiceError 404 when none. */
-  require(accountId: string, id: string): T;
-  /** One page of the account's records, newest first. */
-  list(accountId: string, query: PageQuery): Page<T>;
-}
-
-/**
- * {@link OwnedRows} of `table` (with `id` and `account_id` columns), mapped by `toRecord`; `what`
- * names the kind in the 404 message, e.g. `event destination`.
- */
-export function ownedRows<R, T>(
-  db: Database.Database,
-  table: string,
-  what: string,
-  toRecord: (row: R) => T,
-): OwnedRows<T> {
-  const ofAccount = db.prepare<[string, string], R>(`SELECT * FROM ${table} WHERE id = ? AND account_id = ?`);
-  const [first, before] = listStatements<R>(db, table);
-  const get = (accountId: string, id: string) => {
-    const row = ofAccount.get(id, accountId);
-    return row === undefined ? undefined : toRecord(row);
-  };
-  return {
-    get,
-    require(accountId, id) {
-      const record = get(accountId, id);
-      if (record === undefined) throw notFound(what, id);
-      return record;
-    },
-    list: (accountId, query) => listPage(first, before, accountId, query, toRecord),
-  };
 }

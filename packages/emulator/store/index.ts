@@ -1,6 +1,7 @@
 /**
  * The emulator's persistent store: one repository per table over one SQLite database, sharing
- * one write-transaction helper (see `database.ts`). {@link openStore} composes them into the
+ * one write-transaction helper (see `database.ts`); the three resources are stored the one way
+ * `resourceTable.ts` derives from their contract descriptors. {@link openStore} composes them into the
  * {@link Store} the app uses.
  *
  * @packageDocumentation
@@ -12,7 +13,9 @@ import { eventDestinationsRepository } from "./eventDestinations";
 import { eventSubscriptionsRepository } from "./eventSubscriptions";
 import { idempotencyKeysRepository } from "./idempotencyKeys";
 import { requestLogRepository } from "./requestLog";
-import type { Store } from "./types";
+import { RESOURCE_LIST } from "service-contract";
+import { tableName } from "./resourceTable";
+import type { Store, StoreSnapshot } from "./types";
 
 export { ACCOUNT_ID_PREFIX } from "./database";
 export {
@@ -48,11 +51,16 @@ export function openStore(path: string): Store {
     clearRequests: log.clearRequests,
     snapshot() {
       const all = (sql: string) => base.db.prepare(sql).all();
+      const resources = RESOURCE_LIST.map((d) => [
+        tableName(d),
+        all(`SELECT * FROM ${tableName(d)} ORDER BY id`),
+      ]);
       return {
         accounts: all("SELECT * FROM accounts ORDER BY id"),
-        abuse_reports: all("SELECT * FROM abuse_reports ORDER BY id"),
-        event_destinations: all("SELECT * FROM event_destinations ORDER BY id"),
-        event_subscriptions: all("SELECT * FROM event_subscriptions ORDER BY id"),
+        ...(Object.fromEntries(resources) as Pick<
+          StoreSnapshot,
+          "abuse_reports" | "event_destinations" | "event_subscriptions"
+        >),
         subscription_destinations: all(
           "SELECT * FROM subscription_destinations ORDER BY subscription_id, destination_id",
         ),
