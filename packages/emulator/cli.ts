@@ -201,17 +201,26 @@ if (require.main === module) {
         stdout: (text) => new Promise((resolve) => process.send!(text.trim(), () => resolve())),
       }
     : processIo;
-  main(process.argv, io).then((started) => {
+  // The signal handlers come first: a SIGTERM that arrives while the emulator starts (its PID
+  // file is written, its JSON line perhaps sent) waits for the start, then closes it cleanly.
+  const startup = main(process.argv, io);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    void processIo.stderr(`service-emulator: ${signal}, stopping\n`);
+    startup.then(
+      (started) =>
+        typeof started === "number"
+          ? process.exit(started)
+          : started.close().then(() => process.exit(EXIT_CODES.ok), fail),
+      fail,
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  startup.then((started) => {
     if (typeof started === "number") process.exit(started);
     if (detached) process.disconnect();
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      void processIo.stderr(`service-emulator: ${signal}, stopping\n`);
-      started.close().then(() => process.exit(EXIT_CODES.ok), fail);
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
   }, fail);
 }
