@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCES } from "service-contract";
 import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs } from "../validation";
 import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
@@ -135,7 +136,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
   if (news.adoptId) {
     claimId(news.adoptId);
     const live = toOutputs(
-      await readForAdoption("event subscription", "esb_", news.adoptId, (id) =>
+      await readForAdoption(RESOURCES.eventSubscription, news.adoptId, (id) =>
         client.eventSubscriptions.get(id),
       ),
     );
@@ -154,7 +155,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
     ...(news.metadata ? { metadata: news.metadata } : {}),
   };
   const sub = await createOnce({
-    what: "event subscription",
+    what: RESOURCES.eventSubscription.names.singular,
     create: (idempotencyKey) => client.eventSubscriptions.create(request, { idempotencyKey }),
     fingerprint: JSON.stringify(request),
     list: () => client.eventSubscriptions.list(),
