@@ -125,8 +125,8 @@ abstract class Resource<T extends z.ZodObject, Create> {
   }
 }
 
-/** Resources with the full set of operations: create, get, list/pages, update, delete. */
-abstract class Collection<T extends z.ZodObject, Create, Update> extends Resource<T, Create> {
+/** Resources that are listed and deleted besides created and read: create, get, list/pages, delete. */
+abstract class ListedResource<T extends z.ZodObject, Create> extends Resource<T, Create> {
   /** One page of the list as a {@link Page}, read from the descriptor's list schema and key. */
   readonly #pageSchema: z.ZodType<Page<z.infer<T>>>;
 
@@ -196,6 +196,21 @@ abstract class Collection<T extends z.ZodObject, Create, Update> extends Resourc
   }
 
   /**
+   * Deletes a resource (`DELETE`, answers 204). Retried on 429, 502/503/504 and connection
+   * errors: when a first attempt reached the service but its answer was lost, the retry answers
+   * 404 and this method throws `NotFoundError` — the resource is gone either way, and callers
+   * that only want it gone may treat `NotFoundError` as success.
+   * @throws NotFoundError when no such resource exists (see above).
+   * @throws ConflictError for a destination still referenced by a subscription.
+   */
+  async delete(id: string, options?: RequestOptions): Promise<void> {
+    await this.transport.call({ method: "DELETE", path: this.itemPath(id), schema: undefined, options });
+  }
+}
+
+/** Resources with the full set of operations: create, get, list/pages, update, delete. */
+abstract class Collection<T extends z.ZodObject, Create, Update> extends ListedResource<T, Create> {
+  /**
    * Partial update (`PATCH`, answers 200): a field left out keeps its value, a field sent
    * replaces the whole value (lists included), `""` clears a string. Retried like a GET.
    * @throws ValidationError before any request when the input breaks a rule of the service.
@@ -211,18 +226,6 @@ abstract class Collection<T extends z.ZodObject, Create, Update> extends Resourc
       schema: this.spec.schemas.response,
       options,
     });
-  }
-
-  /**
-   * Deletes a resource (`DELETE`, answers 204). Retried on 429, 502/503/504 and connection
-   * errors: when a first attempt reached the service but its answer was lost, the retry answers
-   * 404 and this method throws `NotFoundError` — the resource is gone either way, and callers
-   * that only want it gone may treat `NotFoundError` as success.
-   * @throws NotFoundError when no such resource exists (see above).
-   * @throws ConflictError for a destination still referenced by a subscription.
-   */
-  async delete(id: string, options?: RequestOptions): Promise<void> {
-    await this.transport.call({ method: "DELETE", path: this.itemPath(id), schema: undefined, options });
   }
 }
 
