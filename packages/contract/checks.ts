@@ -27,7 +27,10 @@ export type CheckRule =
 export function chars(max: number) {
   return z
     .string()
-    .refine((s) => codePoints(s) <= max, { params: { rule: "chars", max } satisfies CheckRule })
+    .refine((s) => codePoints(s) <= max, {
+      message: `at most ${max} characters`,
+      params: { rule: "chars", max } satisfies CheckRule,
+    })
     .meta({
       maxLength: max,
       "x-unit": "characters",
@@ -39,7 +42,10 @@ export function chars(max: number) {
 export function bytes(max: number) {
   return z
     .string()
-    .refine((s) => utf8Bytes(s) <= max, { params: { rule: "bytes", max } satisfies CheckRule })
+    .refine((s) => utf8Bytes(s) <= max, {
+      message: `at most ${max} bytes`,
+      params: { rule: "bytes", max } satisfies CheckRule,
+    })
     .meta({ "x-unit": "bytes", "x-max-bytes": max, description: `at most ${max} bytes of UTF-8` });
 }
 
@@ -50,7 +56,10 @@ export function bytes(max: number) {
 export function integer() {
   return z
     .number()
-    .refine(Number.isInteger, { params: { rule: "integer" } satisfies CheckRule })
+    .refine(Number.isInteger, {
+      message: "must be an integer",
+      params: { rule: "integer" } satisfies CheckRule,
+    })
     .meta({ type: "integer" });
 }
 
@@ -63,13 +72,21 @@ export function filled() {
 export function httpUrl() {
   return z
     .string()
-    .refine(isAbsoluteHttpUrl, { params: { rule: "http-url" } satisfies CheckRule })
+    .refine(isAbsoluteHttpUrl, {
+      message: "must be an absolute http or https URL with a host",
+      params: { rule: "http-url" } satisfies CheckRule,
+    })
     .meta({ format: "uri", description: "absolute http(s) URL with a host" });
 }
 
 /** An event type of the catalogue (`EVENT_TYPES`); the service checks it after the body (238). */
 export function eventType() {
-  return z.string().refine(isEventType, { params: { rule: "event-type" } satisfies CheckRule });
+  return z
+    .string()
+    .refine(isEventType, {
+      message: "unknown event type",
+      params: { rule: "event-type" } satisfies CheckRule,
+    });
 }
 
 /** What the items of a {@link list} must not repeat. */
@@ -101,11 +118,13 @@ export function list<T extends z.ZodType>(element: T, rules: ListRules) {
   let schema = z.array(element);
   if (min !== undefined)
     schema = schema.refine((a) => a.length >= min, {
+      message: `at least ${min} items`,
       params: { rule: "min-items", min } satisfies CheckRule,
       when: isArray,
     });
   if (max !== undefined)
     schema = schema.refine((a) => a.length <= max, {
+      message: `at most ${max} items`,
       params: { rule: "max-items", max } satisfies CheckRule,
       when: isArray,
     });
@@ -129,7 +148,7 @@ function repeats(items: unknown[], unique: Uniqueness, ctx: z.RefinementCtx): vo
       code: "custom",
       path: unique.key === undefined ? [i] : [i, unique.key],
       params,
-      message: "",
+      message: `duplicate ${unique.what}`,
     });
   });
 }

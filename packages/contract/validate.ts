@@ -309,7 +309,9 @@ function typeIssues(
       return [{ code: k.code, field, problem, message: `${field}: ${problem}` }];
     }
     const field = fieldOf(k.path, w);
-    return [{ code: k.code, field, problem: k.problem, message: `${field}: ${k.problem}` }];
+    // A rule of the whole body (e.g. the fault shares' sum) is stated without a field.
+    const message = field === "" ? k.problem : `${field}: ${k.problem}`;
+    return [{ code: k.code, field, problem: k.problem, message }];
   });
 }
 

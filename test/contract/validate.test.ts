@@ -11,7 +11,7 @@
  * seed. The oracle was then removed; the table of first errors below was taken from it.
  */
 import fc from "fast-check";
-import type { z } from "zod";
+import { z } from "zod";
 import {
   AbuseReportCreate,
   EventDestinationCreate,
@@ -286,4 +286,17 @@ describe("validateRequest without quoteValues", () => {
       `format: must be one of "json", got "${MARK}"`,
     );
   });
+});
+
+it("answers a rule of the whole body (one the mapping does not name) as a 215 with its own message", () => {
+  const schema = z.strictObject({ a: z.number() }).refine((b) => b.a < 1, {
+    message: "a must stay below 1",
+    params: { rule: "body-rule" },
+  });
+  expect(validateRequest(schema, { a: 2 })).toMatchObject({
+    code: 215,
+    field: "",
+    message: "a must stay below 1",
+  });
+  expect(validateRequest(schema, { a: 0 })).toBeUndefined();
 });
