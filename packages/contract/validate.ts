@@ -266,7 +266,8 @@ function typeIssues(
   w: Writer,
   refs: boolean,
 ): RequestIssue[] {
-  const kept: { path: Path; code: 215 | 238; problem: string; unique?: CheckRule }[] = [];
+  /** `whole`: a problem of the whole value (its kind, its size), which stops looking inside it. */
+  const kept: { path: Path; code: 215 | 238; problem: string; rule?: CheckRule; whole?: boolean }[] = [];
   for (const f of found) {
     if (f.kind === "unknown") continue;
     if (f.kind === "exactlyOne") {
@@ -276,36 +277,39 @@ function typeIssues(
         path: f.path,
         code: 215,
         problem: `exactly one of ${members.join(", ")} is required, got ${present}`,
+        whole: true,
       });
       continue;
     }
     const p = problemOf(f.issue, at(root, f.path), schemaAt(schema, f.path), w, refs);
-    if (p)
-      kept.push({
-        path: f.path,
-        ...p,
-        unique: f.issue.code === "custom" ? (f.issue.params as CheckRule) : undefined,
-      });
+    const rule = f.issue.code === "custom" ? (f.issue.params as CheckRule) : undefined;
+    const whole = rule?.rule === "min-items" || rule?.rule === "max-items";
+    if (p) kept.push({ path: f.path, ...p, rule, whole });
   }
-  // A field is looked into no further than its first problem: what follows at or below it goes.
+  // A field is looked into no further than its first problem: a second problem of it goes, and
+  // a problem of the whole value takes the place of those found inside it.
   const out: typeof kept = [];
   for (const k of kept) {
-    if (k.unique?.rule === "unique") {
+    if (k.rule?.rule === "unique") {
       out.push(k); // judged below, once every problem of its list is known
       continue;
     }
-    if (out.some((o) => o.unique?.rule !== "unique" && startsWith(k.path, o.path))) continue;
-    for (let i = out.length - 1; i >= 0; i--) if (startsWith(out[i].path, k.path)) out.splice(i, 1);
+    const settled = (o: (typeof kept)[number]) =>
+      o.rule?.rule !== "unique" &&
+      startsWith(k.path, o.path) &&
+      (o.whole === true || o.path.length === k.path.length);
+    if (out.some(settled)) continue;
+    if (k.whole)
+      for (let i = out.length - 1; i >= 0; i--) if (startsWith(out[i].path, k.path)) out.splice(i, 1);
     out.push(k);
   }
   return out.flatMap((k) => {
-    if (k.unique?.rule === "unique") {
-      const list = k.path.slice(0, k.unique.key === undefined ? -1 : -2);
+    if (k.rule?.rule === "unique") {
+      const list = k.path.slice(0, k.rule.key === undefined ? -1 : -2);
       // Duplicates count once every item has the right type (an unknown event type still lets them).
-      if (out.some((o) => o.unique?.rule !== "unique" && o.code !== 238 && startsWith(o.path, list)))
-        return [];
+      if (out.some((o) => o.rule?.rule !== "unique" && o.code !== 238 && startsWith(o.path, list))) return [];
       const field = fieldOf(k.path, w);
-      const problem = `${k.problem} (also at ${fieldOf([...list, k.unique.first], w)})`;
+      const problem = `${k.problem} (also at ${fieldOf([...list, k.rule.first], w)})`;
       return [{ code: k.code, field, problem, message: `${field}: ${problem}` }];
     }
     const field = fieldOf(k.path, w);

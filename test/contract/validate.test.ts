@@ -300,3 +300,15 @@ it("answers a rule of the whole body (one the mapping does not name) as a 215 wi
   });
   expect(validateRequest(schema, { a: 0 })).toBeUndefined();
 });
+
+it("states a member's own problem before a rule of the whole body", () => {
+  const schema = z.strictObject({ a: z.number().max(5) }).refine((b) => b.a < 1, {
+    message: "a must stay below 1",
+    params: { rule: "body-rule" },
+  });
+  expect(validateRequest(schema, { a: 7 })?.message).toBe("a: at most 5, got 7");
+  expect(requestIssues(schema, { a: 7 }).map((i) => i.message)).toEqual([
+    "a: at most 5, got 7",
+    "a must stay below 1",
+  ]);
+});
