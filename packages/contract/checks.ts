@@ -23,30 +23,32 @@ export type CheckRule =
   | { rule: "max-items"; max: number }
   | { rule: "unique"; what: string; key?: string; caseInsensitive?: boolean; first: number; value: string };
 
-/** A string of at most `max` **characters** (Unicode code points; JSON Schema `maxLength` counts the same). */
-export function chars(max: number) {
+/** A string of at most `max` of a unit `length` counts: the check and its JSON Schema together. */
+function limited(rule: "chars" | "bytes", max: number, length: (s: string) => number, meta: object) {
+  const unit = rule === "chars" ? "characters" : "bytes";
   return z
     .string()
-    .refine((s) => codePoints(s) <= max, {
-      message: `at most ${max} characters`,
-      params: { rule: "chars", max } satisfies CheckRule,
+    .refine((s) => length(s) <= max, {
+      message: `at most ${max} ${unit}`,
+      params: { rule, max } satisfies CheckRule,
     })
-    .meta({
-      maxLength: max,
-      "x-unit": "characters",
-      description: `at most ${max} characters (Unicode code points)`,
-    });
+    .meta({ "x-unit": unit, ...meta });
+}
+
+/** A string of at most `max` **characters** (Unicode code points; JSON Schema `maxLength` counts the same). */
+export function chars(max: number) {
+  return limited("chars", max, codePoints, {
+    maxLength: max,
+    description: `at most ${max} characters (Unicode code points)`,
+  });
 }
 
 /** A string of at most `max` **bytes** of UTF-8 (`x-max-bytes` in JSON Schema, which has no keyword for it). */
 export function bytes(max: number) {
-  return z
-    .string()
-    .refine((s) => utf8Bytes(s) <= max, {
-      message: `at most ${max} bytes`,
-      params: { rule: "bytes", max } satisfies CheckRule,
-    })
-    .meta({ "x-unit": "bytes", "x-max-bytes": max, description: `at most ${max} bytes of UTF-8` });
+  return limited("bytes", max, utf8Bytes, {
+    "x-max-bytes": max,
+    description: `at most ${max} bytes of UTF-8`,
+  });
 }
 
 /**
@@ -81,12 +83,10 @@ export function httpUrl() {
 
 /** An event type of the catalogue (`EVENT_TYPES`); the service checks it after the body (238). */
 export function eventType() {
-  return z
-    .string()
-    .refine(isEventType, {
-      message: "unknown event type",
-      params: { rule: "event-type" } satisfies CheckRule,
-    });
+  return z.string().refine(isEventType, {
+    message: "unknown event type",
+    params: { rule: "event-type" } satisfies CheckRule,
+  });
 }
 
 /** What the items of a {@link list} must not repeat. */
