@@ -24,9 +24,11 @@
  * @packageDocumentation
  */
 import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../sdk";
-import { ID_BODY_LENGTH, ID_PREFIX, isWellFormedId } from "service-contract";
-import { EventDestinationCreate, OPTIONAL_STRINGS, SECRET_PATHS } from "service-contract";
+import { ID_BODY_LENGTH, isWellFormedId, type ResourceDescriptor } from "service-contract";
+import { OPTIONAL_STRINGS, RESOURCES, SECRET_PATHS } from "service-contract";
 import { writableFields } from "service-contract";
+
+const { eventDestination, eventSubscription } = RESOURCES;
 
 /**
  * A TypeScript string literal of `text` that means exactly `text`: JSON's escapes plus U+2028
@@ -40,12 +42,14 @@ export function stringLiteral(text: string): string {
 }
 
 /**
- * Checks that `id` is a full ID of its kind (`prefix` + 27 base62 characters) before it is
- * written into a program.
+ * Checks that `id` is a full ID of the kind `resource` (its prefix + 27 base62 characters)
+ * before it is written into a program.
  *
+ * @param what - the holder of the ID in words, by default the resource's (`an event destination`).
  * @throws Error naming `what` and the expected format, with the ID quoted by {@link stringLiteral}.
  */
-function checkId(id: string, prefix: string, what: string): void {
+function checkId(id: string, resource: ResourceDescriptor, what = resource.names.article): void {
+  const prefix = resource.idPrefix;
   if (!isWellFormedId(id, prefix)) {
     throw new Error(
       `generate: ${what} has the ID ${stringLiteral(String(id)).slice(0, 120)}, which is not ${prefix} followed by ` +
@@ -228,22 +232,46 @@ function targetInput(
 }
 
 /**
+ * The program's `args` of a live resource: each field of the descriptor's create schema, in its
+ * order, from `special` when it names the field (a value the response holds in another form),
+ * else the response's own value unless it is the field's default or `""` (left out).
+ */
+function liveArgs(
+  resource: ResourceDescriptor,
+  live: object,
+  special: Record<string, () => unknown>,
+): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const field of writableFields(resource.schemas.create)) {
+    const value = (live as Record<string, unknown>)[field.name];
+    if (field.name in special) args[field.name] = special[field.name]();
+    else if (value !== field.default && value !== "") args[field.name] = value;
+  }
+  return args;
+}
+
+/**
  * The TypeScript program that adopts everything in `inventory` (see the module comment).
  * Pure and deterministic.
  */
 export function generateProgram(inventory: Inventory): GeneratedProgram {
-  for (const d of inventory.destinations) checkId(d.id, ID_PREFIX.eventDestination, "an event destination");
+  for (const d of inventory.destinations) checkId(d.id, eventDestination);
   for (const s of inventory.subscriptions) {
-    checkId(s.id, ID_PREFIX.eventSubscription, "an event subscription");
+    checkId(s.id, eventSubscription);
     for (const ref of s.destinations) {
-      checkId(ref.id, ID_PREFIX.eventDestination, `a destination of event subscription ${s.id}`);
+      checkId(ref.id, eventDestination, `a destination of ${eventSubscription.names.singular} ${s.id}`);
     }
   }
   const destinations = [...inventory.destinations].sort((a, b) => compareIds(a.id, b.id));
   const subscriptions = [...inventory.subscriptions].sort((a, b) => compareIds(a.id, b.id));
   const destNames = assignNames(destinations);
   const subNames = assignNames(subscriptions);
-  const idents = new Set<string>(["pulumi", "config", "EventDestination", "EventSubscription"]);
+  const idents = new Set<string>([
+    "pulumi",
+    "config",
+    eventDestination.pulumiType,
+    eventSubscription.pulumiType,
+  ]);
   const keys = new Set<string>();
   const secrets: SecretPlaceholder[] = [];
   const destVars = new Map<string, string>();
@@ -253,14 +281,11 @@ export function generateProgram(inventory: Inventory): GeneratedProgram {
     const name = destNames.get(d.id) as string;
     const v = unique(`${identifier(name)}Destination`, idents, "");
     destVars.set(d.id, v);
-    const args: Record<string, unknown> = {};
-    for (const field of writableFields(EventDestinationCreate)) {
-      const value = (d as unknown as Record<string, unknown>)[field.name];
-      if (field.name === "target") args.target = targetInput(d.target, d, name, keys, secrets);
-      else if (value !== field.default && value !== "") args[field.name] = value;
-    }
+    const args = liveArgs(eventDestination, d, {
+      target: () => targetInput(d.target, d, name, keys, secrets),
+    });
     blocks.push(
-      `const ${v} = EventDestination.adopt(${stringLiteral(name)}, ${stringLiteral(d.id)}, ${render(args, "")});`,
+      `const ${v} = ${eventDestination.pulumiType}.adopt(${stringLiteral(name)}, ${stringLiteral(d.id)}, ${render(args, "")});`,
     );
   }
   const subVars = new Map<string, string>();
@@ -268,15 +293,13 @@ export function generateProgram(inventory: Inventory): GeneratedProgram {
     const name = subNames.get(s.id) as string;
     const v = unique(`${identifier(name)}Subscription`, idents, "");
     subVars.set(s.id, v);
-    const args: Record<string, unknown> = {};
-    if (s.description) args.description = s.description;
-    if (s.metadata) args.metadata = s.metadata;
-    args.sources = s.sources.map((src) => ({ type: src.type }));
-    args.destinationIds = s.destinations.map((ref) =>
-      destVars.has(ref.id) ? new Code(`${destVars.get(ref.id)}.id`) : ref.id,
-    );
+    const args = liveArgs(eventSubscription, s, {
+      sources: () => s.sources.map((src) => ({ type: src.type })),
+      destinationIds: () =>
+        s.destinations.map((ref) => (destVars.has(ref.id) ? new Code(`${destVars.get(ref.id)}.id`) : ref.id)),
+    });
     blocks.push(
-      `const ${v} = EventSubscription.adopt(${stringLiteral(name)}, ${stringLiteral(s.id)}, ${render(args, "")});`,
+      `const ${v} = ${eventSubscription.pulumiType}.adopt(${stringLiteral(name)}, ${stringLiteral(s.id)}, ${render(args, "")});`,
     );
   }
 
@@ -301,7 +324,7 @@ export function generateProgram(inventory: Inventory): GeneratedProgram {
     "// `pulumi destroy` deletes adopted resources like any other; add `{ retainOnDelete: true }`",
     "// as the last argument of `adopt` to keep one on the service.",
     ...(secrets.length > 0 ? ['import * as pulumi from "@pulumi/pulumi";'] : []),
-    'import { EventDestination, EventSubscription } from "pulumi-service";',
+    `import { ${eventDestination.pulumiType}, ${eventSubscription.pulumiType} } from "pulumi-service";`,
     "",
     ...(secrets.length > 0 ? ["const config = new pulumi.Config();", ""] : []),
     ...blocks.flatMap((b) => [b, ""]),

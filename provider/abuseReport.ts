@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { AbuseReportHostname, AbuseReportStatus } from "service-contract";
 
 /**
  * The dynamic provider of {@link AbuseReport}: calls that load the implementation by package
@@ -42,10 +43,10 @@ export class AbuseReport extends pulumi.dynamic.Resource {
   declare public readonly urls: pulumi.Output<string[]>;
   /** Metadata (`""` when not set). */
   declare public readonly metadata: pulumi.Output<string>;
-  /** `PENDING`, `PROCESSED` or `PARTIALLY_PROCESSED` (as of the last create or refresh). */
-  declare public readonly status: pulumi.Output<"PENDING" | "PROCESSED" | "PARTIALLY_PROCESSED">;
-  /** One entry per distinct hostname: `[{ hostname, status }]`, status `PENDING`, `BANNED`, `UNBANNED` or `IGNORE`. */
-  declare public readonly hostnames: pulumi.Output<{ hostname: string; status: string }[]>;
+  /** The report's status as of the last create or refresh (the contract's `AbuseReportStatus`). */
+  declare public readonly status: pulumi.Output<AbuseReportStatus>;
+  /** One entry per distinct hostname, with its status (the contract's `AbuseReportHostnameStatus`). */
+  declare public readonly hostnames: pulumi.Output<AbuseReportHostname[]>;
   /** Absolute URI: `{base_url}/abuse_reports/<id>`. */
   declare public readonly uri: pulumi.Output<string>;
   /** Creation time, RFC 3339 UTC with whole seconds. */

@@ -1,7 +1,8 @@
 /**
  * Input validation of the three resources, as pure functions that the providers' `check`
- * calls. They use the client's validation (the same limits as the service: bytes where the
- * spec says bytes, characters where it says characters) and turn its issues into Pulumi check
+ * calls. They use the client's validation of each resource's create schema, read from its
+ * descriptor in the contract (the same limits as the service: bytes where the contract counts
+ * bytes, characters where it counts characters) and turn its issues into Pulumi check
  * failures whose reason quotes the field, e.g. `description: at most 255 characters, got 256`.
  *
  * Values still unknown during a preview (outputs of resources not yet created) are not
@@ -14,16 +15,21 @@
  */
 import type { ValidationIssue } from "../sdk/errors";
 import type * as SdkValidation from "../sdk/validation";
+import type * as Contract from "service-contract";
 
 /**
- * The client's validation, loaded on the first check. A Pulumi program imports this module
- * through the package's index but never calls a check (the provider process does), so it does
- * not pay for loading the contract and zod (about 40 ms, most of the package's cost at a
- * program's start; docs/performance.md § Fixed cost).
+ * The client's validation and the contract, loaded on the first check. A Pulumi program imports
+ * this module through the package's index but never calls a check (the provider process does),
+ * so it does not pay for loading the contract and zod, most of the package's cost at a
+ * program's start (docs/performance.md § Fixed cost).
  */
-function sdkValidation(): typeof SdkValidation {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require("../sdk/validation") as typeof SdkValidation;
+function load(): { validation: typeof SdkValidation; contract: typeof Contract } {
+  return {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    validation: require("../sdk/validation") as typeof SdkValidation,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    contract: require("service-contract") as typeof Contract,
+  };
 }
 
 /** The value Pulumi's engine sends for an input that is not known yet (during a preview). */
@@ -150,15 +156,30 @@ function without(inputs: Record<string, unknown>, extra: string[]): Record<strin
 }
 
 /**
+ * The check of one resource's inputs: its create body against the create schema of its
+ * descriptor; for a resource that can be adopted, the body is the inputs without the provider's
+ * own `adoptId`, which is checked against the resource's ID prefix.
+ */
+function checkInputs(
+  kind: keyof typeof Contract.RESOURCES,
+  inputs: Record<string, unknown>,
+  adoptable: boolean,
+): CheckFailure[] {
+  const { validation, contract } = load();
+  const resource = contract.RESOURCES[kind];
+  const { plain, failures } = readInputs(inputs);
+  const body = adoptable ? without(plain, ["adoptId"]) : plain;
+  return failures
+    .concat(toCheckFailures(validation.validateBody(resource.schemas.create, body), body))
+    .concat(adoptable ? checkAdoptId(plain, resource.idPrefix, resource.names.singular) : []);
+}
+
+/**
  * Checks the inputs of an `EventSubscription` (`sources`, `destinationIds`, `description?`,
  * `metadata?`; `adoptId?` is the provider's own). Never throws.
  */
 export function checkEventSubscriptionInputs(inputs: Record<string, unknown>): CheckFailure[] {
-  const { plain, failures } = readInputs(inputs);
-  const body = without(plain, ["adoptId"]);
-  return failures
-    .concat(toCheckFailures(sdkValidation().validateEventSubscriptionCreate(body), body))
-    .concat(checkAdoptId(plain, "esb_", "event subscription"));
+  return checkInputs("eventSubscription", inputs, true);
 }
 
 /**
@@ -166,17 +187,12 @@ export function checkEventSubscriptionInputs(inputs: Record<string, unknown>): C
  * `metadata?`; `adoptId?` is the provider's own). Never throws.
  */
 export function checkEventDestinationInputs(inputs: Record<string, unknown>): CheckFailure[] {
-  const { plain, failures } = readInputs(inputs);
-  const body = without(plain, ["adoptId"]);
-  return failures
-    .concat(toCheckFailures(sdkValidation().validateEventDestinationCreate(body), body))
-    .concat(checkAdoptId(plain, "ed_", "event destination"));
+  return checkInputs("eventDestination", inputs, true);
 }
 
-/** Checks the inputs of an `AbuseReport` (`urls`, `metadata?`). Never throws. */
+/** Checks the inputs of an `AbuseReport` (`urls`, `metadata?`; no adoption). Never throws. */
 export function checkAbuseReportInputs(inputs: Record<string, unknown>): CheckFailure[] {
-  const { plain, failures } = readInputs(inputs);
-  return failures.concat(toCheckFailures(sdkValidation().validateAbuseReportCreate(plain), plain));
+  return checkInputs("abuseReport", inputs, false);
 }
 
 function checkAdoptId(inputs: Record<string, unknown>, prefix: string, what: string): CheckFailure[] {

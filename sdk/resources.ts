@@ -10,18 +10,18 @@
 import type { Idempotency } from "./idempotency";
 import type { z } from "zod";
 import { APIResponseValidationError, ValidationError, type ValidationIssue } from "./errors";
-import { ID_PREFIX } from "service-contract";
 import {
-  AbuseReport,
+  RESOURCES,
+  type AbuseReport,
   type AbuseReportCreate,
-  EventDestination,
+  type EventDestination,
   type EventDestinationCreate,
-  EventDestinationList,
   type EventDestinationUpdate,
-  EventSubscription,
+  type EventSubscription,
   type EventSubscriptionCreate,
-  EventSubscriptionList,
   type EventSubscriptionUpdate,
+  type ResourceDescriptor,
+  type ResourceSchemas,
 } from "service-contract";
 import type { CreateOptions, RequestOptions, Transport } from "./transport";
 import * as validation from "./validation";
@@ -42,31 +42,25 @@ function assertValid(issues: ValidationIssue[]): void {
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
-interface ResourceSpec<T extends z.ZodType> {
-  /** Collection path, e.g. `/event_subscriptions`. */
-  path: string;
-  /** ID prefix of the resource, e.g. `esb_`. */
-  prefix: string;
-  /** Schema of one resource. */
-  schema: T;
-  validateCreate: (input: unknown) => ValidationIssue[];
+/** `input` without its keys that hold `undefined`, so that a default is not overwritten by one. */
+function stripUndefined(input: unknown): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(input as Record<string, unknown>).filter(([, v]) => v !== undefined),
+  );
 }
 
-interface CollectionSpec<T extends z.ZodType> extends ResourceSpec<T> {
-  /** Schema of one page of the list, transformed into a {@link Page}. */
-  pageSchema: z.ZodType<Page<z.infer<T>>>;
-  validateUpdate: (input: unknown) => ValidationIssue[];
-}
+/** The descriptor of a resource whose responses have the schema `T`. */
+type Described<T extends z.ZodObject> = ResourceDescriptor<ResourceSchemas<T>>;
 
 /** Methods shared by every resource: `create` and `get`. */
-abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> = ResourceSpec<T>> {
+abstract class Resource<T extends z.ZodObject, Create> {
   // Private fields: the plumbing stays out of util.inspect / JSON.stringify of the client.
   readonly #transport: Transport;
-  readonly #spec: S;
+  readonly #spec: Described<T>;
   readonly #idempotency: Idempotency;
 
-  /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, spec: S, idempotency: Idempotency) {
+  /** @internal Built by `ServiceClient`, with the resource's descriptor from the contract. */
+  constructor(transport: Transport, spec: Described<T>, idempotency: Idempotency) {
     this.#transport = transport;
     this.#spec = spec;
     this.#idempotency = idempotency;
@@ -76,7 +70,7 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
     return this.#transport;
   }
 
-  protected get spec(): S {
+  protected get spec(): Described<T> {
     return this.#spec;
   }
 
@@ -97,21 +91,16 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
    *   retries), InternalServerError, APIConnectionError, APIResponseValidationError.
    */
   async create(input: Create, options?: CreateOptions): Promise<z.infer<T>> {
-    assertValid(this.spec.validateCreate(input));
+    assertValid(validation.validateBody(this.spec.schemas.create, input));
     const idempotencyKey = this.#idempotency.keyFor(options?.idempotencyKey);
     return this.transport.call({
       method: "POST",
       path: this.spec.path,
-      body: this.createBody(input),
-      schema: this.spec.schema,
+      body: { ...this.spec.createDefaults, ...stripUndefined(input) },
+      schema: this.spec.schemas.response,
       idempotencyKey,
       options,
     });
-  }
-
-  /** Request body of a create; subclasses fill defaults. */
-  protected createBody(input: Create): unknown {
-    return input;
   }
 
   /**
@@ -121,22 +110,38 @@ abstract class Resource<T extends z.ZodType, Create, S extends ResourceSpec<T> =
    * @throws NotFoundError when no such resource exists in the account.
    */
   async get(id: string, options?: RequestOptions): Promise<z.infer<T>> {
-    return this.transport.call({ method: "GET", path: this.itemPath(id), schema: this.spec.schema, options });
+    return this.transport.call({
+      method: "GET",
+      path: this.itemPath(id),
+      schema: this.spec.schemas.response,
+      options,
+    });
   }
 
   /** Path of one resource, after checking the ID's prefix. */
   protected itemPath(id: string): string {
-    assertValid(validation.validateId(id, this.spec.prefix));
+    assertValid(validation.validateId(id, this.spec.idPrefix));
     return `${this.spec.path}/${encodeURIComponent(id)}`;
   }
 }
 
-/** Resources with the full set of operations: create, get, list/pages, update, delete. */
-abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
-  T,
-  Create,
-  CollectionSpec<T>
-> {
+/** Resources that are listed and deleted besides created and read: create, get, list/pages, delete. */
+abstract class ListedResource<T extends z.ZodObject, Create> extends Resource<T, Create> {
+  /** One page of the list as a {@link Page}, read from the descriptor's list schema and key. */
+  readonly #pageSchema: z.ZodType<Page<z.infer<T>>>;
+
+  /** @internal Built by `ServiceClient`, with the resource's descriptor from the contract. */
+  constructor(transport: Transport, spec: Described<T>, idempotency: Idempotency) {
+    super(transport, spec, idempotency);
+    const { list } = spec.schemas;
+    const key = spec.listKey;
+    if (!list || key === undefined) throw new Error(`${spec.names.plural} have no list`);
+    this.#pageSchema = list.transform((l) => ({
+      items: (l as Record<string, unknown>)[key] as z.infer<T>[],
+      nextPageUri: (l as { nextPageUri: string | null }).nextPageUri,
+    }));
+  }
+
   /**
    * Every resource of the account, newest first, fetched page by page (following
    * `next_page_uri`) as the iteration proceeds.
@@ -164,7 +169,8 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
   pages(params?: ListParams, options?: RequestOptions): AsyncIterable<Page<z.infer<T>>> {
     assertValid(validation.validateListParams(params));
     const first = params?.limit === undefined ? this.spec.path : `${this.spec.path}?limit=${params.limit}`;
-    const { transport, spec } = this;
+    const { transport } = this;
+    const pageSchema = this.#pageSchema;
     return {
       async *[Symbol.asyncIterator]() {
         const seen = new Set<string>();
@@ -173,7 +179,7 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
           const page: Page<z.infer<T>> = await transport.call({
             method: "GET",
             path,
-            schema: spec.pageSchema,
+            schema: pageSchema,
             options,
           });
           yield page;
@@ -190,18 +196,6 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
   }
 
   /**
-   * Partial update (`PATCH`, answers 200): a field left out keeps its value, a field sent
-   * replaces the whole value (lists included), `""` clears a string. Retried like a GET.
-   * @throws ValidationError before any request when the input breaks a rule of the service.
-   * @throws NotFoundError when no such resource exists.
-   */
-  async update(id: string, input: Update, options?: RequestOptions): Promise<z.infer<T>> {
-    const path = this.itemPath(id);
-    assertValid(this.spec.validateUpdate(input));
-    return this.transport.call({ method: "PATCH", path, body: input, schema: this.spec.schema, options });
-  }
-
-  /**
    * Deletes a resource (`DELETE`, answers 204). Retried on 429, 502/503/504 and connection
    * errors: when a first attempt reached the service but its answer was lost, the retry answers
    * 404 and this method throws `NotFoundError` — the resource is gone either way, and callers
@@ -214,6 +208,27 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
   }
 }
 
+/** Resources with the full set of operations: create, get, list/pages, update, delete. */
+abstract class Collection<T extends z.ZodObject, Create, Update> extends ListedResource<T, Create> {
+  /**
+   * Partial update (`PATCH`, answers 200): a field left out keeps its value, a field sent
+   * replaces the whole value (lists included), `""` clears a string. Retried like a GET.
+   * @throws ValidationError before any request when the input breaks a rule of the service.
+   * @throws NotFoundError when no such resource exists.
+   */
+  async update(id: string, input: Update, options?: RequestOptions): Promise<z.infer<T>> {
+    const path = this.itemPath(id);
+    assertValid(validation.validateBody(this.spec.schemas.update ?? this.spec.schemas.create, input));
+    return this.transport.call({
+      method: "PATCH",
+      path,
+      body: input,
+      schema: this.spec.schemas.response,
+      options,
+    });
+  }
+}
+
 /**
  * `client.abuseReports`: create and get abuse reports (no list, update or delete).
  * Only accounts authorized for abuse reports may use it; others get `PermissionDeniedError`.
@@ -222,16 +237,7 @@ abstract class Collection<T extends z.ZodType, Create, Update> extends Resource<
 export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate> {
   /** @internal Built by `ServiceClient`. */
   constructor(transport: Transport, idempotency: Idempotency) {
-    super(
-      transport,
-      {
-        path: "/abuse_reports",
-        prefix: ID_PREFIX.abuseReport,
-        schema: AbuseReport,
-        validateCreate: validation.validateAbuseReportCreate,
-      },
-      idempotency,
-    );
+    super(transport, RESOURCES.abuseReport, idempotency);
   }
 }
 
@@ -246,27 +252,14 @@ export class EventSubscriptions extends Collection<
 > {
   /** @internal Built by `ServiceClient`. */
   constructor(transport: Transport, idempotency: Idempotency) {
-    super(
-      transport,
-      {
-        path: "/event_subscriptions",
-        prefix: ID_PREFIX.eventSubscription,
-        schema: EventSubscription,
-        validateCreate: validation.validateEventSubscriptionCreate,
-        pageSchema: EventSubscriptionList.transform((l) => ({
-          items: l.eventSubscriptions,
-          nextPageUri: l.nextPageUri,
-        })),
-        validateUpdate: validation.validateEventSubscriptionUpdate,
-      },
-      idempotency,
-    );
+    super(transport, RESOURCES.eventSubscription, idempotency);
   }
 }
 
 /**
  * `client.eventDestinations`: create, get, list, update and delete event destinations. Secrets
- * in `target` are write-only: responses show them as `""`.
+ * in `target` are write-only: responses show them as `""`. A create without `format` sends the
+ * contract's default (`"json"`).
  * Reference: docs/service-api.md § Event destinations.
  */
 export class EventDestinations extends Collection<
@@ -276,25 +269,6 @@ export class EventDestinations extends Collection<
 > {
   /** @internal Built by `ServiceClient`. */
   constructor(transport: Transport, idempotency: Idempotency) {
-    super(
-      transport,
-      {
-        path: "/event_destinations",
-        prefix: ID_PREFIX.eventDestination,
-        schema: EventDestination,
-        validateCreate: validation.validateEventDestinationCreate,
-        pageSchema: EventDestinationList.transform((l) => ({
-          items: l.eventDestinations,
-          nextPageUri: l.nextPageUri,
-        })),
-        validateUpdate: validation.validateEventDestinationUpdate,
-      },
-      idempotency,
-    );
-  }
-
-  /** Sends `format: "json"` when the input leaves it out. */
-  protected override createBody(input: EventDestinationCreate): unknown {
-    return { ...input, format: input.format ?? "json" };
+    super(transport, RESOURCES.eventDestination, idempotency);
   }
 }

@@ -69,6 +69,15 @@ function safely(field: string, list: () => ValidationIssue[]): ValidationIssue[]
 }
 
 /**
+ * Checks `input` against a contract request schema (a resource descriptor's `schemas.create` or
+ * `schemas.update`): every issue, in camelCase names, ID formats and event types included.
+ * Never throws.
+ */
+export function validateBody(schema: z.ZodType, input: unknown): ValidationIssue[] {
+  return check(schema, input);
+}
+
+/**
  * Checks an {@link AbuseReportCreate}: `urls` required, 1 to 100 absolute `http`/`https` URLs
  * with a host; `metadata` optional, at most 4096 **bytes** of UTF-8. Never throws.
  */

@@ -6,15 +6,9 @@
  * @packageDocumentation
  */
 import { z } from "zod";
+import { bytes, httpUrl, list } from "./checks";
 import { Id, Timestamp } from "./common";
-import {
-  ABUSE_REPORT_URLS_MAX,
-  ABUSE_REPORT_URLS_MIN,
-  ID_PREFIX,
-  isAbsoluteHttpUrl,
-  METADATA_MAX_BYTES,
-  utf8Bytes,
-} from "./limits";
+import { ABUSE_REPORT_URLS_MAX, ABUSE_REPORT_URLS_MIN, ID_PREFIX, METADATA_MAX_BYTES } from "./limits";
 
 /** Whether an abuse report has been processed. A new report is `PENDING`. */
 export const AbuseReportStatus = z.enum(["PENDING", "PROCESSED", "PARTIALLY_PROCESSED"]);
@@ -53,26 +47,15 @@ export const AbuseReport = z.object({
 export type AbuseReport = z.infer<typeof AbuseReport>;
 
 /** A URL of an abuse report: absolute `http` or `https`, with a host. */
-export const ReportedUrl = z
-  .string()
-  .refine(isAbsoluteHttpUrl, { message: "must be an absolute http or https URL with a host" })
-  .meta({ format: "uri", "x-format": "http-url", description: "absolute http(s) URL with a host" });
+export const ReportedUrl = httpUrl();
 
 /**
  * Body of `POST /abuse_reports`: `urls` 1 to 100 absolute http(s) URLs; `metadata` at most 4096
  * **bytes** of UTF-8. Unknown fields are rejected.
  */
 export const AbuseReportCreate = z.strictObject({
-  urls: z.array(ReportedUrl).min(ABUSE_REPORT_URLS_MIN).max(ABUSE_REPORT_URLS_MAX),
-  metadata: z
-    .string()
-    .refine((s) => utf8Bytes(s) <= METADATA_MAX_BYTES, { message: `at most ${METADATA_MAX_BYTES} bytes` })
-    .meta({
-      "x-unit": "bytes",
-      "x-max-bytes": METADATA_MAX_BYTES,
-      description: `at most ${METADATA_MAX_BYTES} bytes of UTF-8`,
-    })
-    .optional(),
+  urls: list(ReportedUrl, { min: ABUSE_REPORT_URLS_MIN, max: ABUSE_REPORT_URLS_MAX }),
+  metadata: bytes(METADATA_MAX_BYTES).optional(),
 });
 /** Input of `abuseReports.create` (see the schema of the same name). */
 export type AbuseReportCreate = z.infer<typeof AbuseReportCreate>;

@@ -6,94 +6,104 @@
  * @packageDocumentation
  */
 import { z } from "zod";
+import { bytes, chars, exactlyOne, filled } from "./checks";
 import { Id, Timestamp } from "./common";
 import { writeOnlyPaths } from "./fields";
-import { maxChars } from "./eventSubscription";
-import { DESCRIPTION_MAX_CHARS, ID_PREFIX, METADATA_MAX_BYTES, utf8Bytes } from "./limits";
+import { DESCRIPTION_MAX_CHARS, ID_PREFIX, METADATA_MAX_BYTES } from "./limits";
 
-/** A write-only secret: sent on create and update, returned as `""`. */
-const secret = () =>
-  z.string().meta({ writeOnly: true, "x-non-empty": true, description: 'write-only: responses hold ""' });
-/** A string a request must not send empty (a response may hold it empty). */
-const filled = () => z.string().meta({ "x-non-empty": true });
+const WRITE_ONLY = { writeOnly: true, description: 'write-only: responses hold ""' } as const;
 /** A string a response holds as `""` when it was not set. */
 const optionalString = () =>
   z.string().optional().meta({ description: 'optional; responses hold "" when not set' });
 
+/**
+ * The target kinds, built for requests or for responses: a request's objects are strict (the
+ * service rejects unknown fields) and its write-only secrets must not be empty; a response's
+ * objects let unknown fields through and hold each secret as `""`.
+ */
+function targetKinds(request: boolean) {
+  const object = request ? z.strictObject : z.object;
+  const secret = () => (request ? filled() : z.string()).meta(WRITE_ONLY);
+  const role = object({ roleArn: filled() });
+  const creds = object({ awsAccessKeyId: filled(), awsSecretAccessKey: secret() });
+  const auth = exactlyOne({ role, creds }, request);
+  const kinds = {
+    firehose: object({ auth, deliveryStreamArn: filled() }),
+    kinesis: object({ auth, streamArn: filled() }),
+    cloudwatchLogs: object({ auth, logGroupArn: filled() }),
+    datadog: object({
+      apiKey: secret(),
+      ddtags: optionalString(),
+      service: optionalString(),
+      ddsite: optionalString(),
+    }),
+    azureLogsIngestion: object({
+      tenantId: filled(),
+      clientId: filled(),
+      clientSecret: secret(),
+      logsIngestionUri: filled(),
+      dataCollectionRuleId: filled(),
+      dataCollectionStreamName: filled(),
+    }),
+  };
+  return { role, creds, auth, kinds };
+}
+
+const REQUEST = targetKinds(true);
+
+/** The schema of each target kind in a request, by its TypeScript name. */
+export const TARGET_KINDS = REQUEST.kinds;
+
 /** AWS authentication by an IAM role the service assumes. */
-export const AwsRole = z.object({ roleArn: filled() });
+export const AwsRole = REQUEST.role;
 /** AWS authentication by an IAM role the service assumes. */
 export type AwsRole = z.infer<typeof AwsRole>;
 
 /** AWS authentication by an access key. `awsSecretAccessKey` is write-only. */
-export const AwsCredentials = z.object({ awsAccessKeyId: filled(), awsSecretAccessKey: secret() });
+export const AwsCredentials = REQUEST.creds;
 /** AWS authentication by an access key. */
 export type AwsCredentials = z.infer<typeof AwsCredentials>;
 
 /** Exactly one of `{ role }` or `{ creds }`. */
-export const AwsAuth = z.union([z.object({ role: AwsRole }), z.object({ creds: AwsCredentials })]);
+export const AwsAuth = REQUEST.auth;
 /** Exactly one of `{ role }` or `{ creds }`. */
 export type AwsAuth = z.infer<typeof AwsAuth>;
 
 /** Amazon Data Firehose target. */
-export const FirehoseTarget = z.object({ auth: AwsAuth, deliveryStreamArn: filled() });
+export const FirehoseTarget = TARGET_KINDS.firehose;
 /** Amazon Data Firehose target. */
 export type FirehoseTarget = z.infer<typeof FirehoseTarget>;
 
 /** Amazon Kinesis target. */
-export const KinesisTarget = z.object({ auth: AwsAuth, streamArn: filled() });
+export const KinesisTarget = TARGET_KINDS.kinesis;
 /** Amazon Kinesis target. */
 export type KinesisTarget = z.infer<typeof KinesisTarget>;
 
 /** Amazon CloudWatch Logs target. */
-export const CloudwatchLogsTarget = z.object({ auth: AwsAuth, logGroupArn: filled() });
+export const CloudwatchLogsTarget = TARGET_KINDS.cloudwatchLogs;
 /** Amazon CloudWatch Logs target. */
 export type CloudwatchLogsTarget = z.infer<typeof CloudwatchLogsTarget>;
 
 /** Datadog target. `apiKey` is write-only; `ddtags`, `service`, `ddsite` are optional. */
-export const DatadogTarget = z.object({
-  apiKey: secret(),
-  ddtags: optionalString(),
-  service: optionalString(),
-  ddsite: optionalString(),
-});
+export const DatadogTarget = TARGET_KINDS.datadog;
 /** Datadog target. */
 export type DatadogTarget = z.infer<typeof DatadogTarget>;
 
 /** Azure Monitor Logs Ingestion target. `clientSecret` is write-only. */
-export const AzureLogsIngestionTarget = z.object({
-  tenantId: filled(),
-  clientId: filled(),
-  clientSecret: secret(),
-  logsIngestionUri: filled(),
-  dataCollectionRuleId: filled(),
-  dataCollectionStreamName: filled(),
-});
+export const AzureLogsIngestionTarget = TARGET_KINDS.azureLogsIngestion;
 /** Azure Monitor Logs Ingestion target. */
 export type AzureLogsIngestionTarget = z.infer<typeof AzureLogsIngestionTarget>;
-
-/** The schema of each target kind, by its TypeScript name. */
-export const TARGET_KINDS = {
-  firehose: FirehoseTarget,
-  kinesis: KinesisTarget,
-  cloudwatchLogs: CloudwatchLogsTarget,
-  datadog: DatadogTarget,
-  azureLogsIngestion: AzureLogsIngestionTarget,
-} as const;
 
 /** Names of the target kinds, in TypeScript form (wire: `cloudwatch_logs`, `azure_logs_ingestion`). */
 export const DESTINATION_TARGET_KINDS = Object.keys(TARGET_KINDS) as (keyof typeof TARGET_KINDS)[];
 
-/** Where a destination sends events: exactly one of the kinds of {@link TARGET_KINDS}. */
-export const DestinationTarget = z.union([
-  z.object({ firehose: FirehoseTarget }),
-  z.object({ kinesis: KinesisTarget }),
-  z.object({ cloudwatchLogs: CloudwatchLogsTarget }),
-  z.object({ datadog: DatadogTarget }),
-  z.object({ azureLogsIngestion: AzureLogsIngestionTarget }),
-]);
+/** Where a destination sends events (in a request): exactly one of the kinds of {@link TARGET_KINDS}. */
+export const DestinationTarget = exactlyOne(TARGET_KINDS);
 /** Exactly one of the five target kinds (see the schema of the same name). */
 export type DestinationTarget = z.infer<typeof DestinationTarget>;
+
+/** A target as responses hold it: its write-only secrets may be `""` (they always are). */
+export const DestinationTargetResponse = exactlyOne(targetKinds(false).kinds, false);
 
 /** Paths of the write-only secrets inside each target kind (read from the schemas' `writeOnly` metadata). */
 export const SECRET_PATHS: Readonly<Record<string, readonly (readonly string[])[]>> = Object.fromEntries(
@@ -127,18 +137,10 @@ export const EventDestination = z.object({
   metadata: z.string(),
   description: z.string(),
   format: EventDestinationFormat,
-  target: DestinationTarget,
+  target: DestinationTargetResponse,
 });
 /** An event destination (see the schema of the same name). */
 export type EventDestination = z.infer<typeof EventDestination>;
-
-/** A string of at most `max` **bytes** of UTF-8. */
-function maxBytes(max: number) {
-  return z
-    .string()
-    .refine((s) => utf8Bytes(s) <= max, { message: `at most ${max} bytes` })
-    .meta({ "x-unit": "bytes", "x-max-bytes": max, description: `at most ${max} bytes of UTF-8` });
-}
 
 /**
  * Body of `POST /event_destinations`: `target` required (exactly one kind); `format` defaults
@@ -146,8 +148,8 @@ function maxBytes(max: number) {
  * are rejected.
  */
 export const EventDestinationCreate = z.strictObject({
-  metadata: maxBytes(METADATA_MAX_BYTES).optional(),
-  description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
+  metadata: bytes(METADATA_MAX_BYTES).optional(),
+  description: chars(DESCRIPTION_MAX_CHARS).optional(),
   format: EventDestinationFormat.optional().meta({ default: "json" }),
   target: DestinationTarget,
 });

@@ -5,9 +5,9 @@
  * @packageDocumentation
  */
 import { z } from "zod";
+import { chars, eventType, list } from "./checks";
 import { Id, Ref, Timestamp } from "./common";
 import {
-  codePoints,
   DESCRIPTION_MAX_CHARS,
   DESTINATION_IDS_MAX,
   DESTINATION_IDS_MIN,
@@ -29,23 +29,10 @@ export type EventSource = z.infer<typeof EventSource>;
 
 /** A source in a create or update request: only the event `type` (one of `EVENT_TYPES`). */
 export const EventSourceReplace = z.strictObject({
-  type: z.string().meta({ enum: [...EVENT_TYPES], description: "an event type of the catalogue" }),
+  type: eventType().meta({ enum: [...EVENT_TYPES], description: "an event type of the catalogue" }),
 });
 /** A source in a create or update request: only the event `type`. */
 export type EventSourceReplace = z.infer<typeof EventSourceReplace>;
-
-/** A string of at most `max` characters (Unicode code points). */
-export function maxChars(max: number) {
-  return z
-    .string()
-    .refine((s) => codePoints(s) <= max, { message: `at most ${max} characters` })
-    .meta({
-      maxLength: max,
-      "x-unit": "characters",
-      "x-max-chars": max,
-      description: `at most ${max} characters (Unicode code points)`,
-    });
-}
 
 /**
  * An event subscription. `metadata` and `description` are `""` when not set; `sources` and
@@ -70,18 +57,18 @@ export type EventSubscription = z.infer<typeof EventSubscription>;
  * `description` ≤ 255 **characters**. Unknown fields are rejected.
  */
 export const EventSubscriptionCreate = z.strictObject({
-  metadata: maxChars(METADATA_MAX_CHARS).optional(),
-  description: maxChars(DESCRIPTION_MAX_CHARS).optional(),
-  sources: z
-    .array(EventSourceReplace)
-    .min(SOURCES_MIN)
-    .max(SOURCES_MAX)
-    .meta({ "x-unique": { key: "type", what: "event type" } }),
-  destinationIds: z
-    .array(Id(ID_PREFIX.eventDestination))
-    .min(DESTINATION_IDS_MIN)
-    .max(DESTINATION_IDS_MAX)
-    .meta({ "x-unique": { what: "destination ID" } }),
+  metadata: chars(METADATA_MAX_CHARS).optional(),
+  description: chars(DESCRIPTION_MAX_CHARS).optional(),
+  sources: list(EventSourceReplace, {
+    min: SOURCES_MIN,
+    max: SOURCES_MAX,
+    unique: { key: "type", what: "event type" },
+  }),
+  destinationIds: list(Id(ID_PREFIX.eventDestination), {
+    min: DESTINATION_IDS_MIN,
+    max: DESTINATION_IDS_MAX,
+    unique: { what: "destination ID" },
+  }),
 });
 /** Input of `eventSubscriptions.create` (see the schema of the same name). */
 export type EventSubscriptionCreate = z.infer<typeof EventSubscriptionCreate>;

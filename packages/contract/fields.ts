@@ -85,7 +85,7 @@ const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null &
 
 /**
  * `value` (valid for `schema`) in the form a response holds it: each optional string left out
- * is `""`; of a union of one-member objects (a target's kind, an AWS auth) only the one member
+ * is `""`; of a union of `exactlyOne` (a target's kind, an AWS auth) only the one member
  * given is kept, members sent as `null` dropped. Unknown keys are dropped. Returns a new value;
  * values the schema does not describe are returned as they are.
  */
@@ -106,12 +106,13 @@ export function complete(schema: z.ZodType, value: unknown, options: WalkOptions
     return out;
   }
   if (inner instanceof z.ZodUnion && isObject(value)) {
+    // A union of `exactlyOne` (checks.ts): each option's first key is its member.
     for (const option of inner.options as z.ZodType[]) {
       const o = unwrap(option).inner;
       if (!(o instanceof z.ZodObject)) continue;
       const [k] = Object.keys(o.shape as object);
       const v = value[key(k)];
-      if (Object.keys(o.shape as object).length === 1 && v !== undefined && v !== null)
+      if (v !== undefined && v !== null)
         return { [key(k)]: complete((o.shape as Record<string, z.ZodType>)[k], v, options) };
     }
     return value;

@@ -8,6 +8,7 @@
 export * from "./limits";
 export * from "./wire";
 export * from "./common";
+export * from "./checks";
 export * from "./abuseReport";
 export * from "./eventSubscription";
 export * from "./eventDestination";

@@ -7,13 +7,14 @@
  */
 import { z } from "zod";
 import { AbuseReportHostnameStatus } from "./abuseReport";
+import { filled, integer, list } from "./checks";
 
 /** Body of `POST /_operator/abuse_reports/{id}/review`: statuses to set, by hostname. */
 export const Review = z.strictObject({
-  hostnames: z
-    .array(z.strictObject({ hostname: z.string().min(1), status: AbuseReportHostnameStatus }))
-    .min(1)
-    .meta({ "x-unique": { key: "hostname", what: "hostname", caseInsensitive: true } }),
+  hostnames: list(z.strictObject({ hostname: filled(), status: AbuseReportHostnameStatus }), {
+    min: 1,
+    unique: { key: "hostname", what: "hostname", caseInsensitive: true },
+  }),
 });
 /** Body of an operator review (see the schema of the same name). */
 export type Review = z.infer<typeof Review>;
@@ -36,7 +37,7 @@ const FaultFields = z.strictObject({
   reset: share().optional(),
   resetAfter: share().optional(),
   latencyMs: z.number().min(0).max(600_000).optional(),
-  seed: z.number().int().optional(),
+  seed: integer().optional(),
 });
 /** The emulator's fault injection (see the schema of the same name). */
 export type FaultConfig = z.infer<typeof FaultConfig>;

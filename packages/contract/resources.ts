@@ -163,11 +163,21 @@ function describe<S extends ResourceSchemas>(
   };
 }
 
+/** The body schemas of a resource, by role; `update` and `list` absent for a resource without them. */
+function bodies<
+  R extends z.ZodObject,
+  C extends z.ZodObject,
+  U extends z.ZodObject | undefined = undefined,
+  L extends z.ZodObject | undefined = undefined,
+>(response: R, create: C, update?: U, list?: L): ResourceSchemas<R, C, U, L> {
+  return { response, create, update: update as U, list: list as L };
+}
+
 /** Abuse reports: filed and read only; any change of an input files a new report. */
 export const abuseReport = describe("abuse report", "an", {
   idPrefix: ID_PREFIX.abuseReport,
   operations: ["create", "get"],
-  schemas: { response: AbuseReport, create: AbuseReportCreate, update: undefined, list: undefined },
+  schemas: bodies(AbuseReport, AbuseReportCreate),
   fields: {
     secret: [],
     immutable: ["urls", "metadata"],
@@ -181,12 +191,7 @@ export const abuseReport = describe("abuse report", "an", {
 export const eventSubscription = describe("event subscription", "an", {
   idPrefix: ID_PREFIX.eventSubscription,
   operations: ["list", "create", "get", "update", "delete"],
-  schemas: {
-    response: EventSubscription,
-    create: EventSubscriptionCreate,
-    update: EventSubscriptionUpdate,
-    list: EventSubscriptionList,
-  },
+  schemas: bodies(EventSubscription, EventSubscriptionCreate, EventSubscriptionUpdate, EventSubscriptionList),
   fields: { secret: [], immutable: [], computed: ["uri", "createdAt", "destinations"] },
   errors: { create: [223, 238, 240], update: [223, 238] },
   notes: {},
@@ -196,12 +201,7 @@ export const eventSubscription = describe("event subscription", "an", {
 export const eventDestination = describe("event destination", "an", {
   idPrefix: ID_PREFIX.eventDestination,
   operations: ["list", "create", "get", "update", "delete"],
-  schemas: {
-    response: EventDestination,
-    create: EventDestinationCreate,
-    update: EventDestinationUpdate,
-    list: EventDestinationList,
-  },
+  schemas: bodies(EventDestination, EventDestinationCreate, EventDestinationUpdate, EventDestinationList),
   fields: { secret: ["target"], immutable: [], computed: ["uri", "createdAt"] },
   errors: { create: [240], delete: [409] },
   notes: { delete: "only when no subscription uses it" },

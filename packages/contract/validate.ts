@@ -1,27 +1,29 @@
 /**
- * Validation of a request body on the wire against a contract schema, in the order and with the
- * messages of the service (reference: docs/service-api.md § Errors):
+ * Validation of a request body on the wire against a contract schema: the schema's own
+ * `safeParse`, its zod issues mapped onto the service's codes, messages and order (reference:
+ * docs/service-api.md § Errors):
  *
  * 1. unknown fields anywhere in the body → 214, the message lists the supported fields of the
  *    object in question (wire names: a camelCase key is unknown where the wire is snake_case);
  * 2. types, required fields, list sizes, string limits, duplicates → 215, the message names the
  *    field and the limit, e.g. `description: at most 255 characters, got 256`.
  *
- * The rules are read from the zod schemas themselves (types, optionality, list sizes, enums,
- * number bounds) and from their metadata (`x-max-chars`, `x-max-bytes`, `x-format`,
- * `x-unique`, `x-non-empty`). The service checks ID formats and the event-type catalogue after
- * the body (codes 223 and 238); {@link requestIssues} can check them too, as the client does.
+ * The service checks ID formats and the event-type catalogue after the body (codes 223 and 238);
+ * the schemas hold them too, and {@link requestIssues} reports them when asked, as the client does.
+ * A field is looked into no further than its first problem: a list of the wrong size is not
+ * looked into, nor checked for duplicates while an item is wrong.
  *
- * {@link validateRequest} stops at the first problem, as the service does; {@link requestIssues}
- * collects every problem, as the client reports them before anything is sent.
+ * {@link validateRequest} gives the first problem, as the service does; {@link requestIssues}
+ * gives every problem, as the client reports them before anything is sent.
  *
  * @packageDocumentation
  */
 import { z } from "zod";
-import { codePoints, isAbsoluteHttpUrl, isWellFormedId, utf8Bytes } from "./limits";
-import { ID_KIND_NAMES } from "./resources";
+import { membersOf, type CheckRule } from "./checks";
 import { metaOf } from "./common";
-import { camelToSnake } from "./wire";
+import { codePoints, utf8Bytes } from "./limits";
+import { ID_KIND_NAMES } from "./resources";
+import { camelToSnake, snakeToCamel } from "./wire";
 
 /** A problem of a request body: its service code (214, 215, or 238 for an event type) and message. */
 export interface RequestIssue {
@@ -36,304 +38,293 @@ export interface RequestIssue {
   supported?: string[];
 }
 
-/** What a list's items must not repeat (`x-unique` metadata). */
-export interface UniqueRule {
-  /** Member of each item compared (absent: the item itself). */
-  key?: string;
-  /** The compared thing in words, e.g. `event type`. */
-  what: string;
-  /** Compare lower-cased. */
-  caseInsensitive?: boolean;
-}
-
-type Rule =
-  | {
-      kind: "string";
-      nonEmpty: boolean;
-      maxChars?: number;
-      maxBytes?: number;
-      oneOf?: string[];
-      httpUrl: boolean;
-      /** The ID prefix of an ID (`x-id-prefix`). */
-      idPrefix?: string;
-      /** A catalogue the value must be in (`enum` metadata: the event types). */
-      catalogue?: string[];
-    }
-  | { kind: "number"; integer: boolean; min?: number; max?: number }
-  | { kind: "array"; items: Rule; min?: number; max?: number; unique?: UniqueRule }
-  | { kind: "object"; fields: [wire: string, rule: Rule, required: boolean][]; exactlyOne?: string[] };
-
-/** A schema's checks as zod defines them (`min_length`, `greater_than`, `number_format`, …). */
-function limitsOf(s: z.ZodType): { minimum?: number; maximum?: number; integer: boolean } {
-  const checks = (
-    (s as unknown as { _zod: { def: { checks?: { _zod: { def: Record<string, unknown> } }[] } } })._zod.def
-      .checks ?? []
-  ).map((c) => c._zod.def);
-  const out: { minimum?: number; maximum?: number; integer: boolean } = { integer: false };
-  for (const c of checks) {
-    if (c.check === "min_length") out.minimum = c.minimum as number;
-    if (c.check === "max_length") out.maximum = c.maximum as number;
-    if (c.check === "greater_than" && c.inclusive === true) out.minimum = c.value as number;
-    if (c.check === "less_than" && c.inclusive === true) out.maximum = c.value as number;
-    if (c.check === "number_format" && typeof c.format === "string" && /int/.test(c.format))
-      out.integer = true;
-  }
-  return out;
-}
-
-/** The rule of a zod schema; `meta` carries metadata found on wrappers around it. */
-function ruleOf(schema: z.ZodType, camel: boolean, meta: Record<string, unknown> = {}): Rule {
-  const m = { ...meta, ...metaOf(schema) };
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) {
-    return ruleOf(schema.unwrap() as z.ZodType, camel, m);
-  }
-  if (schema instanceof z.ZodString) {
-    const { minimum } = limitsOf(schema);
-    return {
-      kind: "string",
-      nonEmpty: m["x-non-empty"] === true || (minimum !== undefined && minimum > 0),
-      maxChars: m["x-max-chars"] as number | undefined,
-      maxBytes: m["x-max-bytes"] as number | undefined,
-      httpUrl: m["x-format"] === "http-url",
-      idPrefix: m["x-id-prefix"] as string | undefined,
-      catalogue: m.enum as string[] | undefined,
-    };
-  }
-  if (schema instanceof z.ZodEnum) {
-    return { kind: "string", nonEmpty: false, oneOf: schema.options.map(String), httpUrl: false };
-  }
-  if (schema instanceof z.ZodNumber) {
-    const { minimum, maximum, integer } = limitsOf(schema);
-    return { kind: "number", integer, min: minimum, max: maximum };
-  }
-  if (schema instanceof z.ZodArray) {
-    const { minimum, maximum } = limitsOf(schema);
-    return {
-      kind: "array",
-      items: ruleOf(schema.element as z.ZodType, camel),
-      min: minimum,
-      max: maximum,
-      unique: m["x-unique"] as UniqueRule | undefined,
-    };
-  }
-  if (schema instanceof z.ZodObject) {
-    const name = (k: string) => (camel ? k : camelToSnake(k));
-    return {
-      kind: "object",
-      fields: Object.entries(schema.shape as Record<string, z.ZodType>).map(([k, v]) => [
-        name(k),
-        ruleOf(v, camel),
-        !(v instanceof z.ZodOptional),
-      ]),
-    };
-  }
-  if (schema instanceof z.ZodUnion) {
-    // A union of one-member objects: exactly one of those members (a `null` one counts as absent).
-    const fields: [string, Rule, boolean][] = [];
-    for (const option of schema.options as z.ZodType[]) {
-      const rule = ruleOf(option, camel);
-      if (rule.kind !== "object" || rule.fields.length !== 1)
-        throw new Error("unsupported union in a request schema");
-      fields.push([rule.fields[0][0], rule.fields[0][1], false]);
-    }
-    return { kind: "object", fields, exactlyOne: fields.map(([k]) => k) };
-  }
-  throw new Error(`unsupported schema in a request: ${schema.constructor.name}`);
-}
-
-/** Compiled rules, by schema: wire names (`false`) and camelCase names (`true`). */
-const rules = { false: new WeakMap<z.ZodType, Rule>(), true: new WeakMap<z.ZodType, Rule>() };
-
-/** The (cached) rule of a request schema. */
-function compiled(schema: z.ZodType, camel: boolean): Rule {
-  const cache = rules[`${camel}`];
-  let rule = cache.get(schema);
-  if (!rule) cache.set(schema, (rule = ruleOf(schema, camel)));
-  return rule;
-}
-
 /** Options of {@link requestIssues}. */
 export interface IssueOptions {
   /** The body's keys are the schema's own camelCase names (the client's inputs, the fault settings). */
   camelCase?: boolean;
-  /** Also check ID formats (`x-id-prefix`) and catalogues (event types), as the service does after the body. */
+  /** Also check ID formats and the event-type catalogue, as the service does after the body. */
   references?: boolean;
 }
 
-class Stop {}
+type Path = (string | number)[];
+type Obj = Record<string, unknown>;
+type Issue = z.core.$ZodIssue;
 
-/** Where the checks put what they find: every issue, or only the first (then it stops the walk). */
-class Found {
-  readonly issues: RequestIssue[] = [];
-  constructor(
-    readonly all: boolean,
-    readonly references: boolean,
-    /** Messages may quote the values they reject (the client's own inputs; never the service's). */
-    readonly quote: boolean,
-  ) {}
-  /** `, got "<value>"` when values may be quoted, else nothing. */
-  got(value: unknown): string {
-    return this.quote ? `, got ${JSON.stringify(value)}` : "";
+/** Prefix of a wire key that names no field in schema form (e.g. `destinationIds` on the wire). */
+const FOREIGN = "\u0000";
+
+const isPlainObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A copy of `value` with its keys in the schema's form: wire keys renamed to camelCase. */
+function schemaKeys(value: unknown, wire: boolean): unknown {
+  if (Array.isArray(value)) return value.map((v) => schemaKeys(v, wire));
+  if (!isPlainObject(value)) return value;
+  const out: Obj = {};
+  for (const key of Object.keys(value)) {
+    const camel = snakeToCamel(key);
+    const name = !wire ? key : camelToSnake(camel) === key ? camel : FOREIGN + key;
+    // Assigning "__proto__" would set the prototype; define it as an ordinary own key instead.
+    Object.defineProperty(out, name, {
+      value: schemaKeys(value[key], wire),
+      enumerable: true,
+      writable: true,
+    });
   }
-  add(issue: RequestIssue): void {
-    this.issues.push(issue);
-    if (!this.all) throw new Stop();
-  }
-  bad(field: string, problem: string, code: 215 | 238 = 215): void {
-    this.add({ code, field, problem, message: `${field}: ${problem}` });
-  }
+  return out;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const child = (parent: string, key: string) => (parent === "" ? key : `${parent}.${key}`);
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+/** The value at `path` of `value`, or `undefined`. */
+function at(value: unknown, path: Path): unknown {
+  let v = value;
+  for (const c of path) {
+    if (v === null || typeof v !== "object" || !Object.prototype.hasOwnProperty.call(v, c)) return undefined;
+    v = (v as Obj)[c];
+  }
+  return v;
+}
 
-function checkUnknown(found: Found, value: unknown, rule: Rule, path: string): void {
-  if (rule.kind === "object" && isPlainObject(value)) {
-    const names = rule.fields.map(([k]) => k);
-    for (const key of Object.keys(value)) {
-      if (!names.includes(key) && !(found.all && value[key] === undefined)) {
-        const where = path === "" ? "the request body" : path;
-        const field = child(path, key === "" && found.all ? '""' : key);
-        found.add({
-          code: 214,
-          field,
-          problem: "unknown field",
-          supported: names,
-          message: `unknown field "${field}"; supported fields of ${where}: ${names.join(", ")}`,
-        });
+/** The schema of the value at `path` of a value of `schema` (public API: shape, element, options). */
+function schemaAt(schema: z.ZodType, path: Path): z.ZodType | undefined {
+  let s: z.ZodType | undefined = schema;
+  for (const c of path) {
+    while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+    if (s instanceof z.ZodArray) s = s.element as z.ZodType;
+    else if (s instanceof z.ZodObject) s = (s.shape as Record<string, z.ZodType>)[c];
+    else if (s instanceof z.ZodUnion) {
+      const option = (s.options as z.ZodType[]).find(
+        (o) => o instanceof z.ZodObject && Object.keys(o.shape as object)[0] === c,
+      ) as z.ZodObject | undefined;
+      s = option ? (option.shape as Record<string, z.ZodType>)[c] : undefined;
+    } else return undefined;
+  }
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  return s;
+}
+
+/** What the issues of one parse say, in zod's order (a field's problems before its object's unknown keys). */
+type Finding =
+  | { kind: "unknown"; at: Path; key: string }
+  | { kind: "issue"; path: Path; issue: Issue }
+  | { kind: "exactlyOne"; path: Path; present: string[] };
+
+/**
+ * The findings of `issues` (of a value `root` of `schema`): an `exactlyOne` union's issue becomes
+ * the unknown keys of its object, the issues of each member present, and whether exactly one is.
+ */
+function findings(issues: readonly Issue[], schema: z.ZodType, root: unknown, prefix: Path = []): Finding[] {
+  const out: Finding[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path.map((c) => c as string | number)];
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push({ kind: "unknown", at: path, key });
+    } else if (issue.code === "invalid_union" && isPlainObject(at(root, path))) {
+      const value = at(root, path) as Obj;
+      const members = membersOf(schemaAt(schema, path) as z.ZodType);
+      const own = issue.errors[0] ?? [];
+      out.push(
+        ...findings(
+          own.filter((i) => i.code === "unrecognized_keys" && i.path.length === 0),
+          schema,
+          root,
+          path,
+        ),
+      );
+      const present = members.filter((m) => value[m] !== undefined && value[m] !== null);
+      for (const m of present) {
+        const mine = (issue.errors[members.indexOf(m)] ?? []).filter((i) => i.path[0] === m);
+        out.push(...findings(mine, schema, root, path));
+      }
+      if (present.length !== 1) out.push({ kind: "exactlyOne", path, present });
+    } else out.push({ kind: "issue", path, issue });
+  }
+  return out;
+}
+
+/** How issues are written: wire names or camelCase, values quoted or not. */
+interface Writer {
+  wire: boolean;
+  quote: boolean;
+  all: boolean;
+}
+
+function fieldOf(path: Path, w: Writer): string {
+  let out = "";
+  for (const c of path) {
+    if (typeof c === "number") out += `[${c}]`;
+    else {
+      const name = c.startsWith(FOREIGN) ? c.slice(1) : w.wire ? camelToSnake(c) : c;
+      out += out === "" ? name : `.${name}`;
+    }
+  }
+  return out;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const startsWith = (path: Path, prefix: Path) =>
+  prefix.length <= path.length && prefix.every((c, i) => path[i] === c);
+
+/** The unknown keys, in the order of a walk that reports an object's own keys before its fields'. */
+function unknownIssues(found: Finding[], schema: z.ZodType, root: unknown, w: Writer): RequestIssue[] {
+  const unknown = found.flatMap((f, index) => (f.kind === "unknown" ? [{ ...f, index }] : []));
+  const rank = (prefix: Path) =>
+    Math.min(...unknown.filter((u) => startsWith(u.at, prefix)).map((u) => u.index));
+  const before = (a: (typeof unknown)[number], b: (typeof unknown)[number]): number => {
+    const i = a.at.findIndex((c, j) => j >= b.at.length || b.at[j] !== c);
+    if (i === -1) return b.at.length > a.at.length ? -1 : a.index - b.index;
+    if (i >= b.at.length) return 1;
+    return rank(a.at.slice(0, i + 1)) - rank(b.at.slice(0, i + 1));
+  };
+  return unknown
+    .sort(before)
+    .filter((u) => !(w.all && at(root, [...u.at, u.key]) === undefined))
+    .map((u) => {
+      const object = schemaAt(schema, u.at) as z.ZodType;
+      const names = object instanceof z.ZodObject ? Object.keys(object.shape as object) : membersOf(object);
+      const supported = names.map((n) => fieldOf([n], w));
+      const where = u.at.length === 0 ? "the request body" : fieldOf(u.at, w);
+      const key = u.key === "" && w.all ? '""' : fieldOf([u.key], w);
+      const field = u.at.length === 0 ? key : `${where}.${key}`;
+      return {
+        code: 214 as const,
+        field,
+        problem: "unknown field",
+        supported,
+        message: `unknown field "${field}"; supported fields of ${where}: ${supported.join(", ")}`,
+      };
+    });
+}
+
+/** The problem an issue states about `value`, with its code; `undefined` for a reference not asked for. */
+function problemOf(
+  issue: Issue,
+  value: unknown,
+  schema: z.ZodType | undefined,
+  w: Writer,
+  references: boolean,
+): { code: 215 | 238; problem: string } | undefined {
+  const got = (v: unknown) => (w.quote ? `, got ${JSON.stringify(v)}` : "");
+  const bad = (problem: string) => ({ code: 215 as const, problem });
+  switch (issue.code) {
+    case "invalid_type":
+      if (value === undefined) return bad("required");
+      if (issue.expected === "int" && typeof value === "number")
+        return bad(`must be an integer, got ${value}`);
+      return bad(
+        { array: "must be a list", object: "must be an object", int: "must be a number" }[
+          issue.expected as string
+        ] ?? `must be a ${issue.expected}`,
+      );
+    case "invalid_union":
+      return bad(value === undefined ? "required" : "must be an object");
+    case "invalid_value":
+      if (typeof value !== "string") return bad("must be a string");
+      return bad(`must be one of ${issue.values.map((s) => `"${String(s)}"`).join(", ")}${got(value)}`);
+    case "too_small":
+      if (issue.origin === "string") return bad("must not be empty");
+      return bad(`at least ${String(issue.minimum)}, got ${String(value)}`);
+    case "too_big":
+      return bad(`at most ${String(issue.maximum)}, got ${String(value)}`);
+    case "invalid_format": {
+      if (!references) return undefined;
+      const prefix = metaOf(schema ?? z.never())["x-id-prefix"] as string;
+      return bad(`must be ${ID_KIND_NAMES[prefix] ?? "an"} ID (${prefix}…)${got(value)}`);
+    }
+    case "custom": {
+      const rule = issue.params as CheckRule;
+      const s = String(value);
+      const n = Array.isArray(value) ? value.length : 0;
+      switch (rule.rule) {
+        case "chars":
+          return bad(`at most ${rule.max} characters, got ${codePoints(s)}`);
+        case "bytes":
+          return bad(`at most ${rule.max} bytes, got ${utf8Bytes(s)}`);
+        case "integer":
+          return bad(`must be an integer, got ${String(value)}`);
+        case "http-url":
+          return bad(`must be an absolute http or https URL with a host${got(value)}`);
+        case "event-type":
+          return references
+            ? { code: 238, problem: `unknown event type${w.quote ? ` ${JSON.stringify(value)}` : ""}` }
+            : undefined;
+        case "min-items":
+          return bad(`at least ${plural(rule.min, "item")}, got ${n}`);
+        case "max-items":
+          return bad(`at most ${plural(rule.max, "item")}, got ${n}`);
+        case "unique":
+          return bad(`duplicate ${rule.what}${w.quote ? ` ${JSON.stringify(rule.value)}` : ""}`);
       }
     }
-    for (const [key, sub] of rule.fields) {
-      const v = value[key];
-      if (v !== undefined && v !== null) checkUnknown(found, v, sub, child(path, key));
-    }
-  } else if (rule.kind === "array" && Array.isArray(value)) {
-    value.forEach((item, i) => checkUnknown(found, item, rule.items, `${path}[${i}]`));
   }
+  return bad(issue.message);
 }
 
-function checkString(
-  found: Found,
-  value: unknown,
-  rule: Extract<Rule, { kind: "string" }>,
-  path: string,
-): void {
-  if (typeof value !== "string") return found.bad(path, "must be a string");
-  if (rule.nonEmpty && value === "") return found.bad(path, "must not be empty");
-  if (rule.maxChars !== undefined && codePoints(value) > rule.maxChars)
-    return found.bad(path, `at most ${rule.maxChars} characters, got ${codePoints(value)}`);
-  if (rule.maxBytes !== undefined && utf8Bytes(value) > rule.maxBytes)
-    return found.bad(path, `at most ${rule.maxBytes} bytes, got ${utf8Bytes(value)}`);
-  if (rule.oneOf && !rule.oneOf.includes(value))
-    return found.bad(path, `must be one of ${rule.oneOf.map((s) => `"${s}"`).join(", ")}${found.got(value)}`);
-  if (rule.httpUrl && !isAbsoluteHttpUrl(value))
-    return found.bad(path, `must be an absolute http or https URL with a host${found.got(value)}`);
-  if (!found.references) return;
-  if (rule.catalogue && !rule.catalogue.includes(value))
-    return found.bad(path, `unknown event type${found.quote ? ` ${JSON.stringify(value)}` : ""}`, 238);
-  if (rule.idPrefix !== undefined && !isWellFormedId(value, rule.idPrefix))
-    found.bad(
-      path,
-      `must be ${ID_KIND_NAMES[rule.idPrefix] ?? "an"} ID (${rule.idPrefix}…)${found.got(value)}`,
-    );
-}
-
-function checkArray(
-  found: Found,
-  value: unknown,
-  rule: Extract<Rule, { kind: "array" }>,
-  path: string,
-): void {
-  if (!Array.isArray(value)) return found.bad(path, "must be a list");
-  if (rule.min !== undefined && value.length < rule.min)
-    return found.bad(path, `at least ${plural(rule.min, "item")}, got ${value.length}`);
-  if (rule.max !== undefined && value.length > rule.max)
-    return found.bad(path, `at most ${plural(rule.max, "item")}, got ${value.length}`);
-  const before = found.issues.length;
-  value.forEach((item, i) => checkTypes(found, item, rule.items, `${path}[${i}]`));
-  const unique = rule.unique;
-  // Duplicates are looked for once every item has the right type (an unknown event type, 238, still allows it).
-  if (!unique || found.issues.slice(before).some((i) => i.code !== 238)) return;
-  const seen = new Map<string, number>();
-  value.forEach((item, i) => {
-    const raw = String(unique.key === undefined ? item : (item as Record<string, unknown>)[unique.key]);
-    const key = unique.caseInsensitive ? raw.toLowerCase() : raw;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      const suffix = unique.key === undefined ? "" : `.${unique.key}`;
-      found.bad(
-        `${path}[${i}]${suffix}`,
-        `duplicate ${unique.what}${found.quote ? ` ${JSON.stringify(key)}` : ""} (also at ${path}[${first}])`,
-      );
-    } else seen.set(key, i);
+/** The problems of the types and limits, in the schema's order (see the module comment). */
+function typeIssues(
+  found: Finding[],
+  schema: z.ZodType,
+  root: unknown,
+  w: Writer,
+  refs: boolean,
+): RequestIssue[] {
+  /** `whole`: a problem of the whole value (its kind, its size), which stops looking inside it. */
+  const kept: { path: Path; code: 215 | 238; problem: string; rule?: CheckRule; whole?: boolean }[] = [];
+  for (const f of found) {
+    if (f.kind === "unknown") continue;
+    if (f.kind === "exactlyOne") {
+      const members = membersOf(schemaAt(schema, f.path) as z.ZodType).map((m) => fieldOf([m], w));
+      const present = f.present.length === 0 ? "none" : f.present.map((m) => fieldOf([m], w)).join(", ");
+      kept.push({
+        path: f.path,
+        code: 215,
+        problem: `exactly one of ${members.join(", ")} is required, got ${present}`,
+        whole: true,
+      });
+      continue;
+    }
+    const p = problemOf(f.issue, at(root, f.path), schemaAt(schema, f.path), w, refs);
+    const rule = f.issue.code === "custom" ? (f.issue.params as CheckRule) : undefined;
+    const whole = rule?.rule === "min-items" || rule?.rule === "max-items";
+    if (p) kept.push({ path: f.path, ...p, rule, whole });
+  }
+  // A field is looked into no further than its first problem: a second problem of it goes, and
+  // a problem of the whole value takes the place of those found inside it.
+  const out: typeof kept = [];
+  for (const k of kept) {
+    if (k.rule?.rule === "unique") {
+      out.push(k); // judged below, once every problem of its list is known
+      continue;
+    }
+    const settled = (o: (typeof kept)[number]) =>
+      o.rule?.rule !== "unique" &&
+      startsWith(k.path, o.path) &&
+      (o.whole === true || o.path.length === k.path.length);
+    if (out.some(settled)) continue;
+    if (k.whole)
+      for (let i = out.length - 1; i >= 0; i--) if (startsWith(out[i].path, k.path)) out.splice(i, 1);
+    out.push(k);
+  }
+  return out.flatMap((k) => {
+    if (k.rule?.rule === "unique") {
+      const list = k.path.slice(0, k.rule.key === undefined ? -1 : -2);
+      // Duplicates count once every item has the right type (an unknown event type still lets them).
+      if (out.some((o) => o.rule?.rule !== "unique" && o.code !== 238 && startsWith(o.path, list))) return [];
+      const field = fieldOf(k.path, w);
+      const problem = `${k.problem} (also at ${fieldOf([...list, k.rule.first], w)})`;
+      return [{ code: k.code, field, problem, message: `${field}: ${problem}` }];
+    }
+    const field = fieldOf(k.path, w);
+    // A rule of the whole body (e.g. the fault shares' sum) is stated without a field.
+    const message = field === "" ? k.problem : `${field}: ${k.problem}`;
+    return [{ code: k.code, field, problem: k.problem, message }];
   });
 }
 
-function checkObject(
-  found: Found,
-  value: unknown,
-  rule: Extract<Rule, { kind: "object" }>,
-  path: string,
-): void {
-  if (!isPlainObject(value)) return found.bad(path, "must be an object");
-  if (rule.exactlyOne) {
-    const present = rule.exactlyOne.filter((k) => value[k] !== undefined && value[k] !== null);
-    if (present.length !== 1) {
-      return found.bad(
-        path,
-        `exactly one of ${rule.exactlyOne.join(", ")} is required, got ${present.length === 0 ? "none" : present.join(", ")}`,
-      );
-    }
-  }
-  for (const [key, sub, required] of rule.fields) {
-    const v = value[key];
-    const p = child(path, key);
-    const nullable = rule.exactlyOne?.includes(key) ?? false;
-    if (v === undefined || (nullable && v === null)) {
-      if (required) found.bad(p, "required");
-      continue;
-    }
-    checkTypes(found, v, sub, p);
-  }
-}
-
-function checkTypes(found: Found, value: unknown, rule: Rule, path: string): void {
-  switch (rule.kind) {
-    case "string":
-      return checkString(found, value, rule, path);
-    case "number": {
-      if (typeof value !== "number" || !Number.isFinite(value)) return found.bad(path, "must be a number");
-      if (rule.integer && !Number.isInteger(value))
-        return found.bad(path, `must be an integer, got ${value}`);
-      if (rule.min !== undefined && value < rule.min)
-        return found.bad(path, `at least ${rule.min}, got ${value}`);
-      if (rule.max !== undefined && value > rule.max)
-        return found.bad(path, `at most ${rule.max}, got ${value}`);
-      return;
-    }
-    case "array":
-      return checkArray(found, value, rule, path);
-    case "object":
-      return checkObject(found, value, rule, path);
-  }
-}
-
-function run(
-  found: Found,
-  schema: z.ZodType,
-  body: Record<string, unknown>,
-  camelCase: boolean,
-): RequestIssue[] {
-  const rule = compiled(schema, camelCase);
-  try {
-    checkUnknown(found, body, rule, "");
-    checkTypes(found, body, rule, "");
-  } catch (e) {
-    if (!(e instanceof Stop)) throw e;
-  }
-  return found.issues;
+function run(schema: z.ZodType, body: Obj, w: Writer, references: boolean): RequestIssue[] {
+  const root = schemaKeys(body, w.wire);
+  const result = schema.safeParse(root);
+  if (result.success) return [];
+  const found = findings(result.error.issues, schema, root);
+  return [...unknownIssues(found, schema, root, w), ...typeIssues(found, schema, root, w, references)];
 }
 
 /**
@@ -344,8 +335,6 @@ function run(
  * The message names the field and the rule but quotes none of the body's values (the service's
  * answers echo nothing a body may hide a secret in); `quoteValues` adds them, as the service's
  * former messages did (`…, got "xml"`).
- *
- * @throws Error when the schema uses a construct this validator does not know (a contract bug).
  */
 export function validateRequest(
   schema: z.ZodType,
@@ -353,7 +342,7 @@ export function validateRequest(
   camelCaseOnWire = false,
   quoteValues = false,
 ): RequestIssue | undefined {
-  return run(new Found(false, false, quoteValues), schema, body, camelCaseOnWire)[0];
+  return run(schema, body, { wire: !camelCaseOnWire, quote: quoteValues, all: false }, false)[0];
 }
 
 /**
@@ -363,13 +352,12 @@ export function validateRequest(
  * as left out. Field paths use the body's own names (`options.camelCase`). Messages quote the
  * rejected values (the caller's own inputs, checked before anything is sent; write-only secrets
  * are only ever checked for being non-empty strings, so they are never quoted).
- *
- * @throws Error when the schema uses a construct this validator does not know (a contract bug).
  */
 export function requestIssues(
   schema: z.ZodType,
   body: Record<string, unknown>,
   options: IssueOptions = {},
 ): RequestIssue[] {
-  return run(new Found(true, options.references ?? false, true), schema, body, options.camelCase ?? false);
+  const w = { wire: !(options.camelCase ?? false), quote: true, all: true };
+  return run(schema, body, w, options.references ?? false);
 }

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { RESOURCES } from "service-contract";
 import type { AbuseReport } from "../../sdk";
 import { checkAbuseReportInputs } from "../validation";
 import { changedProperties, sameSet } from "./compare";
@@ -24,7 +25,7 @@ export interface ReportOutputs {
   urls: string[];
   metadata: string;
   status: AbuseReport["status"];
-  hostnames: { hostname: string; status: string }[];
+  hostnames: AbuseReport["hostnames"];
   uri: string;
   createdAt: string;
 }
@@ -79,7 +80,7 @@ export async function diff(
 export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   const report = await createOnce({
-    what: "abuse report",
+    what: RESOURCES.abuseReport.names.singular,
     create: (idempotencyKey) =>
       client.abuseReports.create(
         { urls: news.urls, ...(news.metadata ? { metadata: news.metadata } : {}) },

@@ -5,14 +5,14 @@
  *
  * @packageDocumentation
  */
+import type { ResourceDescriptor } from "service-contract";
 import { ValidationError } from "../../sdk/errors";
 import { isNotFound } from "./runtime";
 
 /**
  * Reads the resource `id` that a program asked to adopt.
  *
- * @param what - `"event subscription"` or `"event destination"`, for the messages.
- * @param prefix - the ID prefix of the kind (`esb_`, `ed_`), for the messages.
+ * @param resource - the contract's descriptor of the kind (its names and ID prefix, for the messages).
  * @param id - the `adoptId` of the program.
  * @param get - the client's `get` of the kind.
  * @returns the live resource (client form, camelCase).
@@ -21,24 +21,24 @@ import { isNotFound } from "./runtime";
  *   any other client error (authentication, rate limit…) as is.
  */
 export async function readForAdoption<T>(
-  what: string,
-  prefix: string,
+  resource: ResourceDescriptor,
   id: string,
   get: (id: string) => Promise<T>,
 ): Promise<T> {
+  const { names, idPrefix } = resource;
   try {
     return await get(id);
   } catch (err) {
     if (isNotFound(err)) {
       throw new Error(
-        `adoptId: ${what} ${id} does not exist in the account of this API key (deleted, mistyped, or ` +
+        `adoptId: ${names.singular} ${id} does not exist in the account of this API key (deleted, mistyped, or ` +
           `owned by another account), so it cannot be adopted. To create a new one instead (e.g. after an ` +
           `adopted resource was deleted outside Pulumi), declare it without adoptId.`,
       );
     }
     if (err instanceof ValidationError) {
       throw new Error(
-        `adoptId: ${JSON.stringify(id)} is not an ${what} ID (${prefix}…), so it cannot be adopted`,
+        `adoptId: ${JSON.stringify(id)} is not ${names.article} ID (${idPrefix}…), so it cannot be adopted`,
       );
     }
     throw err;

@@ -11,7 +11,12 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { DestinationTarget, EventDestinationCreate, type EventDestination } from "service-contract";
+import {
+  DestinationTarget,
+  EventDestinationCreate,
+  RESOURCES,
+  type EventDestination,
+} from "service-contract";
 import {
   blankWriteOnly,
   complete,
@@ -150,7 +155,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
   const client = getClient();
   if (news.adoptId) {
     claimId(news.adoptId);
-    const live = await readForAdoption("event destination", "ed_", news.adoptId, (id) =>
+    const live = await readForAdoption(RESOURCES.eventDestination, news.adoptId, (id) =>
       client.eventDestinations.get(id),
     );
     if (!hasWriteOnlySecret(news.target)) {
@@ -165,7 +170,7 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
   // a duplicate or an orphan (see ambiguous.ts).
   const request = createBody(news);
   const dest = await createOnce({
-    what: "event destination",
+    what: RESOURCES.eventDestination.names.singular,
     create: (idempotencyKey) => client.eventDestinations.create(request, { idempotencyKey }),
     fingerprint: JSON.stringify(request),
     list: () => client.eventDestinations.list(),

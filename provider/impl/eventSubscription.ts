@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs } from "../validation";
 import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
@@ -12,25 +13,25 @@ import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 
-/** Inputs as the provider receives them (after `check`). */
-export interface SubscriptionInputs {
-  sources: { type: string }[];
-  destinationIds: string[];
-  description?: string;
-  metadata?: string;
-  adoptId?: string;
-}
+/** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
+export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
 
-/** Outputs (the state) of an `EventSubscription`. */
-export interface SubscriptionOutputs {
-  sources: { type: string; uri: string }[];
-  destinationIds: string[];
-  destinations: { id: string; uri: string }[];
-  description: string;
-  metadata: string;
-  uri: string;
-  createdAt: string;
-}
+/** Outputs (the state) of an `EventSubscription`: the subscription as the API returns it, without `id`, and `destinationIds`. */
+export type SubscriptionOutputs = Omit<EventSubscription, "id"> & { destinationIds: string[] };
+
+type Json = Record<string, unknown>;
+
+/**
+ * The managed fields of the contract's create body that the API returns as they were sent
+ * (`description`, `metadata`, …), with the value a left-out one has: all but `sources` (returned
+ * with URIs) and `destinationIds` (returned as `destinations`).
+ */
+const PLAIN = writableFields(EventSubscriptionCreate).filter(
+  (f) => f.name !== "sources" && f.name !== "destinationIds",
+);
+
+/** `field` of `value`, or the value the API holds when it is left out. */
+const plain = (value: object, field: WritableField): unknown => (value as Json)[field.name] ?? field.default;
 
 /** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
 const MANAGED: Record<string, (olds: SubscriptionOutputs, news: SubscriptionInputs) => boolean> = {
@@ -40,46 +41,47 @@ const MANAGED: Record<string, (olds: SubscriptionOutputs, news: SubscriptionInpu
       (n.sources ?? []).map((s) => s.type),
     ),
   destinationIds: (o, n) => sameSet(o.destinationIds ?? [], n.destinationIds ?? []),
-  description: (o, n) => (o.description ?? "") === (n.description ?? ""),
-  metadata: (o, n) => (o.metadata ?? "") === (n.metadata ?? ""),
+  ...Object.fromEntries(
+    PLAIN.map((f) => [
+      f.name,
+      (o: SubscriptionOutputs, n: SubscriptionInputs) => plain(o, f) === plain(n, f),
+    ]),
+  ),
 };
 
 /** Maps the API's subscription to the resource's outputs. */
 export function toOutputs(sub: EventSubscription): SubscriptionOutputs {
+  const { id: _id, ...outs } = sub;
   return {
+    ...outs,
     sources: sub.sources.map((s) => ({ type: s.type, uri: s.uri })),
     destinationIds: sub.destinations.map((d) => d.id),
     destinations: sub.destinations.map((d) => ({ id: d.id, uri: d.uri })),
-    description: sub.description,
-    metadata: sub.metadata,
-    uri: sub.uri,
-    createdAt: sub.createdAt,
   };
 }
 
 /** The inputs that describe `out` exactly (returned by `read`, so refresh shows no diff). */
 export function toInputs(out: SubscriptionOutputs): SubscriptionInputs {
-  const inputs: SubscriptionInputs = {
+  const inputs: Json = {
     sources: out.sources.map((s) => ({ type: s.type })),
     destinationIds: [...out.destinationIds],
   };
-  if (out.description) inputs.description = out.description;
-  if (out.metadata) inputs.metadata = out.metadata;
-  return inputs;
+  for (const f of PLAIN)
+    if (plain(out, f) !== f.default && plain(out, f) !== "") inputs[f.name] = plain(out, f);
+  return inputs as SubscriptionInputs;
 }
 
-function body(news: SubscriptionInputs) {
+function body(news: SubscriptionInputs): EventSubscriptionCreate {
   return {
     sources: news.sources.map((s) => ({ type: s.type })),
     destinationIds: [...news.destinationIds],
-    description: news.description ?? "",
-    metadata: news.metadata ?? "",
+    ...Object.fromEntries(PLAIN.map((f) => [f.name, plain(news, f)])),
   };
 }
 
 /**
  * True when the live subscription has exactly the values a create with these inputs sends:
- * sources and destinations in the same order, description and metadata (`""` when absent).
+ * sources and destinations in the same order, and every other field (its default when absent).
  * Used to find the subscription an ambiguous create made and by recovery after an
  * interrupted deployment.
  */
@@ -93,8 +95,7 @@ export function matchesInputs(live: EventSubscription, news: SubscriptionInputs)
       live.destinations.map((d) => d.id),
       news.destinationIds,
     ) &&
-    live.description === (news.description ?? "") &&
-    live.metadata === (news.metadata ?? "")
+    PLAIN.every((f) => plain(live, f) === plain(news, f))
   );
 }
 
@@ -135,7 +136,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
   if (news.adoptId) {
     claimId(news.adoptId);
     const live = toOutputs(
-      await readForAdoption("event subscription", "esb_", news.adoptId, (id) =>
+      await readForAdoption(RESOURCES.eventSubscription, news.adoptId, (id) =>
         client.eventSubscriptions.get(id),
       ),
     );
@@ -147,14 +148,11 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
-  const request = {
-    sources: news.sources.map((s) => ({ type: s.type })),
-    destinationIds: news.destinationIds,
-    ...(news.description ? { description: news.description } : {}),
-    ...(news.metadata ? { metadata: news.metadata } : {}),
-  };
+  const request = Object.fromEntries(
+    Object.entries(body(news)).filter(([, v]) => v !== undefined && v !== ""),
+  ) as EventSubscriptionCreate;
   const sub = await createOnce({
-    what: "event subscription",
+    what: RESOURCES.eventSubscription.names.singular,
     create: (idempotencyKey) => client.eventSubscriptions.create(request, { idempotencyKey }),
     fingerprint: JSON.stringify(request),
     list: () => client.eventSubscriptions.list(),

@@ -46,7 +46,7 @@ interface NumberSetting {
 
 /**
  * The provider's settings: stack config key, environment variable, and for numbers the unit and
- * range. Defaults are the client's (30 000 ms, 4 retries, 60 000 ms).
+ * range. Left unset, a setting takes the client's default (`ServiceClientOptions` in sdk/client.ts).
  */
 export const SETTINGS = {
   apiKey: { key: "service:apiKey", env: "SERVICE_API_KEY" },
@@ -179,8 +179,8 @@ export function getClient(): Client.ServiceClient {
   const retryBudgetMs = whole("retryBudgetMs");
   const logger = providerLogger();
   // Loaded here, not at the top: a preview or a run with no change sends no request, and
-  // loading undici costs about 30 ms of the provider process's start (docs/performance.md
-  // § Fixed cost).
+  // loading undici is a large part of the provider process's start (docs/performance.md
+  // § Fixed cost gives the figures).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ServiceClient } = require("../../sdk/client") as typeof Client;
   client = new ServiceClient({
