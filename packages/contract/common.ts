@@ -9,13 +9,15 @@ import { ID_BODY_LENGTH } from "./limits";
 
 /**
  * What the contract says about one field besides its type, attached with zod's `.meta()` and
- * carried into the OpenAPI document: `description` (prose), `writeOnly` (a secret the service
- * never returns: responses hold `""`), `x-id-prefix` (the ID kind), `x-unit` (`bytes` or
+ * carried into the OpenAPI document: `description` (prose), `writeOnly` (a secret sent in
+ * requests; OpenAPI's sense: never in a response), `x-write-only` (the same secret in a response
+ * schema, which the service does return, always as `""`), `x-id-prefix` (the ID kind), `x-unit` (`bytes` or
  * `characters` for a string limit) and `x-patch` (what sending the field in a PATCH does).
  */
 export interface FieldMeta {
   description?: string;
   writeOnly?: boolean;
+  "x-write-only"?: boolean;
   "x-id-prefix"?: string;
   "x-unit"?: "bytes" | "characters";
   "x-patch"?: string;
@@ -25,6 +27,11 @@ export interface FieldMeta {
 /** The metadata registered on one schema with `.meta()` (not its wrappers'); `{}` when none. */
 export function metaOf(schema: z.ZodType): FieldMeta {
   return (z.globalRegistry.get(schema) ?? {}) as FieldMeta;
+}
+
+/** True when `meta` marks a write-only secret, in a request schema or in a response schema. */
+export function isWriteOnly(meta: FieldMeta | undefined): boolean {
+  return meta?.writeOnly === true || meta?.["x-write-only"] === true;
 }
 
 /** The regular expression of a full ID: `prefix` followed by 27 base62 characters. */

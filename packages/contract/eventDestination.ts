@@ -12,6 +12,10 @@ import { writeOnlyPaths } from "./fields";
 import { DESCRIPTION_MAX_CHARS, ID_PREFIX, METADATA_MAX_BYTES } from "./limits";
 
 const WRITE_ONLY = { writeOnly: true, description: 'write-only: responses hold ""' } as const;
+const RETURNED_BLANK = {
+  "x-write-only": true,
+  description: 'a write-only secret: responses always hold ""',
+} as const;
 /** A string a response holds as `""` when it was not set. */
 const optionalString = () =>
   z.string().optional().meta({ description: 'optional; responses hold "" when not set' });
@@ -23,7 +27,9 @@ const optionalString = () =>
  */
 function targetKinds(request: boolean) {
   const object = request ? z.strictObject : z.object;
-  const secret = () => (request ? filled() : z.string()).meta(WRITE_ONLY);
+  // OpenAPI's writeOnly means "never in a response", and the service does send the field, as
+  // "": so only requests mark it writeOnly, and responses declare the one value they hold.
+  const secret = () => (request ? filled().meta(WRITE_ONLY) : z.literal("").meta(RETURNED_BLANK));
   const role = object({ roleArn: filled() });
   const creds = object({ awsAccessKeyId: filled(), awsSecretAccessKey: secret() });
   const auth = exactlyOne({ role, creds }, request);

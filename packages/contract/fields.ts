@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { metaOf } from "./common";
+import { isWriteOnly, metaOf, type FieldMeta } from "./common";
 import { camelToSnake } from "./wire";
 
 /** `destinationIds` → `destination_ids`, as a type. */
@@ -123,7 +123,7 @@ export function complete(schema: z.ZodType, value: unknown, options: WalkOptions
 }
 
 /**
- * A copy of `value` with each write-only member (`writeOnly` metadata) replaced by what
+ * A copy of `value` with each write-only member (`writeOnly` or `x-write-only` metadata) replaced by what
  * `replace` makes of it and of the member at the same place in `known`. Objects, unions of
  * objects and lists are walked; other values are returned as they are.
  */
@@ -135,7 +135,7 @@ function mapWriteOnly(
   key: (k: string) => string,
 ): unknown {
   const { inner, meta } = unwrap(schema);
-  if (meta.writeOnly === true) return replace(value, known);
+  if (isWriteOnly(meta)) return replace(value, known);
   if (inner instanceof z.ZodObject && isObject(value)) {
     const out: Obj = { ...value };
     for (const [k, sub] of Object.entries(inner.shape as Record<string, z.ZodType>)) {
@@ -181,7 +181,7 @@ export function keepWriteOnly(schema: z.ZodType, live: unknown, known: unknown):
  * `writeOnly` metadata.
  */
 export function writeOnlyPaths(schema: z.ZodType, prefix: string[] = []): string[][] {
-  if (z.globalRegistry.get(schema)?.writeOnly === true) return [prefix];
+  if (isWriteOnly(z.globalRegistry.get(schema) as FieldMeta | undefined)) return [prefix];
   if (schema instanceof z.ZodOptional) return writeOnlyPaths(schema.unwrap() as z.ZodType, prefix);
   if (schema instanceof z.ZodUnion)
     return (schema.options as z.ZodType[]).flatMap((o) => writeOnlyPaths(o, prefix));

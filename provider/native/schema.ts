@@ -157,6 +157,27 @@ for (const [name, value] of Object.entries(contract)) {
   if (value instanceof z.ZodType && !NAMES.has(value)) NAMES.set(value, name);
 }
 
+/**
+ * Gives the parts of a response schema the names of the request parts they mirror, where the
+ * contract builds them apart (a destination's target: its secrets are `""` in responses), so that
+ * an input and an output of one resource share one object type.
+ */
+function nameAlike(request: z.ZodType, response: z.ZodType, root = false): void {
+  const req = unwrap(request).inner;
+  const res = unwrap(response).inner;
+  const name = NAMES.get(req);
+  if (name !== undefined && (root || !NAMES.has(res))) NAMES.set(res, name);
+  if (req instanceof z.ZodObject && res instanceof z.ZodObject) {
+    const resShape = res.shape as Record<string, z.ZodType>;
+    for (const [k, v] of Object.entries(req.shape as Record<string, z.ZodType>))
+      if (resShape[k]) nameAlike(v, resShape[k]);
+  } else if (req instanceof z.ZodUnion && res instanceof z.ZodUnion) {
+    const resOptions = res.options as z.ZodType[];
+    (req.options as z.ZodType[]).forEach((o, i) => resOptions[i] && nameAlike(o, resOptions[i]));
+  }
+}
+nameAlike(contract.DestinationTarget, contract.DestinationTargetResponse, true);
+
 /** The enum of event types (`EventSourceReplace.type`), named in PascalCase. */
 const EVENT_TYPE = "EventType";
 
@@ -249,13 +270,16 @@ class TypeBuilder {
       // A union of one-member objects (a target's kind, an AWS auth): one object type whose
       // members are all optional, exactly one of which is set.
       if (!name) throw new Error("a union of the contract without an export name");
+      // Each option holds its member (the others only as `null`, see the contract's exactlyOne).
       const shape: Record<string, z.ZodType> = {};
-      for (const option of inner.options as z.ZodType[]) {
+      const members = contract.membersOf(inner);
+      (inner.options as z.ZodType[]).forEach((option, i) => {
         const o = unwrap(option).inner;
-        if (!(o instanceof z.ZodObject) || Object.keys(o.shape).length !== 1)
+        const member = members[i];
+        if (!(o instanceof z.ZodObject) || member === undefined)
           throw new Error(`${name}: only unions of one-member objects map to the schema`);
-        for (const [k, v] of Object.entries(o.shape as Record<string, z.ZodType>)) shape[k] = v.optional();
-      }
+        shape[member] = (o.shape as Record<string, z.ZodType>)[member].optional();
+      });
       if (!this.types[`${PACKAGE}:index:${name}`]) {
         this.types[`${PACKAGE}:index:${name}`] = {};
         const { properties } = this.properties(shape);

@@ -49,7 +49,11 @@ describe("the schemas as the document shows them", () => {
     expect(EventDestination.safeParse(response).success).toBe(true);
     expect(EventDestinationCreate.safeParse({ target }).success).toBe(false);
     const secret = JSON.stringify(c.EventDestination.properties.target);
-    expect(secret).toContain('"api_key":{"type":"string","writeOnly":true');
+    // Not `writeOnly` in a response (OpenAPI: never returned), but the one value returned.
+    expect(secret).toContain('"api_key":{"type":"string","const":"","x-write-only":true');
+    expect(EventDestination.safeParse({ ...response, target: { datadog: { apiKey: "k" } } }).success).toBe(
+      false,
+    );
     expect(JSON.stringify(c.EventDestinationCreate.properties.target)).toContain(
       '"api_key":{"type":"string","minLength":1,"writeOnly":true',
     );
