@@ -1,9 +1,10 @@
 /**
  * A deployment from Python through the real Pulumi engine against the real emulator over HTTP:
- * the program test/fixtures/python-deploy (on the generated SDK `pulumi_service`, installed with
- * pip from the wheel `npm run build:python-sdk` builds into a fresh venv beside `pulumi` from
- * PyPI) is run by this repository's Python language host (scripts/pulumi-build/
- * pulumi-language-python) and deploys through the native plugin `pulumi-resource-service`.
+ * the Python example of docs/resources.md (generated from docs/examples/quickstart.pp), as the
+ * program of the project test/fixtures/python-deploy, on the generated SDK `pulumi_service`
+ * (installed with pip from the wheel `npm run build:python-sdk` builds into a fresh venv beside
+ * `pulumi` from PyPI), run by this repository's Python language host (scripts/pulumi-build/
+ * pulumi-language-python) and deployed through the native plugin `pulumi-resource-service`.
  * up, a preview with no changes, refresh of a change made on the emulator, destroy; the
  * exported state holds no secret in plain form. Each step asserts on the emulator's data.
  */
@@ -15,10 +16,12 @@ import { promisify } from "util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
+import { docBlocks } from "../helpers/doc-blocks";
 import { startEmulator } from "../helpers/emulator";
 import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
 
 const FIXTURE = path.join(REPO_ROOT, "test", "fixtures", "python-deploy");
+const DOC = "docs/resources.md";
 // Building the wheel and installing `pulumi` from PyPI into a fresh venv take a minute or two.
 const TIMEOUT = 600_000;
 const API_KEY = "sk_python_deploy_account_3f9a1c";
@@ -60,6 +63,9 @@ describe("a Python program on pulumi_service through the engine (real engine, re
     const manifest = path.join(program, "Pulumi.yaml");
     const yaml = fs.readFileSync(manifest, "utf8").replace("path: ../../../bin", `path: ${REPO_ROOT}/bin`);
     fs.writeFileSync(manifest, yaml);
+    const examples = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter((b) => b.lang === "python");
+    expect(examples).toHaveLength(1);
+    fs.writeFileSync(path.join(program, "__main__.py"), examples[0].body);
     const venv = path.join(program, "venv");
     await exec("python3", ["-m", "venv", venv]);
     await exec(path.join(venv, "bin", "python"), [
@@ -77,7 +83,7 @@ describe("a Python program on pulumi_service through the engine (real engine, re
     ({ stack, env } = await localStack(program, "python", backend));
     await stack.setConfig("service:baseUrl", { value: emulator.url });
     await stack.setConfig("service:apiKey", { value: API_KEY, secret: true });
-    await stack.setConfig("ddKey", { value: DD_KEY, secret: true });
+    await stack.setConfig("datadogApiKey", { value: DD_KEY, secret: true });
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -92,19 +98,19 @@ describe("a Python program on pulumi_service through the engine (real engine, re
       const up = await stack.up();
       expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
       const o = await outputs();
-      const destination = await client.eventDestinations.get(o.destinationId);
-      expect(destination.description).toBe("audit stream from Python");
-      expect(destination.target.datadog?.ddsite).toBe("datadoghq.eu");
       const subscription = await client.eventSubscriptions.get(o.subscriptionId);
-      expect(subscription.description).toBe("first");
+      expect(subscription.description).toBe("IP policy changes");
       expect(subscription.sources.map((s) => s.type).sort()).toEqual([
         "ip_policy_created.v0",
         "ip_policy_updated.v0",
       ]);
-      expect(subscription.destinations.map((d) => d.id)).toEqual([o.destinationId]);
+      expect(subscription.destinations).toHaveLength(1);
+      const destination = await client.eventDestinations.get(subscription.destinations[0].id);
+      expect(destination.description).toBe("Operational events to Datadog");
+      expect(destination.target).toMatchObject({ datadog: { ddsite: "datadoghq.eu" } });
       expect(o.reportStatus).toBe("PENDING");
       // Declared through the generated SDK's tokens, created by the native plugin.
-      expect((await stateOf("policies"))?.urn).toContain("service:index:EventSubscription");
+      expect((await stateOf("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
     },
     TIMEOUT,
   );
@@ -125,10 +131,10 @@ describe("a Python program on pulumi_service through the engine (real engine, re
       await client.eventSubscriptions.update(id, { description: "edited by hand" });
       const refresh = await stack.refresh();
       expect(refresh.summary.resourceChanges?.update).toBe(1);
-      expect((await stateOf("policies"))?.outputs?.description).toBe("edited by hand");
+      expect((await stateOf("ipPolicyChanges"))?.outputs?.description).toBe("edited by hand");
       const up = await stack.up();
       expect(up.summary.resourceChanges?.update).toBe(1);
-      expect((await client.eventSubscriptions.get(id)).description).toBe("first");
+      expect((await client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
     },
     TIMEOUT,
   );
