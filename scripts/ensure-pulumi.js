@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Makes sure a Pulumi CLI v3.248.x and its Node.js and Python language hosts are available,
+// Makes sure a Pulumi CLI v3.248.x and its Node.js, Python and Go language hosts are available,
 // building them from Go modules into the user's cache when they are not. Run by `pretest` and
 // `predemo`.
 //
@@ -7,7 +7,7 @@
 // (~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the hosts' sources>/bin, see
 // pulumi-env.js); else, when `go` is installed, a build of scripts/pulumi-build (the CLI from
 // github.com/pulumi/pulumi/pkg/v3 v3.248.0, the language hosts in
-// scripts/pulumi-build/pulumi-language-{nodejs,python}, and Pulumi's Python launcher
+// scripts/pulumi-build/pulumi-language-{nodejs,python,go}, and Pulumi's Python launcher
 // pulumi-language-python-exec copied from the github.com/pulumi/pulumi/sdk/v3 module) into that
 // cache; else a clear error.
 //
@@ -65,7 +65,7 @@ function goBuild(args, label) {
 }
 
 /** The language hosts of this repository (scripts/pulumi-build/<name>/main.go). */
-const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python"];
+const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
 
 /**
  * Path of Pulumi's Python program launcher, `pulumi-language-python-exec`, which the Pulumi SDK

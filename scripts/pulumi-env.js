@@ -16,7 +16,14 @@ const REPO_ROOT = path.resolve(__dirname, "..");
 
 /** The Go sources scripts/ensure-pulumi.js builds the CLI and the language hosts from. */
 const BUILD_MODULE = path.join(__dirname, "pulumi-build");
-const BUILD_SOURCES = ["go.mod", "go.sum", "langhost", "pulumi-language-nodejs", "pulumi-language-python"];
+const BUILD_SOURCES = [
+  "go.mod",
+  "go.sum",
+  "langhost",
+  "pulumi-language-nodejs",
+  "pulumi-language-python",
+  "pulumi-language-go",
+];
 
 /** First 12 hex digits of a SHA-256 over BUILD_SOURCES (file names and contents, sorted). */
 function buildSourcesHash() {
@@ -87,6 +94,7 @@ const REQUIRED_BINARIES = [
   "pulumi-language-nodejs",
   "pulumi-language-python",
   "pulumi-language-python-exec",
+  "pulumi-language-go",
   "pulumi-resource-pulumi-nodejs",
 ];
 

@@ -11,6 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "../helpers/doc-blocks";
+import { writeSdkGoModule } from "../helpers/go-module";
 
 // The first run builds the generator; the Go build compiles Pulumi's Go SDK when not cached.
 const TIMEOUT = 600_000;
@@ -82,13 +83,7 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
     () => {
       const mod = path.join(tmp, "go-example");
       fs.mkdirSync(mod);
-      const fixture = path.join(REPO_ROOT, "test", "fixtures", "sdk-go");
-      const goMod = fs
-        .readFileSync(path.join(fixture, "go.mod"), "utf8")
-        .replace("=> ../../../sdk/go", `=> ${path.join(REPO_ROOT, "sdk", "go")}`);
-      expect(goMod).toContain(`=> ${REPO_ROOT}`);
-      fs.writeFileSync(path.join(mod, "go.mod"), goMod);
-      fs.copyFileSync(path.join(fixture, "go.sum"), path.join(mod, "go.sum"));
+      writeSdkGoModule(mod);
       const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter((b) => b.lang === "go");
       expect(blocks).toHaveLength(1);
       fs.writeFileSync(path.join(mod, "main.go"), blocks[0].body);
