@@ -1,11 +1,13 @@
 /**
  * The examples of docs/resources.md in TypeScript, Python and Go are generated from one PCL
  * source each (docs/examples/<name>.pp) by Pulumi's program generators (`npm run gen:examples`,
- * scripts/gen-examples.js): the page must be current with them, and the generated Go must build
- * against the generated Go SDK (sdk/go). The Python one is deployed through the engine by
+ * scripts/gen-examples.js): the page must be current with them, the generated TypeScript must
+ * type-check against the built Node.js SDK (`pulumi-service/native`, from `npm run build`) and the
+ * generated Go must build against the generated Go SDK (sdk/go). The Python one is deployed through the engine by
  * test/e2e/python.test.ts.
  */
 import { spawnSync } from "child_process";
+import * as ts from "typescript";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -100,4 +102,32 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
     },
     TIMEOUT,
   );
+
+  it("the TypeScript example type-checks against pulumi-service/native", () => {
+    // Inside the repository, so that `pulumi-service/native` resolves to this package's own
+    // export (a self-reference) and `@pulumi/pulumi` to its node_modules.
+    const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "doc-example-ts-"));
+    try {
+      const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter(
+        (b) => b.lang === "ts" && /pulumi-service\/native/.test(b.body),
+      );
+      expect(blocks).toHaveLength(1);
+      const file = path.join(dir, "index.ts");
+      fs.writeFileSync(file, blocks[0].body);
+      const program = ts.createProgram([file], {
+        module: ts.ModuleKind.Node16,
+        moduleResolution: ts.ModuleResolutionKind.Node16,
+        target: ts.ScriptTarget.ES2022,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+      });
+      const messages = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      expect(messages).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
