@@ -1,7 +1,7 @@
-// Package langhost holds what this repository's language hosts (pulumi-language-nodejs and
-// pulumi-language-python, stand-ins for the ones the Pulumi CLI ships; see their main.go) share:
-// the gRPC server start-up, the LanguageRuntime calls they answer alike, and the helpers their
-// Run and InstallDependencies use.
+// Package langhost holds what this repository's language hosts (pulumi-language-nodejs,
+// pulumi-language-python and pulumi-language-go, stand-ins for the ones the Pulumi CLI ships;
+// see their main.go) share: the gRPC server start-up, the LanguageRuntime calls they answer
+// alike, and the helpers their Run and InstallDependencies use.
 package langhost
 
 import (
@@ -26,13 +26,18 @@ import (
 // the program failed and the error was already reported to the engine.
 const ExitCodeBail = 32
 
-// Base answers the LanguageRuntime calls both hosts answer the same way. Dependency discovery
+// Base answers the LanguageRuntime calls the hosts answer the same way. Dependency discovery
 // returns no packages: the engine finds the providers of this project's programs through
 // `plugins.providers[].path` in Pulumi.yaml, or on PATH, when a resource first needs them.
 type Base struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	// Version is what GetPluginInfo reports (e.g. "v3.248.0").
-	Version       string
+	Version string
+	// Runtime is the executable About reports, looked up on PATH ("node", "go").
+	Runtime string
+	// Install is the command InstallDependencies runs in the program's folder
+	// (e.g. npm install).
+	Install       []string
 	mu            sync.Mutex
 	engineAddress string
 	tracing       string
@@ -110,6 +115,23 @@ func (b *Base) GetProgramDependencies(context.Context, *pulumirpc.GetProgramDepe
 // RuntimeOptionsPrompts asks nothing (`pulumi new` templating is not supported).
 func (b *Base) RuntimeOptionsPrompts(context.Context, *pulumirpc.RuntimeOptionsRequest) (*pulumirpc.RuntimeOptionsResponse, error) {
 	return &pulumirpc.RuntimeOptionsResponse{}, nil
+}
+
+// About reports Runtime's path on PATH and its version (see About).
+// Errors: FailedPrecondition when it is not on PATH.
+func (b *Base) About(context.Context, *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
+	path, err := exec.LookPath(b.Runtime)
+	if err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "%s is not on PATH", b.Runtime)
+	}
+	return About(path)
+}
+
+// InstallDependencies runs Install in the program's folder and streams its output.
+func (b *Base) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, stream grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
+	cmd := exec.Command(b.Install[0], b.Install[1:]...)
+	cmd.Dir = InstallDir(req)
+	return Stream(cmd, stream)
 }
 
 // About reports the runtime executable (a path) and what `<executable> --version` prints.

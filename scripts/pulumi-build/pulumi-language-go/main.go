@@ -23,9 +23,6 @@ import (
 	"path/filepath"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"pulumiservice.local/pulumi-build/langhost"
 )
@@ -38,23 +35,8 @@ type host struct {
 }
 
 func main() {
-	base := &langhost.Base{Version: version}
+	base := &langhost.Base{Version: version, Runtime: "go", Install: []string{"go", "mod", "download"}}
 	langhost.Serve("pulumi-language-go", base, &host{Base: base})
-}
-
-func (h *host) About(context.Context, *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
-	goExe, err := exec.LookPath("go")
-	if err != nil {
-		return nil, status.Error(codes.FailedPrecondition, "go is not on PATH")
-	}
-	return langhost.About(goExe)
-}
-
-// InstallDependencies runs `go mod download` in the program's folder and streams its output.
-func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, stream grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
-	cmd := exec.Command("go", "mod", "download")
-	cmd.Dir = langhost.InstallDir(req)
-	return langhost.Stream(cmd, stream)
 }
 
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {

@@ -24,9 +24,6 @@ import (
 	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"pulumiservice.local/pulumi-build/langhost"
 )
@@ -39,23 +36,8 @@ type host struct {
 }
 
 func main() {
-	base := &langhost.Base{Version: version}
+	base := &langhost.Base{Version: version, Runtime: "node", Install: []string{"npm", "install"}}
 	langhost.Serve("pulumi-language-nodejs", base, &host{Base: base})
-}
-
-func (h *host) About(context.Context, *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, status.Error(codes.FailedPrecondition, "node is not on PATH")
-	}
-	return langhost.About(node)
-}
-
-// InstallDependencies runs `npm install` in the program directory and streams its output.
-func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, stream grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
-	cmd := exec.Command("npm", "install")
-	cmd.Dir = langhost.InstallDir(req)
-	return langhost.Stream(cmd, stream)
 }
 
 // findRunPath looks for node_modules/@pulumi/pulumi/cmd/run from dir upwards, as Node's
