@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// Makes sure a Pulumi CLI v3.248.x and its Node.js language host are available, building them
-// from Go modules into the user's cache when they are not. Run by `pretest` and `predemo`.
+// Makes sure a Pulumi CLI v3.248.x and its Node.js, Python and Go language hosts are available,
+// building them from Go modules into the user's cache when they are not. Run by `pretest` and
+// `predemo`.
 //
 // Order: a compatible `pulumi` + `pulumi-language-nodejs` on PATH; else the cache
-// (~/.cache/pulumi-service/pulumi-v3.248.0/bin); else, when `go` is installed, a build of
-// scripts/pulumi-build (the CLI from github.com/pulumi/pulumi/pkg/v3 v3.248.0 and the language
-// host in scripts/pulumi-build/pulumi-language-nodejs) into that cache; else a clear error.
+// (~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the hosts' sources>/bin, see
+// pulumi-env.js); else, when `go` is installed, a build of scripts/pulumi-build (the CLI from
+// github.com/pulumi/pulumi/pkg/v3 v3.248.0, the language hosts in
+// scripts/pulumi-build/pulumi-language-{nodejs,python,go}, and Pulumi's Python launcher
+// pulumi-language-python-exec copied from the github.com/pulumi/pulumi/sdk/v3 module) into that
+// cache; else a clear error.
 //
 // Prints the folder it settled on as its last line of stdout.
 "use strict";
 
 const fs = require("fs");
 const path = require("path");
-const { spawn } = require("child_process");
+const { spawn, spawnSync } = require("child_process");
 const { PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath, findPulumi, versionOf } = require("./pulumi-env");
 
 const BUILD_MODULE = path.join(__dirname, "pulumi-build");
@@ -60,6 +64,23 @@ function goBuild(args, label) {
   });
 }
 
+/** The language hosts of this repository (scripts/pulumi-build/<name>/main.go). */
+const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
+
+/**
+ * Path of Pulumi's Python program launcher, `pulumi-language-python-exec`, which the Pulumi SDK
+ * module ships in python/cmd/ (read from the module cache: `go list -m` downloads it if needed).
+ */
+function pythonLauncher() {
+  const r = spawnSync("go", ["list", "-m", "-f", "{{.Dir}}", "github.com/pulumi/pulumi/sdk/v3"], {
+    cwd: BUILD_MODULE,
+    encoding: "utf8",
+    env: { ...process.env, GOFLAGS: "-mod=readonly" },
+  });
+  if (r.status !== 0) throw new Error(`go list -m github.com/pulumi/pulumi/sdk/v3 failed:\n${r.stderr}`);
+  return path.join(r.stdout.trim(), "python", "cmd", "pulumi-language-python-exec");
+}
+
 async function build(target) {
   const started = Date.now();
   const parent = path.dirname(target);
@@ -79,17 +100,19 @@ async function build(target) {
       ],
       "pulumi CLI",
     );
-    await goBuild(
-      [
-        "-trimpath",
-        "-ldflags",
-        `-s -w -X main.version=v${PULUMI_VERSION}`,
-        "-o",
-        path.join(tmp, "pulumi-language-nodejs"),
-        "./pulumi-language-nodejs",
-      ],
-      "pulumi-language-nodejs",
-    );
+    for (const host of LANGUAGE_HOSTS)
+      await goBuild(
+        [
+          "-trimpath",
+          "-ldflags",
+          `-s -w -X main.version=v${PULUMI_VERSION}`,
+          "-o",
+          path.join(tmp, host),
+          `./${host}`,
+        ],
+        host,
+      );
+    fs.copyFileSync(pythonLauncher(), path.join(tmp, "pulumi-language-python-exec"));
     const shim = require.resolve("@pulumi/pulumi/pulumi-resource-pulumi-nodejs", { paths: [REPO_ROOT] });
     fs.copyFileSync(shim, path.join(tmp, "pulumi-resource-pulumi-nodejs"));
     for (const f of fs.readdirSync(tmp)) fs.chmodSync(path.join(tmp, f), 0o755);

@@ -37,35 +37,34 @@ function fail(msg) {
   process.exit(1);
 }
 
-/** The cached generator's path; the folder name changes whenever its inputs change. */
-function generatorPath() {
+/**
+ * The cached path of the Go program `name` of scripts/pulumi-build (this script's generator, or
+ * pulumi-gen-examples for gen-examples.js); the folder name changes whenever its inputs change.
+ */
+function generatorPath(name = GENERATOR_PACKAGE) {
   const hash = crypto.createHash("sha256");
-  for (const f of [path.join(GENERATOR_PACKAGE, "main.go"), "go.mod", "go.sum"])
+  for (const f of [path.join(name, "main.go"), "go.mod", "go.sum"])
     hash.update(fs.readFileSync(path.join(BUILD_MODULE, f)));
   const base = path.dirname(path.dirname(cacheBinDir()));
-  const dir = `${GENERATOR_PACKAGE}-v${PULUMI_VERSION}-${hash.digest("hex").slice(0, 12)}`;
-  return path.join(base, dir, GENERATOR_PACKAGE);
+  const dir = `${name}-v${PULUMI_VERSION}-${hash.digest("hex").slice(0, 12)}`;
+  return path.join(base, dir, name);
 }
 
-/** Builds the generator into the cache unless it is there; returns its path. */
-async function ensureGenerator() {
-  const target = generatorPath();
+/** Builds the Go program `name` into the cache unless it is there; returns its path. */
+async function ensureGenerator(name = GENERATOR_PACKAGE) {
+  const target = generatorPath(name);
   if (fs.existsSync(target)) return target;
   if (!findOnPath("go"))
-    fail(
-      `the SDK generator is not built (${target}) and there is no Go toolchain to build it: install Go 1.25+.`,
-    );
+    fail(`${name} is not built (${target}) and there is no Go toolchain to build it: install Go 1.25+.`);
   const tmp = `${target}.build-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
-  process.stderr.write(
-    `gen-sdks: building ${GENERATOR_PACKAGE} into ${path.dirname(target)} (first time only)\n`,
-  );
-  await goBuild(["-trimpath", "-ldflags", "-s -w", "-o", tmp, `./${GENERATOR_PACKAGE}`], GENERATOR_PACKAGE);
+  process.stderr.write(`gen-sdks: building ${name} into ${path.dirname(target)} (first time only)\n`);
+  await goBuild(["-trimpath", "-ldflags", "-s -w", "-o", tmp, `./${name}`], name);
   fs.renameSync(tmp, target);
   // Builds of earlier sources are of no further use.
   const cache = path.dirname(path.dirname(target));
   for (const dir of fs.readdirSync(cache))
-    if (dir.startsWith(`${GENERATOR_PACKAGE}-`) && dir !== path.basename(path.dirname(target)))
+    if (dir.startsWith(`${name}-v`) && dir !== path.basename(path.dirname(target)))
       fs.rmSync(path.join(cache, dir), { recursive: true, force: true });
   return target;
 }

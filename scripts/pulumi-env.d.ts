@@ -12,7 +12,7 @@ export interface FoundPulumi {
   source: "PATH" | "cache";
   version: string;
 }
-/** `~/.cache/pulumi-service/pulumi-v3.248.0/bin` (honours XDG_CACHE_HOME, PULUMI_SERVICE_CACHE_DIR). */
+/** `~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the language hosts' sources>/bin` (honours XDG_CACHE_HOME, PULUMI_SERVICE_CACHE_DIR). */
 export function cacheBinDir(): string;
 /** Output of `<pulumiPath> version`, or null when it cannot run. */
 export function versionOf(pulumiPath: string): string | null;

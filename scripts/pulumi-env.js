@@ -2,6 +2,7 @@
 // Pulumi uses. Plain CommonJS so that it runs before `npm run build` (see ensure-pulumi.js).
 "use strict";
 
+const crypto = require("crypto");
 const fs = require("fs");
 const os = require("os");
 const path = require("path");
@@ -13,16 +14,41 @@ const PULUMI_VERSION = "3.248.0";
 /** Folder at the repository root that holds the local file backend of tests and the demo. */
 const REPO_ROOT = path.resolve(__dirname, "..");
 
+/** The Go sources scripts/ensure-pulumi.js builds the CLI and the language hosts from. */
+const BUILD_MODULE = path.join(__dirname, "pulumi-build");
+const BUILD_SOURCES = [
+  "go.mod",
+  "go.sum",
+  "langhost",
+  "pulumi-language-nodejs",
+  "pulumi-language-python",
+  "pulumi-language-go",
+];
+
+/** First 12 hex digits of a SHA-256 over BUILD_SOURCES (file names and contents, sorted). */
+function buildSourcesHash() {
+  const hash = crypto.createHash("sha256");
+  const add = (rel) => {
+    const p = path.join(BUILD_MODULE, rel);
+    if (fs.statSync(p).isDirectory()) for (const f of fs.readdirSync(p).sort()) add(path.join(rel, f));
+    else hash.update(`${rel}\0`).update(fs.readFileSync(p)).update("\0");
+  };
+  BUILD_SOURCES.forEach(add);
+  return hash.digest("hex").slice(0, 12);
+}
+
 /**
  * The cache folder of the built CLI: `$XDG_CACHE_HOME` (or `~/.cache`)
- * `/pulumi-service/pulumi-v3.248.0/bin`. `PULUMI_SERVICE_CACHE_DIR` replaces the part before
- * `/pulumi-v3.248.0`.
+ * `/pulumi-service/pulumi-v3.248.0-<hash>/bin`, where `<hash>` covers the language hosts'
+ * sources and the build module's go.mod/go.sum (buildSourcesHash), so an edit to a host builds
+ * a new folder and never changes one in use. `PULUMI_SERVICE_CACHE_DIR` replaces the part
+ * before `/pulumi-v3.248.0-<hash>`.
  */
 function cacheBinDir() {
   const base =
     process.env.PULUMI_SERVICE_CACHE_DIR ||
     path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-service");
-  return path.join(base, `pulumi-v${PULUMI_VERSION}`, "bin");
+  return path.join(base, `pulumi-v${PULUMI_VERSION}-${buildSourcesHash()}`, "bin");
 }
 
 /** Runs `<pulumi> version` and returns what it prints (e.g. `v3.248.0`), or null. */
@@ -63,7 +89,14 @@ function findOnPath(name, pathValue = process.env.PATH || "") {
 }
 
 /** The files a usable CLI folder must hold. */
-const REQUIRED_BINARIES = ["pulumi", "pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"];
+const REQUIRED_BINARIES = [
+  "pulumi",
+  "pulumi-language-nodejs",
+  "pulumi-language-python",
+  "pulumi-language-python-exec",
+  "pulumi-language-go",
+  "pulumi-resource-pulumi-nodejs",
+];
 
 /**
  * Finds a usable Pulumi CLI without building anything: a compatible `pulumi` with

@@ -1,0 +1,133 @@
+/**
+ * The examples of docs/resources.md in TypeScript, Python and Go are generated from one PCL
+ * source each (docs/examples/<name>.pp) by Pulumi's program generators (`npm run gen:examples`,
+ * scripts/gen-examples.js): the page must be current with them, the generated TypeScript must
+ * type-check against the built Node.js SDK (`pulumi-service/native`, from `npm run build`) and the
+ * generated Go must build against the generated Go SDK (sdk/go). The Python one is deployed through the engine by
+ * test/e2e/python.test.ts.
+ */
+import { spawnSync } from "child_process";
+import * as ts from "typescript";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { docBlocks } from "../helpers/doc-blocks";
+import { writeSdkGoModule } from "../helpers/go-module";
+
+// The first run builds the generator; the Go build compiles Pulumi's Go SDK when not cached.
+const TIMEOUT = 600_000;
+const DOC = "docs/resources.md";
+const EXAMPLES = path.join(REPO_ROOT, "docs", "examples");
+const LANGUAGES = ["typescript", "python", "go"];
+
+function genExamples(...args: string[]) {
+  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts", "gen-examples.js"), ...args], {
+    encoding: "utf8",
+    timeout: TIMEOUT,
+  });
+  return { status: r.status, stderr: r.stderr };
+}
+
+describe("docs/resources.md examples in three languages, generated from PCL", () => {
+  let tmp: string;
+
+  beforeAll(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "doc-examples-"));
+  });
+
+  afterAll(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("shows every example of docs/examples in TypeScript, Python and Go", () => {
+    const text = fs.readFileSync(path.join(REPO_ROOT, DOC), "utf8");
+    const names = fs
+      .readdirSync(EXAMPLES)
+      .filter((f) => f.endsWith(".pp"))
+      .map((f) => f.slice(0, -3));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names)
+      for (const lang of LANGUAGES)
+        expect(text).toContain(
+          `<!-- generated from docs/examples/${name}.pp: ${lang} (npm run gen:examples) -->`,
+        );
+  });
+
+  it(
+    "is current with the generators (npm run gen:examples writes nothing new)",
+    () => {
+      expect(genExamples("--check")).toEqual({ status: 0, stderr: "" });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a generated block edited by hand is reported stale",
+    () => {
+      const copy = path.join(tmp, "resources.md");
+      const text = fs.readFileSync(path.join(REPO_ROOT, DOC), "utf8");
+      const edited = text.replace(
+        'urls=["https://phish.example.com/login"]',
+        'urls=["https://edited.example.com"]',
+      );
+      expect(edited).not.toBe(text);
+      fs.writeFileSync(copy, edited);
+      const r = genExamples("--check", copy);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(`${copy} is stale: run npm run gen:examples`);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the Go example builds against the generated Go SDK",
+    () => {
+      const mod = path.join(tmp, "go-example");
+      fs.mkdirSync(mod);
+      writeSdkGoModule(mod);
+      const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter((b) => b.lang === "go");
+      expect(blocks).toHaveLength(1);
+      fs.writeFileSync(path.join(mod, "main.go"), blocks[0].body);
+      const r = spawnSync("go", ["vet", "./..."], {
+        cwd: mod,
+        encoding: "utf8",
+        timeout: TIMEOUT,
+        env: { ...process.env, GOFLAGS: "-mod=mod" },
+      });
+      expect({ status: r.status, out: r.status === 0 ? "" : `${r.stdout}${r.stderr}` }).toEqual({
+        status: 0,
+        out: "",
+      });
+    },
+    TIMEOUT,
+  );
+
+  it("the TypeScript example type-checks against pulumi-service/native", () => {
+    // Inside the repository, so that `pulumi-service/native` resolves to this package's own
+    // export (a self-reference) and `@pulumi/pulumi` to its node_modules.
+    const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "doc-example-ts-"));
+    try {
+      const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter(
+        (b) => b.lang === "ts" && /pulumi-service\/native/.test(b.body),
+      );
+      expect(blocks).toHaveLength(1);
+      const file = path.join(dir, "index.ts");
+      fs.writeFileSync(file, blocks[0].body);
+      const program = ts.createProgram([file], {
+        module: ts.ModuleKind.Node16,
+        moduleResolution: ts.ModuleResolutionKind.Node16,
+        target: ts.ScriptTarget.ES2022,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+      });
+      const messages = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      expect(messages).toEqual([]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
