@@ -51,11 +51,25 @@ function check(schema: z.ZodType, input: unknown): ValidationIssue[] {
     if (typeof input !== "object" || input === null || Array.isArray(input))
       return [issue("input", `must be an object, got ${show(input)}`)];
     const options = { camelCase: true, references: true };
-    return requestIssues(schema, input as Record<string, unknown>, options).map((i) =>
-      i.code === 214
-        ? issue(i.field, `unknown field (expected one of ${(i.supported ?? []).join(", ")})`)
-        : { field: i.field, message: i.message },
-    );
+    const body = input as Record<string, unknown>;
+    const issues = () =>
+      requestIssues(schema, body, options).map((i) =>
+        i.code === 214
+          ? issue(i.field, `unknown field (expected one of ${(i.supported ?? []).join(", ")})`)
+          : { field: i.field, message: i.message },
+      );
+    try {
+      return issues();
+    } catch (err) {
+      // A value too deep (or too hostile) to walk: name the fields it comes from, one by one.
+      const unreadable = Object.keys(body).filter(
+        (k) => safely(k, () => (requestIssues(schema, { [k]: body[k] }, options), [])).length > 0,
+      );
+      if (unreadable.length === 0) throw err;
+      return unreadable.map((k) =>
+        issue(k, `could not be read (${err instanceof Error ? err.name : typeof err})`),
+      );
+    }
   });
 }
 
