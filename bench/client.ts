@@ -12,9 +12,7 @@
  * `SERVICE_API_KEY`; otherwise an emulator is started in a child process (the compiled CLI
  * when built, else in this process). Prints one line of JSON, then a table on stderr.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { Pool } from "undici";
 import { SDK_VERSION, SERVICE_VERSION, ServiceClient } from "../sdk";
 import { type Summary, summarize } from "./stats";
@@ -149,44 +147,26 @@ export async function benchClient(opts: ClientBenchOptions): Promise<ClientBench
   }
 }
 
-/** Starts an emulator for the benchmark: the compiled CLI in a child process when built. */
+/**
+ * Starts an emulator for the benchmark: the compiled CLI in a child process, in memory, when
+ * built ({@link spawnEmulatorProcess}); otherwise in this process.
+ */
 async function startService(): Promise<{
   baseUrl: string;
   apiKey: string;
   where: string;
   stop: () => Promise<void>;
 }> {
-  const apiKey = "bench-client-key";
-  const cli = path.join(path.dirname(require.resolve("service-emulator/package.json")), "dist", "cli.js");
-  if (!existsSync(cli)) {
+  // Loaded only here: the emulator benchmark's module loads autocannon.
+  const { EMULATOR_CLI, spawnEmulatorProcess } = await import("./emulator");
+  if (!existsSync(EMULATOR_CLI)) {
+    const apiKey = "bench-client-key";
     const { startEmulator } = await import("service-emulator");
     const emu = await startEmulator({ apiKeys: [apiKey] });
     return { baseUrl: emu.url, apiKey, where: "in process", stop: () => emu.close() };
   }
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [cli, "--port", "0", "--data", ":memory:", "--api-key", apiKey],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const i = out.indexOf("\n");
-      if (i >= 0) resolve((JSON.parse(out.slice(0, i)) as { url: string }).url);
-    });
-    child.once("exit", (code) => reject(new Error(`emulator exited with ${code}`)));
-  });
-  return {
-    baseUrl,
-    apiKey,
-    where: "child process",
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  const emu = await spawnEmulatorProcess({ store: "memory" });
+  return { baseUrl: emu.url, apiKey: emu.apiKey, where: "child process", stop: emu.stop };
 }
 
 async function main(): Promise<void> {

@@ -41,7 +41,11 @@ type Autocannon = (opts: {
 const autocannon = require("autocannon") as Autocannon;
 
 /** The compiled command line of the emulator (the `service-emulator` package's bin). */
-const CLI = path.join(path.dirname(require.resolve("service-emulator/package.json")), "dist", "cli.js");
+export const EMULATOR_CLI = path.join(
+  path.dirname(require.resolve("service-emulator/package.json")),
+  "dist",
+  "cli.js",
+);
 
 /** An emulator running as a child process with a file-backed (WAL) store of its own. */
 export interface EmulatorProcess {
@@ -62,11 +66,11 @@ export interface EmulatorProcess {
 export async function spawnEmulatorProcess(
   opts: { store?: "file" | "memory" } = {},
 ): Promise<EmulatorProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  if (!existsSync(EMULATOR_CLI)) throw new Error(`${EMULATOR_CLI} is missing: run npm run build first`);
   const dir = mkdtempSync(path.join(tmpdir(), "emulator-bench-"));
   const apiKey = "bench-key";
   const data = opts.store === "memory" ? ":memory:" : path.join(dir, "data.db");
-  const child = spawn(process.execPath, [CLI, "--port", "0", "--data", data, "--api-key", apiKey], {
+  const child = spawn(process.execPath, [EMULATOR_CLI, "--port", "0", "--data", data, "--api-key", apiKey], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   // Kept for the error message only: the emulator's stop notice would clutter the report.

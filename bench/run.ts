@@ -18,10 +18,11 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchClient, type Comparison } from "./client";
-import { benchDeploy, benchState } from "./deploy";
+import { benchDeploy } from "./deploy";
 import { benchEmulator, spawnEmulatorProcess } from "./emulator";
 import { openEngine, REPO_ROOT } from "./engine";
 import { benchStartup } from "./startup";
+import { benchState } from "./state";
 import { evaluateGoals, machineInfo, toMarkdown, type BenchResults, type ClientResults } from "./report";
 import { round, summarize } from "./stats";
 

@@ -26,7 +26,8 @@
  * @packageDocumentation
  */
 import * as path from "path";
-import { Command, CommanderError, Option } from "commander";
+import { Command, Option } from "commander";
+import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-contract/cli";
 import type { ServiceClient } from "../sdk";
 import type { DriftPhase, DriftReport } from "./drift";
 import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
@@ -62,13 +63,8 @@ const STEPS: Record<DriftPhase, string> = {
  * a terminal: a pipe, a file or a CI log gets nothing, and stdout never does.
  */
 function progressOf(io: CliIo, stack: string): ((phase: DriftPhase) => void) | undefined {
-  if (!io.stderrIsTTY) return undefined;
-  const started = Date.now();
-  return (phase) => {
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    const step = phase === "select" ? `${STEPS.select} "${stack}"` : STEPS[phase];
-    void io.stderr(`service-drift: [${seconds} s] ${step}\n`);
-  };
+  const write = progressWriter(io, "service-drift");
+  return write && ((phase) => write(phase === "select" ? `${STEPS.select} "${stack}"` : STEPS[phase]));
 }
 
 async function report(flags: ReportFlags, io: CliIo): Promise<number> {
@@ -144,7 +140,7 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let code: number = EXIT_CODES.error;
-  const program = new Command("service-drift")
+  const program = wireCommand(new Command("service-drift"), io)
     .description(
       "Drift report of a Pulumi stack of this service: a preview-only refresh (the state is not changed) " +
         "and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.",
@@ -158,8 +154,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         .default("text"),
     )
     .option("--json", "the same as --format json")
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) })
     .action(async (flags: ReportFlags) => {
       code = await report(flags, io);
     });
@@ -173,23 +167,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async (flags: { baseUrl?: string }) => {
       code = await generate(flags, io);
     });
-  try {
-    await program.parseAsync([...argv]);
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.error;
-    throw err;
-  }
-  return code;
+  return (await parseCommandLine(() => program.parseAsync([...argv]))) ?? code;
 }
 
 if (require.main === module) {
-  main(process.argv).then(
-    (code) => process.exit(code),
-    async (err: unknown) => {
-      await processIo.stderr(
-        `service-drift: ${redact(messageOf(err), [process.env.SERVICE_API_KEY ?? ""])}\n`,
-      );
-      process.exit(EXIT_CODES.error);
-    },
+  runAsProcess(
+    "service-drift",
+    () => main(process.argv),
+    (err) => redact(messageOf(err), [process.env.SERVICE_API_KEY ?? ""]),
   );
 }

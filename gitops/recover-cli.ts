@@ -22,7 +22,8 @@
  * @packageDocumentation
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { Command, CommanderError } from "commander";
+import { Command } from "commander";
+import { parseCommandLine, runAsProcess, wireCommand } from "service-contract/cli";
 import { EXIT_CODES, packageVersion, processIo, type CliIo } from "./io";
 import type { ExportedStack } from "./recovery";
 
@@ -35,7 +36,7 @@ import type { ExportedStack } from "./recovery";
  *   caller prints it and exits 1; nothing is written then).
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
-  const program = new Command()
+  const program = wireCommand(new Command(), io)
     .name("service-recover")
     .description(
       "Settle the pending creates of an interrupted `pulumi up`: adopt the resources the service holds, clear the others",
@@ -43,15 +44,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .version(packageVersion())
     .argument("<exported>", "the stack, from `pulumi stack export --show-secrets --file <exported>`")
     .argument("<output>", "where to write the edited stack, for `pulumi stack import --file <output>`")
-    .option("--base-url <url>", "base URL of the service (default: env SERVICE_BASE_URL)")
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => void io.stdout(s), writeErr: (s) => void io.stderr(s) });
-  try {
-    program.parse([...argv]);
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.error;
-    throw err;
-  }
+    .option("--base-url <url>", "base URL of the service (default: env SERVICE_BASE_URL)");
+  const stopped = await parseCommandLine(() => program.parse([...argv]));
+  if (stopped !== undefined) return stopped;
   const [input, output] = program.args;
   const { baseUrl } = program.opts<{ baseUrl?: string }>();
 
@@ -85,12 +80,4 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   }
 }
 
-if (require.main === module) {
-  main(process.argv).then(
-    (code) => process.exit(code),
-    async (err: unknown) => {
-      await processIo.stderr(`service-recover: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(EXIT_CODES.error);
-    },
-  );
-}
+if (require.main === module) runAsProcess("service-recover", () => main(process.argv));

@@ -101,6 +101,13 @@ const subscriptionOf = (destinationId: string, type = "ip_policy_created.v0") =>
   destinationIds: [destinationId],
 });
 
+/** An emulator, a client of its first account (with `options`), and a destination made there. */
+async function withDestination(options: ServiceClientOptions = {}) {
+  const emu = await emulator();
+  const client = clientOf(emu, options);
+  return { emu, client, destinationId: (await client.eventDestinations.create(datadog)).id };
+}
+
 describe("happy paths", () => {
   let emu: RunningEmulator;
   let client: ServiceClient;
@@ -275,14 +282,8 @@ describe("happy paths", () => {
 });
 
 describe("every error class from the status that raises it", () => {
-  let emu: RunningEmulator;
-  let client: ServiceClient;
-  let destinationId: string;
-  beforeAll(async () => {
-    emu = await emulator();
-    client = clientOf(emu);
-    destinationId = (await client.eventDestinations.create(datadog)).id;
-  });
+  let emu: RunningEmulator, client: ServiceClient, destinationId: string;
+  beforeAll(async () => ({ emu, client, destinationId } = await withDestination()));
 
   test("400: an unknown destination ID (223), and a missing Service-Version (218)", async () => {
     const unknownEd = `ed_${"0".repeat(27)}`;
@@ -388,14 +389,8 @@ describe("every error class from the status that raises it", () => {
 });
 
 describe("fault injection", () => {
-  let emu: RunningEmulator;
-  let client: ServiceClient;
-  let destinationId: string;
-  beforeAll(async () => {
-    emu = await emulator();
-    client = clientOf(emu, { maxRetries: 8 });
-    destinationId = (await client.eventDestinations.create(datadog)).id;
-  });
+  let emu: RunningEmulator, client: ServiceClient, destinationId: string;
+  beforeAll(async () => ({ emu, client, destinationId } = await withDestination({ maxRetries: 8 })));
   afterEach(() => setFaults(emu.url, emu.adminKey, {}));
 
   async function countSubscriptions(): Promise<number> {

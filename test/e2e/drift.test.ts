@@ -44,6 +44,12 @@ function baseSpec() {
   };
 }
 
+/** A `--json` report of drift (exit 2) in exactly one resource, which has (at least) `fields`. */
+function expectOneDrift(run: CliRun & { json?: DriftReport }, fields: Record<string, unknown>): void {
+  expect(run.code).toBe(2);
+  expect(run.json?.resources).toEqual([expect.objectContaining(fields)]);
+}
+
 describe("service-drift: drift report (real engine, real emulator, child process)", () => {
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   let client: ServiceClient;
@@ -228,15 +234,12 @@ describe("service-drift: drift report (real engine, real emulator, child process
       });
       try {
         const run = await drift("secret drift", ["--json"]);
-        expect(run.code).toBe(2);
-        expect(run.json?.resources).toEqual([
-          expect.objectContaining({
-            name: "stream",
-            type: "EventDestination",
-            status: "changed",
-            properties: [{ property: "target", before: "[secret]", after: "[secret]", secret: true }],
-          }),
-        ]);
+        expectOneDrift(run, {
+          name: "stream",
+          type: "EventDestination",
+          status: "changed",
+          properties: [{ property: "target", before: "[secret]", after: "[secret]", secret: true }],
+        });
         for (const text of [run.stdout, run.stderr]) {
           expect(text).not.toContain(DD_KEY);
           expect(text).not.toContain(apiKey);
@@ -260,16 +263,13 @@ describe("service-drift: drift report (real engine, real emulator, child process
       const stateBefore = fs.readFileSync(file);
       await client.eventSubscriptions.delete(id);
       const run = await drift("deleted", ["--json"]);
-      expect(run.code).toBe(2);
-      expect(run.json?.resources).toEqual([
-        expect.objectContaining({
-          name: "single",
-          type: "EventSubscription",
-          id,
-          status: "deleted",
-          properties: [],
-        }),
-      ]);
+      expectOneDrift(run, {
+        name: "single",
+        type: "EventSubscription",
+        id,
+        status: "deleted",
+        properties: [],
+      });
       const table = await drift("deleted (table)");
       expect(table.code).toBe(2);
       expect(table.stdout).toMatch(/single\s+EventSubscription\s+esb_\w+\s+deleted/);

@@ -18,30 +18,25 @@ const ED2 = id("ed_", "2");
 const ED9 = id("ed_", "9");
 const ESB1 = id("esb_", "1");
 
+/** The fields every resource the service returns has. */
+const common = (rid: string, description: string) => ({
+  id: rid,
+  uri: `u/${rid}`,
+  createdAt: "2026-11-21T05:00:00Z",
+  metadata: "",
+  description,
+});
 function dest(
   destId: string,
   description: string,
   target: EventDestination["target"],
   extra = {},
 ): EventDestination {
-  return {
-    id: destId,
-    uri: `u/${destId}`,
-    createdAt: "2026-11-21T05:00:00Z",
-    metadata: "",
-    description,
-    format: "json",
-    target,
-    ...extra,
-  };
+  return { ...common(destId, description), format: "json", target, ...extra };
 }
 function sub(subId: string, description: string, destinationIds: string[], extra = {}): EventSubscription {
   return {
-    id: subId,
-    uri: `u/${subId}`,
-    createdAt: "2026-11-21T05:00:00Z",
-    metadata: "",
-    description,
+    ...common(subId, description),
     sources: [{ type: "ip_policy_created.v0", uri: "" }],
     destinations: destinationIds.map((d) => ({ id: d, uri: "" })),
     ...extra,

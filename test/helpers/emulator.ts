@@ -70,10 +70,12 @@ export interface RawRequest {
   chunked?: boolean;
   /** Milliseconds before the request is abandoned; default 30 000. */
   timeoutMs?: number;
+  /** The connection pool to send it through (e.g. a keep-alive agent); default a fresh connection. */
+  agent?: http.Agent;
 }
 
 /**
- * Sends one HTTP request on a fresh connection (no keep-alive pool) and reads the whole response.
+ * Sends one HTTP request (on a fresh connection unless `agent` is given) and reads the whole response.
  *
  * @throws Error when the connection fails or is reset (e.g. an injected `reset` fault), or on
  * timeout.
@@ -91,7 +93,7 @@ export function rawRequest(req: RawRequest): Promise<RawResponse> {
         port: u.port,
         path: req.path ?? u.pathname + u.search,
         headers,
-        agent: false,
+        agent: req.agent ?? false,
       },
       (res) => {
         const chunks: Buffer[] = [];

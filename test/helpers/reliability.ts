@@ -15,6 +15,9 @@ import { REPO_ROOT } from "../../scripts/pulumi-env";
 /** The reliability program: `reliability:destinations` destinations, `reliability:subscriptions` subscriptions. */
 export const PROGRAM = path.join(__dirname, "..", "fixtures", "reliability");
 
+/** The declared resources of the engine-driven runs: 5 destinations and 50 subscriptions. */
+export const COUNTS = { destinations: 5, subscriptions: 50 };
+
 /** True for the long variants (`RELIABILITY_LONG=1`). */
 export const LONG = process.env.RELIABILITY_LONG === "1";
 

@@ -100,6 +100,11 @@ export function fakeId(prefix: string, n = 0): string {
   return prefix + body;
 }
 
+/** The fields every resource the service returns has (snake_case), in `collection` (a URL). */
+function wireCommon(collection: string, id: string, description: string): Record<string, unknown> {
+  return { id, uri: `${collection}/${id}`, created_at: "2026-11-21T09:30:00Z", metadata: "", description };
+}
+
 /**
  * An event destination as the service returns it (snake_case): destination `n`, a Firehose target
  * whose write-only secret comes back blank.
@@ -107,11 +112,7 @@ export function fakeId(prefix: string, n = 0): string {
 export function wireDestination(base: string, n = 1): Record<string, unknown> {
   const id = fakeId("ed_", n);
   return {
-    id,
-    uri: `${base}/event_destinations/${id}`,
-    created_at: "2026-11-21T09:30:00Z",
-    metadata: "",
-    description: "",
+    ...wireCommon(`${base}/event_destinations`, id, ""),
     format: "json",
     target: {
       firehose: {
@@ -127,11 +128,7 @@ export function wireSubscription(base: string, n = 0): Record<string, unknown> {
   const id = fakeId("esb_", n);
   const ed = fakeId("ed_", n);
   return {
-    id,
-    uri: `${base}/event_subscriptions/${id}`,
-    created_at: "2026-11-21T09:30:00Z",
-    metadata: "",
-    description: `sub ${n}`,
+    ...wireCommon(`${base}/event_subscriptions`, id, `sub ${n}`),
     sources: [
       { type: "ip_policy_created.v0", uri: `${base}/event_subscriptions/${id}/sources/ip_policy_created.v0` },
     ],

@@ -22,7 +22,7 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { seededRandom } from "../../packages/emulator/faults";
-import { spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
+import { rawRequest, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 
 const LONG = process.env.RELIABILITY_LONG === "1";
 /**
@@ -47,6 +47,9 @@ const SOURCE_TYPES = [
 ];
 
 type Kind = "dest" | "sub";
+/** The collection of each kind, and its name in messages. */
+const COLLECTIONS = { dest: "event_destinations", sub: "event_subscriptions" } as const;
+const NAMES = { dest: "destination", sub: "subscription" } as const;
 
 /** The body of one write, identified by its tag (also its `description`). */
 interface DestWrite {
@@ -150,34 +153,19 @@ function newSubWrite(w: Writer, destinationIds: string[]): SubWrite {
 /** A keep-alive client for one round; `close` drops its sockets. */
 function client(url: string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: WRITERS * 2 });
-  const u = new URL(url);
   const send = (method: string, p: string, body?: unknown) =>
-    new Promise<{ status: number; json: () => unknown }>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const headers: Record<string, string> = { authorization: `Bearer ${KEY}`, "service-version": "2" };
-      if (payload !== undefined) {
-        headers["content-type"] = "application/json";
-        headers["content-length"] = String(Buffer.byteLength(payload));
-      }
-      const req = http.request(
-        { method, hostname: u.hostname, port: u.port, path: p, headers, agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("error", reject);
-          res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
-            resolve({
-              status: res.statusCode ?? 0,
-              json: () => (text === "" ? undefined : JSON.parse(text)),
-            });
-          });
-        },
-      );
-      req.setTimeout(10_000, () => req.destroy(new Error(`timeout: ${method} ${p}`)));
-      req.on("error", reject);
-      if (payload !== undefined) req.write(payload);
-      req.end();
+    rawRequest({
+      method,
+      url,
+      path: p,
+      agent,
+      timeoutMs: 10_000,
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        "service-version": "2",
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
   return { send, close: () => agent.destroy() };
 }
@@ -197,6 +185,33 @@ async function runWriter(
     acknowledged++;
     onAck();
   };
+  // Each write marks itself pending while in flight, and counts once its 2xx has arrived.
+  const create = (write: Write) => async () => {
+    w.pendingCreate = write;
+    const res = await send("POST", `/${COLLECTIONS[write.kind]}`, write.body);
+    w.pendingCreate = undefined;
+    if (res.status !== 201) return void unexpected.push(`create ${NAMES[write.kind]}: ${res.status}`);
+    const id = (res.json() as { id: string }).id;
+    w.known.set(id, { kind: write.kind, id, acked: write.tag });
+    ack();
+  };
+  const update = (target: Known, write: Write) => async () => {
+    target.pendingUpdate = write.tag;
+    const res = await send("PATCH", `/${COLLECTIONS[target.kind]}/${target.id}`, write.body);
+    target.pendingUpdate = undefined;
+    if (res.status !== 200) return void unexpected.push(`update ${NAMES[target.kind]}: ${res.status}`);
+    target.acked = write.tag;
+    ack();
+  };
+  const remove = (target: Known) => async () => {
+    target.pendingDelete = true;
+    const res = await send("DELETE", `/${COLLECTIONS[target.kind]}/${target.id}`);
+    target.pendingDelete = undefined;
+    if (res.status !== 204) return void unexpected.push(`delete ${NAMES[target.kind]}: ${res.status}`);
+    w.known.delete(target.id);
+    deleted.add(target.id);
+    ack();
+  };
   while (!stopped()) {
     const dests = [...w.known.values()].filter((k) => k.kind === "dest");
     const subs = [...w.known.values()].filter((k) => k.kind === "sub");
@@ -208,73 +223,21 @@ async function runWriter(
     };
     let op: () => Promise<void>;
     if (dests.length < 2 || (r < 0.2 && dests.length < 8)) {
-      const write = newDestWrite(w);
-      op = async () => {
-        w.pendingCreate = write;
-        const res = await send("POST", "/event_destinations", write.body);
-        w.pendingCreate = undefined;
-        if (res.status !== 201) return void unexpected.push(`create destination: ${res.status}`);
-        const id = (res.json() as { id: string }).id;
-        w.known.set(id, { kind: "dest", id, acked: write.tag });
-        ack();
-      };
+      op = create(newDestWrite(w));
     } else if (r < 0.4 && subs.length < 10) {
-      const write = newSubWrite(w, someDests());
-      op = async () => {
-        w.pendingCreate = write;
-        const res = await send("POST", "/event_subscriptions", write.body);
-        w.pendingCreate = undefined;
-        if (res.status !== 201) return void unexpected.push(`create subscription: ${res.status}`);
-        const id = (res.json() as { id: string }).id;
-        w.known.set(id, { kind: "sub", id, acked: write.tag });
-        ack();
-      };
+      op = create(newSubWrite(w, someDests()));
     } else if (r < 0.6) {
       const target = pick(w.random, dests);
-      const write = newDestWrite(w);
-      op = async () => {
-        target.pendingUpdate = write.tag;
-        const res = await send("PATCH", `/event_destinations/${target.id}`, write.body);
-        target.pendingUpdate = undefined;
-        if (res.status !== 200) return void unexpected.push(`update destination: ${res.status}`);
-        target.acked = write.tag;
-        ack();
-      };
+      op = update(target, newDestWrite(w));
     } else if (r < 0.8 && subs.length > 0) {
       const target = pick(w.random, subs);
-      const write = newSubWrite(w, someDests());
-      op = async () => {
-        target.pendingUpdate = write.tag;
-        const res = await send("PATCH", `/event_subscriptions/${target.id}`, write.body);
-        target.pendingUpdate = undefined;
-        if (res.status !== 200) return void unexpected.push(`update subscription: ${res.status}`);
-        target.acked = write.tag;
-        ack();
-      };
+      op = update(target, newSubWrite(w, someDests()));
     } else if (r < 0.92 && subs.length > 0) {
-      const target = pick(w.random, subs);
-      op = async () => {
-        target.pendingDelete = true;
-        const res = await send("DELETE", `/event_subscriptions/${target.id}`);
-        target.pendingDelete = undefined;
-        if (res.status !== 204) return void unexpected.push(`delete subscription: ${res.status}`);
-        w.known.delete(target.id);
-        deleted.add(target.id);
-        ack();
-      };
+      op = remove(pick(w.random, subs));
     } else {
       const free = dests.filter((d) => !referenced.has(d.id));
       if (free.length === 0 || dests.length <= 2) continue;
-      const target = pick(w.random, free);
-      op = async () => {
-        target.pendingDelete = true;
-        const res = await send("DELETE", `/event_destinations/${target.id}`);
-        target.pendingDelete = undefined;
-        if (res.status !== 204) return void unexpected.push(`delete destination: ${res.status}`);
-        w.known.delete(target.id);
-        deleted.add(target.id);
-        ack();
-      };
+      op = remove(pick(w.random, free));
     }
     onFlight(+1);
     try {

@@ -21,6 +21,7 @@
 import type { FaultConfig } from "../../packages/emulator";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import {
+  COUNTS,
   createStack,
   diagnostics,
   expectConverged,
@@ -32,7 +33,6 @@ import {
   type TestStack,
 } from "../helpers/reliability";
 
-const COUNTS = { destinations: 5, subscriptions: 50 };
 const BASE_FAULTS: FaultConfig = { status503: 0.1, status429: 0.05, reset: 0.02, latencyMs: 100 };
 
 interface Run {

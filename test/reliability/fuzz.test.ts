@@ -28,16 +28,9 @@ import {
   checkEventSubscriptionInputs,
   type CheckFailure,
 } from "../../provider/validation";
-import {
-  validateAbuseReportCreate,
-  validateEventDestinationCreate,
-  validateEventDestinationUpdate,
-  validateEventSubscriptionCreate,
-  validateEventSubscriptionUpdate,
-  validateId,
-  validateListParams,
-} from "../../sdk/validation";
+import * as clientValidation from "../../sdk/validation";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
+import { TARGETS } from "../helpers/emulator-fixtures";
 
 const LONG = process.env.RELIABILITY_LONG === "1";
 const SCALE = LONG ? 10 : 1;
@@ -66,38 +59,6 @@ let port: number;
 const ids: Record<string, string> = {};
 let snapshot = "";
 const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort().join();
-
-const TARGETS: Record<string, unknown> = {
-  kinesis: {
-    kinesis: {
-      auth: { creds: { aws_access_key_id: "AKIA1", aws_secret_access_key: "s1" } },
-      stream_arn: "arn:aws:kinesis:s",
-    },
-  },
-  firehose: {
-    firehose: {
-      auth: { role: { role_arn: "arn:aws:iam::1:role/r" } },
-      delivery_stream_arn: "arn:aws:firehose:s",
-    },
-  },
-  cloudwatch_logs: {
-    cloudwatch_logs: {
-      auth: { creds: { aws_access_key_id: "AKIA2", aws_secret_access_key: "s2" } },
-      log_group_arn: "arn:aws:logs:g",
-    },
-  },
-  datadog: { datadog: { api_key: "dd", ddtags: "env:test", service: "svc", ddsite: "datadoghq.eu" } },
-  azure_logs_ingestion: {
-    azure_logs_ingestion: {
-      tenant_id: "t",
-      client_id: "c",
-      client_secret: "az",
-      logs_ingestion_uri: "https://x.ingest.monitor.azure.com",
-      data_collection_rule_id: "dcr",
-      data_collection_stream_name: "Custom-S",
-    },
-  },
-};
 
 /** Valid requests of every endpoint that takes a body; the mutations start from these. */
 const BODY_ENDPOINTS: { method: string; path: string; body: unknown; admin?: boolean }[] = [
@@ -271,7 +232,7 @@ async function ensureSeeds(): Promise<void> {
     if (!ids[k] || !(await exists(`/event_destinations/$${k}`, key)))
       ids[k] = await create(
         "/event_destinations",
-        { target: TARGETS.kinesis, description: `seed ${k}` },
+        { target: TARGETS["kinesis with creds"], description: `seed ${k}` },
         key,
       );
   }
@@ -1387,13 +1348,13 @@ describe("the providers' check functions under arbitrary input", () => {
     "the client's validation functions never throw and quote the field in every message",
     () => {
       const fns = [
-        validateAbuseReportCreate,
-        validateEventDestinationCreate,
-        validateEventDestinationUpdate,
-        validateEventSubscriptionCreate,
-        validateEventSubscriptionUpdate,
-        (v: unknown) => validateId(v, "esb_"),
-        validateListParams,
+        clientValidation.validateAbuseReportCreate,
+        clientValidation.validateEventDestinationCreate,
+        clientValidation.validateEventDestinationUpdate,
+        clientValidation.validateEventSubscriptionCreate,
+        clientValidation.validateEventSubscriptionUpdate,
+        (v: unknown) => clientValidation.validateId(v, "esb_"),
+        clientValidation.validateListParams,
       ];
       fc.assert(
         fc.property(

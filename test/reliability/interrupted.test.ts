@@ -35,6 +35,7 @@ import path from "node:path";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import {
+  COUNTS,
   createStack,
   emulatorContents,
   expectConverged,
@@ -48,7 +49,6 @@ import {
   type TestStack,
 } from "../helpers/reliability";
 
-const COUNTS = { destinations: 5, subscriptions: 50 };
 /**
  * One run each: kill the CLI once this many creates were answered 201, then its plugins after
  * this many ms.

@@ -1,0 +1,192 @@
+/**
+ * The results document of `npm run bench` rendered as Markdown: a header (date, machine,
+ * versions), one table per benchmark, and the goals.
+ *
+ * @packageDocumentation
+ */
+import type { Compared, PerResourceCost } from "./deploy";
+import type { BenchResults } from "./report";
+import { round, type Summary } from "./stats";
+
+/** `median (min–max)` with a unit. */
+function cell(s: Summary, unit: "s" | "ms" | "x" | "B" | "req/s" | "ms/res", digits = 2): string {
+  const f = (v: number) => {
+    switch (unit) {
+      case "s":
+        return round(v / 1000, digits).toFixed(digits);
+      case "x":
+        return round(v, 2).toFixed(2);
+      case "req/s":
+      case "B":
+        return String(Math.round(v));
+      default:
+        return String(round(v, 1));
+    }
+  };
+  const u = unit === "x" ? "×" : ` ${unit}`;
+  if (s.samples.length === 1) return `${f(s.median)}${u}`;
+  return `${f(s.median)}${u} (${f(s.min)}–${f(s.max)})`;
+}
+
+/** Renders the document as Markdown: header, one table per benchmark, the goals. */
+export function toMarkdown(r: BenchResults): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(
+    `### Benchmark results${r.quick ? " (quick mode: N=5, 1 run, short loads — not for comparison)" : ""}`,
+  );
+  out.push("");
+  out.push(`- Date: ${r.date}`);
+  out.push(
+    `- Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; load average ${m.loadAverageAtStart} at start ` +
+      `(shared with other work: absolute times vary, ratios are taken within each run)`,
+  );
+  out.push(
+    `- Versions: Node.js ${r.versions.node}, Pulumi CLI ${r.versions.pulumi} (@pulumi/pulumi ${r.versions.pulumiSdk}), ` +
+      `pulumi-service ${r.versions.package}`,
+  );
+  out.push(
+    `- Each figure: median (min–max) of ${r.runs} run${r.runs === 1 ? "" : "s"}; ratio = this package / baseline.`,
+  );
+  out.push("");
+
+  const d = r.deploy;
+  out.push(
+    `**Deploy** — \`pulumi up\` from empty of 1 EventDestination + N EventSubscriptions, against the engine floor (same program, no-I/O dynamic provider):`,
+  );
+  out.push("");
+  out.push("| operation | floor | pulumi-service | ratio | CPU time: floor | pulumi-service | ratio |");
+  out.push("| --- | --: | --: | --: | --: | --: | --: |");
+  const cpuCells = (c: Compared) =>
+    c.cpu
+      ? `${cell(c.cpu.floorMs, "s")} | ${cell(c.cpu.realMs, "s")} | ${cell(c.cpu.ratio, "x")}`
+      : "n/a | n/a | n/a";
+  const row = (label: string, c: Compared) =>
+    out.push(
+      `| ${label} | ${cell(c.floorMs, "s")} | ${cell(c.realMs, "s")} | ${cell(c.ratio, "x")} | ${cpuCells(c)} |`,
+    );
+  for (const u of d.up) row(`up, N = ${u.n}`, u);
+  for (const op of ["preview", "refresh", "destroy"] as const) {
+    for (const o of d.operations ?? [d.largest])
+      row(`${op === "preview" ? "preview (no changes)" : op}, N = ${o.n}`, o[op]);
+  }
+  if (d.perResource) {
+    const f = d.perResource.floor;
+    const p = d.perResource.real;
+    const c = d.perResource.cpu;
+    const ratio = (a: PerResourceCost, b: PerResourceCost) =>
+      `${round(b.msPerResource / a.msPerResource, 2).toFixed(2)}×`;
+    out.push(
+      `| per resource: least-squares slope of up over N | ${cell(f.slopePerRun, "ms/res")} | ${cell(p.slopePerRun, "ms/res")} | ${ratio(f, p)} | ` +
+        (c
+          ? `${cell(c.floor.slopePerRun, "ms/res")} | ${cell(c.real.slopePerRun, "ms/res")} | ${ratio(c.floor, c.real)} |`
+          : "n/a | n/a | n/a |"),
+    );
+    const fit = (v: PerResourceCost) =>
+      `${round(v.fixedMs / 1000, 2)} s, R² ${round(v.r2, 3)}, steps ${v.segmentSlopes.map((m) => round(m, 1)).join(" → ")} ms/res`;
+    out.push(
+      `| fixed cost (intercept), R², marginal cost per step of N | ${fit(f)} | ${fit(p)} | | ${c ? `${fit(c.floor)} | ${fit(c.real)} |` : "n/a | n/a |"} |`,
+    );
+  }
+  const sb = d.largest.stateBytesPerResource;
+  out.push(
+    `| exported state per resource, N = ${d.largest.n} | ${cell(sb.floor, "B")} | ${cell(sb.real, "B")} | ${round(sb.real.median / sb.floor.median, 2).toFixed(2)}× | | | |`,
+  );
+  out.push("");
+
+  if (d.scale) {
+    out.push(
+      "**Scale** — what else grows with N, during `up` from empty: state per resource, peak resident memory " +
+        "of the dynamic-provider process and of the program (maxrss), requests the emulator answered and its time per request:",
+    );
+    out.push("");
+    out.push(
+      "| N | state per resource: floor | pulumi-service | provider process: floor | pulumi-service | program: floor | pulumi-service | requests | emulator ms per request |",
+    );
+    out.push("| --: | --: | --: | --: | --: | --: | --: | --: | --: |");
+    const mib = (v: Summary) => `${round(v.median / 2 ** 20, 1)} MiB`;
+    const pair = (p: { floor: Summary; real: Summary } | null) =>
+      p ? `${mib(p.floor)} | ${mib(p.real)}` : "n/a | n/a";
+    for (const sc of d.scale) {
+      out.push(
+        `| ${sc.n} | ${cell(sc.stateBytesPerResource.floor, "B")} | ${cell(sc.stateBytesPerResource.real, "B")} | ` +
+          `${pair(sc.peakRssBytes.provider)} | ${pair(sc.peakRssBytes.program)} | ` +
+          `${Math.round(sc.emulator.requests.median)} | ${round(sc.emulator.msPerRequest.median, 2)} ms |`,
+      );
+    }
+    out.push("");
+  }
+
+  if (r.startup) {
+    const st = r.startup;
+    out.push(
+      `**Fixed cost by part** — fresh Node.js processes, median (min–max) of ${st.programLoadMs.samples.length} of each kind, beside loading \`@pulumi/pulumi\`, which every program and provider process pays:`,
+    );
+    out.push("");
+    out.push("| part | time | ratio to loading `@pulumi/pulumi` |");
+    out.push("| --- | --: | --: |");
+    const part = (label: string, v: Summary) =>
+      out.push(
+        `| ${label} | ${cell(v, "ms")} | ${round(v.median / st.pulumiLoadMs.median, 2).toFixed(2)}× |`,
+      );
+    part('`require("@pulumi/pulumi")` (baseline, both processes)', st.pulumiLoadMs);
+    part('program: `require("pulumi-service")`', st.programLoadMs);
+    part(
+      "provider process, no request (preview): load, `configure`, `check`, `diff`",
+      st.providerNoRequestMs,
+    );
+    part("provider process, first request: client (undici) and first `GET`", st.firstRequestMs);
+    part("provider process, the `GET` after it", st.secondRequestMs);
+    out.push("");
+  }
+
+  out.push("**State** — one resource of each type, exported state (compact JSON):");
+  out.push("");
+  out.push(
+    "| type | state per resource | serialized provider (`__provider` output) | `__provider`, all copies |",
+  );
+  out.push("| --- | --: | --: | --: |");
+  for (const t of r.state.types) {
+    out.push(
+      `| \`${t.type}\`${t.type.includes("/floor:") ? " (floor)" : ""} | ${t.stateBytes.median} B | ${t.providerBytes.median} B | ${t.providerBytesAllCopies.median} B |`,
+    );
+  }
+  out.push("");
+
+  out.push(
+    `**Client** — ${r.client.requests} × \`GET /event_subscriptions/{id}\` against the emulator (own process):`,
+  );
+  out.push("");
+  out.push("| mode | bare undici | ServiceClient | ratio |");
+  out.push("| --- | --: | --: | --: |");
+  for (const c of r.client.modes) {
+    out.push(
+      `| ${c.concurrency === 1 ? "sequential" : `concurrency ${c.concurrency}`} | ${cell(c.undiciMs, "ms")} | ${cell(c.clientMs, "ms")} | ${cell(c.ratio, "x")} |`,
+    );
+  }
+  out.push("");
+
+  const e = r.emulator;
+  out.push(`**Emulator** — autocannon, ${e.connections} connections × ${e.durationSeconds} s, ${e.store}:`);
+  out.push("");
+  out.push("| endpoint | requests/s | p50 | p99 |");
+  out.push("| --- | --: | --: | --: |");
+  for (const p of e.endpoints) {
+    out.push(
+      `| \`${p.label}\` | ${cell(p.requestsPerSecond, "req/s")} | ${cell(p.p50Ms, "ms")} | ${cell(p.p99Ms, "ms")} |`,
+    );
+  }
+  out.push("");
+
+  out.push("**Goals**:");
+  out.push("");
+  out.push("| goal | figure | |");
+  out.push("| --- | --- | --- |");
+  for (const g of r.goals) {
+    out.push(
+      `| ${g.goal} | ${g.figure} | ${g.met === null ? "not measured" : g.met ? "met" : "**missed**"} |`,
+    );
+  }
+  out.push("");
+  return out.join("\n");
+}

@@ -1,0 +1,117 @@
+/**
+ * What the deploy and state benchmarks (bench/deploy.ts, bench/state.ts) do around a stack: an
+ * emulator in this process that counts the requests it answers, the peak memory of the engine's
+ * Node.js processes, the stack's config, and its exported state.
+ *
+ * @packageDocumentation
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { startEmulator } from "service-emulator";
+import { REPO_ROOT } from "./engine";
+
+/** The two programs: the engine's floor and this package's providers. */
+export type Variant = "floor" | "real";
+
+/** A resource of an exported state, as far as the benchmarks read it. */
+export interface ExportedResource {
+  urn: string;
+  type: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+/** The resources of the stack's exported state (the Stack resource included). */
+export async function exportedResources(stack: Stack): Promise<ExportedResource[]> {
+  return ((await stack.exportStack()).deployment.resources ?? []) as ExportedResource[];
+}
+
+/** Bytes of `value` as UTF-8: a string as it is, anything else as compact JSON. */
+export function bytes(value: unknown): number {
+  return Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value ?? null));
+}
+
+/** Requests the emulator answered and the milliseconds it spent on them, so far. */
+export interface EmulatorMeter {
+  requests: number;
+  ms: number;
+}
+
+/** An emulator in this process for the deployments (the runner's event loop is idle meanwhile). */
+export async function withEmulator<T>(
+  fn: (e: { url: string; apiKey: string; meter: EmulatorMeter }) => Promise<T>,
+): Promise<T> {
+  const meter: EmulatorMeter = { requests: 0, ms: 0 };
+  const emulator = await startEmulator({
+    onApp: (app) => {
+      app.addHook("onResponse", async (_request, reply) => {
+        meter.requests += 1;
+        meter.ms += reply.elapsedTime;
+      });
+    },
+  });
+  try {
+    return await fn({ url: emulator.url, apiKey: emulator.apiKeys[0], meter });
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** Preloaded into the Node.js processes of a measured `up`; writes each one's peak memory. */
+const PEAK_RSS_HOOK = path.join(REPO_ROOT, "bench", "fixtures", "peak-rss.js");
+
+/**
+ * Runs `fn` (an `up`) with every Node.js process of the stack's engine writing its peak resident
+ * memory at exit; returns the largest of each role (`provider`, `program`), in bytes.
+ */
+export async function withPeakRss<T>(
+  stack: Stack,
+  fn: () => Promise<T>,
+): Promise<{ result: T; provider: number | null; program: number | null }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-rss-"));
+  const env = stack.workspace.envVars;
+  const before = env.NODE_OPTIONS;
+  env.NODE_OPTIONS = `${before ? `${before} ` : ""}--require ${PEAK_RSS_HOOK}`;
+  env.BENCH_RSS_DIR = dir;
+  try {
+    const result = await fn();
+    const peaks = { provider: null as number | null, program: null as number | null };
+    for (const f of readdirSync(dir)) {
+      const { role, peakRssBytes } = JSON.parse(readFileSync(path.join(dir, f), "utf8")) as {
+        role: string;
+        peakRssBytes: number;
+      };
+      if (role === "provider" || role === "program") peaks[role] = Math.max(peaks[role] ?? 0, peakRssBytes);
+    }
+    return { result, ...peaks };
+  } finally {
+    if (before === undefined) delete env.NODE_OPTIONS;
+    else env.NODE_OPTIONS = before;
+    delete env.BENCH_RSS_DIR;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Sets the stack's config for a deployment of `n` subscriptions; the real variant also gets the
+ * emulator's URL and its API key (a secret).
+ */
+export async function configure(
+  stack: Stack,
+  variant: Variant,
+  n: number,
+  emu: { url: string; apiKey: string },
+) {
+  await stack.setConfig("count", { value: String(n) });
+  if (variant === "real") {
+    await stack.setConfig("service:baseUrl", { value: emu.url });
+    await stack.setConfig("service:apiKey", { value: emu.apiKey, secret: true });
+  }
+}
+
+/** @throws Error when the engine reported `got` resources for `what` instead of `want`. */
+export function expectCount(what: string, got: number | undefined, want: number): void {
+  if (got !== want) throw new Error(`${what}: expected ${want} resources, the engine reported ${got}`);
+}
