@@ -4,9 +4,9 @@
 // (or to outDir) as `<name>-<chart>.svg`. Run by `npm run bench` after it writes its JSON; an
 // ES module because Vega ships only as one.
 //
-// - `deploy`: wall time against N of up, preview, refresh and destroy, floor and pulumi-service
-//   (median, min–max band);
-// - `operations`: up, preview, refresh and destroy of the largest N, floor and pulumi-service;
+// - `deploy`: wall time against N of up, preview, refresh and destroy, floor, pulumi-service's
+//   dynamic providers and its native plugin (median, min–max band);
+// - `operations`: up, preview, refresh and destroy of the largest N, the same three;
 // - `client`: each run's time for 2,000 GETs, bare undici and ServiceClient, sequential and at
 //   concurrency 32.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
@@ -14,8 +14,26 @@ import path from "node:path";
 import * as vega from "vega";
 import * as vl from "vega-lite";
 
-const WHO = { floor: "engine floor (no-I/O provider)", real: "pulumi-service + emulator" };
-const COLORS = { domain: Object.values(WHO), range: ["#9aa0a6", "#1a73e8"] };
+const WHO = {
+  floor: "engine floor (no-I/O provider)",
+  real: "pulumi-service + emulator",
+  native: "native plugin + emulator",
+};
+const COLORS = { floor: "#9aa0a6", real: "#1a73e8", native: "#e8710a" };
+
+/** The points of one figure: the floor's and the door's (`real`, or `native` from `deploy.native`). */
+function points(compared, nativeCompared, extra) {
+  const point = (who, s) => ({
+    ...extra,
+    who: WHO[who],
+    median: s.median / 1000,
+    min: s.min / 1000,
+    max: s.max / 1000,
+  });
+  const rows = [point("floor", compared.floorMs), point("real", compared.realMs)];
+  if (nativeCompared) rows.push(point("native", nativeCompared.realMs));
+  return rows;
+}
 
 /** The Vega-Lite specs of one results document. */
 export function chartSpecs(results) {
@@ -29,26 +47,15 @@ export function chartSpecs(results) {
       ["preview", "refresh", "destroy"].map((op) => ({ n: row.n, operation: op, compared: row[op] })),
     ),
   ];
+  // The native door's figures of the same N and operation, in runs that measured it.
+  const native = (n, op) => results.deploy.native?.find((row) => row.n === n)?.[op];
   const up = series.flatMap(({ n, operation, compared }) =>
-    ["floor", "real"].map((k) => ({
-      n,
-      operation,
-      who: WHO[k],
-      median: compared[`${k}Ms`].median / 1000,
-      min: compared[`${k}Ms`].min / 1000,
-      max: compared[`${k}Ms`].max / 1000,
-    })),
+    points(compared, native(n, operation), { n, operation }),
   );
   const largest = results.deploy.largest;
   const operations = ["up", "preview", "refresh", "destroy"].flatMap((op) => {
     const compared = op === "up" ? results.deploy.up.find((r) => r.n === largest.n) : largest[op];
-    return ["floor", "real"].map((k) => ({
-      operation: op,
-      who: WHO[k],
-      median: compared[`${k}Ms`].median / 1000,
-      min: compared[`${k}Ms`].min / 1000,
-      max: compared[`${k}Ms`].max / 1000,
-    }));
+    return points(compared, native(largest.n, op), { operation: op });
   });
   const client = results.client.modes.flatMap((m) =>
     [
@@ -62,11 +69,13 @@ export function chartSpecs(results) {
       })),
     ),
   );
+  // Only the programs the run measured (runs before the native door have two).
+  const shown = Object.keys(WHO).filter((k) => up.some((row) => row.who === WHO[k]));
   const color = {
     field: "who",
     type: "nominal",
     title: null,
-    scale: COLORS,
+    scale: { domain: shown.map((k) => WHO[k]), range: shown.map((k) => COLORS[k]) },
     legend: { orient: "top", labelLimit: 400 },
   };
   return {

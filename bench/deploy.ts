@@ -8,18 +8,23 @@
  *   stack, each against the floor's; and, for each N, what else grows with it (state per
  *   resource, peak memory of the program and of the provider process, the emulator's time per
  *   request).
+ * - **Native door**: the same program through the generated SDK and the plugin
+ *   pulumi-resource-service (bench/fixtures/native), deployed, timed and measured like the
+ *   dynamic door in the same runs, against the same floor.
  *
  * The state benchmark is bench/state.ts.
  *
  * @packageDocumentation
  */
-import { fixture, timed, type Engine } from "./engine";
+import { timed, type Engine } from "./engine";
 import { compare, costs, type Compared, type PerResourceCosts, type Sample } from "./measure";
 import {
   bytes,
   configure,
   expectCount,
   exportedResources,
+  variantFixture,
+  VARIANTS,
   withEmulator,
   withPeakRss,
   type Variant,
@@ -66,6 +71,25 @@ export interface DeployResults {
     /** Bytes of the exported state (compact JSON) divided by the number of resources. */
     stateBytesPerResource: { floor: Summary; real: Summary };
   };
+  /** The native door beside the floor, for each N, from the same runs. */
+  native: NativeDoorFigures[];
+}
+
+/**
+ * The native door's figures of one N (bench/fixtures/native). Each {@link Compared} holds the
+ * floor (`floorMs`) against the native door (`realMs`), run by run.
+ */
+export interface NativeDoorFigures {
+  n: number;
+  /** `pulumi up` from empty. */
+  up: Compared;
+  preview: Compared;
+  refresh: Compared;
+  destroy: Compared;
+  /** Bytes of the exported state (compact JSON) divided by the number of resources. */
+  stateBytesPerResource: Summary;
+  /** Peak resident memory, in bytes, of the plugin's process and of the program during `up`. */
+  peakRssBytes: { provider: Summary | null; program: Summary | null };
 }
 
 /** Figures of one N that show how the cost grows (see {@link DeployResults.scale}). */
@@ -88,34 +112,40 @@ export interface ScaleFigures {
   emulator: { requests: Summary; msPerRequest: Summary };
 }
 
+/** Per variant, per N index: one list of each run's values. */
+function perVariant<T>(counts: number[]): Record<Variant, T[][]> {
+  return Object.fromEntries(VARIANTS.map((v) => [v, counts.map((): T[] => [])])) as Record<Variant, T[][]>;
+}
+
+/** A summary of the samples, or null when there are none. */
+const maybe = (v: number[]) => (v.length > 0 ? summarize(v) : null);
+
 /**
- * Runs benchmark 1. Each run deploys every N from empty with both programs (alternating which
- * goes first), each in a fresh stack, which is then previewed, refreshed and destroyed, timed.
+ * Runs benchmark 1. Each run deploys every N from empty with every program (the floor, the
+ * dynamic door, the native door; which goes first turns with the run), each in a fresh stack,
+ * which is then previewed, refreshed and destroyed, timed.
  *
  * @throws Error when a deployment fails or changes a different number of resources than expected.
  */
 export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Promise<DeployResults> {
   const counts = [...opts.counts].sort((a, b) => a - b);
-  const up: Record<Variant, Sample[][]> = { floor: counts.map(() => []), real: counts.map(() => []) };
+  const up = perVariant<Sample>(counts);
   type Op = "preview" | "refresh" | "destroy";
   // ops[op][variant][i]: the samples of N = counts[i].
-  const ops = Object.fromEntries(
-    (["preview", "refresh", "destroy"] as const).map((op) => [
-      op,
-      { floor: counts.map(() => []), real: counts.map(() => []) },
-    ]),
-  ) as unknown as Record<Op, Record<Variant, Sample[][]>>;
-  // Per variant, per N index: the samples of each run.
-  const perN = () => ({ floor: counts.map((): number[] => []), real: counts.map((): number[] => []) });
-  const stateBytes = perN();
-  const providerRss = perN();
-  const programRss = perN();
+  const ops: Record<Op, Record<Variant, Sample[][]>> = {
+    preview: perVariant(counts),
+    refresh: perVariant(counts),
+    destroy: perVariant(counts),
+  };
+  const stateBytes = perVariant<number>(counts);
+  const providerRss = perVariant<number>(counts);
+  const programRss = perVariant<number>(counts);
   const emulatorRequests = counts.map((): number[] => []);
   const emulatorMsPerRequest = counts.map((): number[] => []);
 
   return withEmulator(async (emu) => {
     const deployOnce = async (variant: Variant, n: number, name: string, timeAll: boolean) => {
-      const stack = await engine.newStack(fixture(variant === "real" ? "deploy" : "floor"), name);
+      const stack = await engine.newStack(variantFixture(variant), name);
       try {
         await configure(stack, variant, n, emu);
         const served = { ...emu.meter };
@@ -142,13 +172,14 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
     };
 
     if (opts.warmup) {
-      for (const variant of ["floor", "real"] as const) {
+      for (const variant of VARIANTS) {
         opts.log(`deploy: warm-up ${variant}`);
         await deployOnce(variant, counts[0], `warmup-${variant}`, false);
       }
     }
     for (let run = 0; run < opts.runs; run++) {
-      const order: Variant[] = run % 2 === 0 ? ["floor", "real"] : ["real", "floor"];
+      const first = run % VARIANTS.length;
+      const order = [...VARIANTS.slice(first), ...VARIANTS.slice(0, first)];
       for (let i = 0; i < counts.length; i++) {
         const n = counts[i];
         for (const variant of order) {
@@ -178,12 +209,17 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
       }
     }
 
-    const operations = counts.map((n, i) => ({
-      n,
-      preview: compare(ops.preview.floor[i], ops.preview.real[i]),
-      refresh: compare(ops.refresh.floor[i], ops.refresh.real[i]),
-      destroy: compare(ops.destroy.floor[i], ops.destroy.real[i]),
-    }));
+    // The floor against one door, for N = counts[i].
+    const against = (door: "real" | "native", i: number) => ({
+      up: compare(up.floor[i], up[door][i]),
+      preview: compare(ops.preview.floor[i], ops.preview[door][i]),
+      refresh: compare(ops.refresh.floor[i], ops.refresh[door][i]),
+      destroy: compare(ops.destroy.floor[i], ops.destroy[door][i]),
+    });
+    const operations = counts.map((n, i) => {
+      const { preview, refresh, destroy } = against("real", i);
+      return { n, preview, refresh, destroy };
+    });
     const scale = counts.map((n, i) => {
       const both = (m: Record<Variant, number[][]>) =>
         m.floor[i].length > 0 && m.real[i].length > 0
@@ -213,6 +249,12 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
         ...operations[operations.length - 1],
         stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
       },
+      native: counts.map((n, i) => ({
+        n,
+        ...against("native", i),
+        stateBytesPerResource: summarize(stateBytes.native[i]),
+        peakRssBytes: { provider: maybe(providerRss.native[i]), program: maybe(programRss.native[i]) },
+      })),
     };
   });
 }

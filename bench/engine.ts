@@ -32,8 +32,11 @@ export const REPO_ROOT: string = (() => {
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const pulumiEnvModule = require(path.join(REPO_ROOT, "scripts", "pulumi-env.js")) as typeof PulumiEnv;
 
-/** Folder of a benchmark program: `bench/fixtures/<name>` (`deploy` or `floor`). */
-export function fixture(name: "deploy" | "floor"): string {
+/**
+ * Folder of a benchmark program: `bench/fixtures/<name>` (`deploy`, the dynamic door; `native`,
+ * the native door; `floor`).
+ */
+export function fixture(name: "deploy" | "native" | "floor"): string {
   return path.join(REPO_ROOT, "bench", "fixtures", name);
 }
 

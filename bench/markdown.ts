@@ -28,6 +28,38 @@ function cell(s: Summary, unit: "s" | "ms" | "x" | "B" | "req/s" | "ms/res", dig
   return `${f(s.median)}${u} (${f(s.min)}–${f(s.max)})`;
 }
 
+/**
+ * The two doors beside the floor: `up` from empty of each N, wall and CPU time with their ratios
+ * to the floor of the same runs, and the state per resource, one row per program.
+ */
+function doorsTable(out: string[], d: BenchResults["deploy"]): void {
+  out.push(
+    "**Doors** — `up` from empty of the same stack through the dynamic providers (`pulumi-service`) and through the " +
+      "native plugin (`pulumi-service/native`, `pulumi-resource-service`), against the floor, in the same runs:",
+  );
+  out.push("");
+  out.push("| up from empty | wall | ratio to floor | CPU time | ratio to floor | state per resource |");
+  out.push("| --- | --: | --: | --: | --: | --: |");
+  const cpu = (c: Compared, which: "floorMs" | "realMs") => (c.cpu ? cell(c.cpu[which], "s") : "n/a");
+  for (const [i, nd] of d.native.entries()) {
+    const dyn = d.up[i];
+    const sb = d.scale[i].stateBytesPerResource;
+    out.push(
+      `| N = ${nd.n}, floor | ${cell(dyn.floorMs, "s")} | 1.00× | ${cpu(dyn, "floorMs")} | 1.00× | ${cell(sb.floor, "B")} |`,
+    );
+    for (const [label, c, state] of [
+      ["dynamic door", dyn, sb.real],
+      ["native door", nd.up, nd.stateBytesPerResource],
+    ] as const) {
+      out.push(
+        `| N = ${nd.n}, ${label} | ${cell(c.realMs, "s")} | ${cell(c.ratio, "x")} | ${cpu(c, "realMs")} | ` +
+          `${c.cpu ? cell(c.cpu.ratio, "x") : "n/a"} | ${cell(state, "B")} |`,
+      );
+    }
+  }
+  out.push("");
+}
+
 /** Renders the document as Markdown: header, one table per benchmark, the goals. */
 export function toMarkdown(r: BenchResults): string {
   const out: string[] = [];
@@ -93,6 +125,8 @@ export function toMarkdown(r: BenchResults): string {
     `| exported state per resource, N = ${d.largest.n} | ${cell(sb.floor, "B")} | ${cell(sb.real, "B")} | ${round(sb.real.median / sb.floor.median, 2).toFixed(2)}× | | | |`,
   );
   out.push("");
+
+  if (d.native) doorsTable(out, d);
 
   if (d.scale) {
     out.push(

@@ -9,6 +9,7 @@
  * - `BENCH_QUICK=1`: N = 5 only, 1 run (unless `BENCH_RUNS` is set), short loads — a smoke run,
  *   not figures to compare;
  * - `BENCH_LONG=1`: N = 10, 100, 300 and 1,000;
+ * - `BENCH_COUNTS`: the N of the deploy benchmark instead, comma-separated (e.g. `10,300`);
  * - `BENCH_OUT`: the results file (default `bench/results/latest.json`), e.g.
  *   `bench/results/2026-11-23.json` for a run to commit with its charts.
  *
@@ -45,8 +46,10 @@ export interface BenchOptions {
 }
 
 /**
- * Options from the environment (`BENCH_QUICK`, `BENCH_RUNS`), with `overrides` on top.
- * @throws Error when `BENCH_RUNS` is not a positive integer.
+ * Options from the environment (`BENCH_QUICK`, `BENCH_LONG`, `BENCH_RUNS`, `BENCH_COUNTS`,
+ * `BENCH_OUT`), with `overrides` on top.
+ * @throws Error when `BENCH_RUNS` is not a positive integer or `BENCH_COUNTS` not a
+ * comma-separated list of them.
  */
 export function benchOptions(
   env: NodeJS.ProcessEnv = process.env,
@@ -60,10 +63,16 @@ export function benchOptions(
     if (!Number.isInteger(runs) || runs < 1)
       throw new Error(`BENCH_RUNS must be a positive integer, got ${env.BENCH_RUNS}`);
   }
+  let counts = quick ? [5] : long ? [10, 100, 300, 1000] : [10, 100, 300];
+  if (env.BENCH_COUNTS !== undefined && env.BENCH_COUNTS !== "") {
+    counts = env.BENCH_COUNTS.split(",").map(Number);
+    if (!counts.every((n) => Number.isInteger(n) && n >= 1))
+      throw new Error(`BENCH_COUNTS must be positive integers separated by commas, got ${env.BENCH_COUNTS}`);
+  }
   return {
     quick,
     runs,
-    counts: quick ? [5] : long ? [10, 100, 300, 1000] : [10, 100, 300],
+    counts,
     clientRequests: quick ? 500 : 2000,
     loadSeconds: quick ? 1 : 10,
     outFile: env.BENCH_OUT
@@ -154,7 +163,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   try {
     opts.log(`state: one resource of each type, ${opts.runs} run(s)`);
     const state = await benchState(engine, { runs: opts.runs, log: opts.log });
-    opts.log(`deploy: N = ${opts.counts.join(", ")}, ${opts.runs} run(s), floor and pulumi-service`);
+    opts.log(
+      `deploy: N = ${opts.counts.join(", ")}, ${opts.runs} run(s), floor, dynamic door and native door`,
+    );
     const deploy = await benchDeploy(engine, {
       counts: opts.counts,
       runs: opts.runs,

@@ -10,10 +10,21 @@ import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator } from "service-emulator";
-import { REPO_ROOT } from "./engine";
+import { fixture, REPO_ROOT } from "./engine";
 
-/** The two programs: the engine's floor and this package's providers. */
-export type Variant = "floor" | "real";
+/**
+ * The programs: the engine's floor, this package's dynamic providers (`real`, the dynamic door)
+ * and its native plugin (`native`, the native door).
+ */
+export type Variant = "floor" | "real" | "native";
+
+/** Every variant, in the order of a run's first deployments. */
+export const VARIANTS: readonly Variant[] = ["floor", "real", "native"];
+
+/** The program of a variant (bench/fixtures/<name>). */
+export function variantFixture(variant: Variant): string {
+  return fixture(variant === "real" ? "deploy" : variant);
+}
 
 /** A resource of an exported state, as far as the benchmarks read it. */
 export interface ExportedResource {
@@ -95,8 +106,9 @@ export async function withPeakRss<T>(
 }
 
 /**
- * Sets the stack's config for a deployment of `n` subscriptions; the real variant also gets the
- * emulator's URL and its API key (a secret).
+ * Sets the stack's config for a deployment of `n` subscriptions; both doors also get the
+ * emulator's URL and its API key (a secret), which the native door's default provider reads
+ * from the same `service:*` keys.
  */
 export async function configure(
   stack: Stack,
@@ -105,7 +117,7 @@ export async function configure(
   emu: { url: string; apiKey: string },
 ) {
   await stack.setConfig("count", { value: String(n) });
-  if (variant === "real") {
+  if (variant !== "floor") {
     await stack.setConfig("service:baseUrl", { value: emu.url });
     await stack.setConfig("service:apiKey", { value: emu.apiKey, secret: true });
   }

@@ -9,6 +9,8 @@ describe("benchOptions", () => {
     [{ BENCH_LONG: "1" }, [10, 100, 300, 1000], 3],
     [{ BENCH_LONG: "1", BENCH_QUICK: "1" }, [5], 1],
     [{ BENCH_RUNS: "5" }, [10, 100, 300], 5],
+    [{ BENCH_COUNTS: "10,300" }, [10, 300], 3],
+    [{ BENCH_COUNTS: "7", BENCH_QUICK: "1" }, [7], 1],
   ])("%j: N = %j, %i run(s)", (env, counts, runs) => {
     expect(benchOptions(env)).toMatchObject({ counts, runs });
   });
@@ -22,5 +24,11 @@ describe("benchOptions", () => {
 
   it.each(["0", "-1", "2.5", "x"])("rejects BENCH_RUNS=%s", (runs) => {
     expect(() => benchOptions({ BENCH_RUNS: runs })).toThrow(/BENCH_RUNS must be a positive integer/);
+  });
+
+  it.each(["10,0", "10,,300", "ten", "10;300"])("rejects BENCH_COUNTS=%s", (counts) => {
+    expect(() => benchOptions({ BENCH_COUNTS: counts })).toThrow(
+      `BENCH_COUNTS must be positive integers separated by commas, got ${counts}`,
+    );
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Smoke test of `npm run bench` in its quick mode (`BENCH_QUICK=1`): N = 5 through the real
- * Pulumi engine against the floor, one short client run and one short emulator load per
+ * Pulumi engine, through the dynamic door and the native door, against the floor, one short client run and one short emulator load per
  * endpoint. Checks that the results document has its full shape with positive figures, and that
  * each goal's verdict is the one its own figures imply; the figures themselves are not judged
  * (quick mode is not for comparison).
@@ -67,6 +67,10 @@ describe("npm run bench (quick mode)", () => {
       expect(svg.startsWith("<svg")).toBe(true);
       expect(svg).toMatch(/<\/svg>\s*$/);
     }
+    // The deploy charts draw the native door beside the floor and the dynamic door.
+    for (const chart of ["deploy", "operations"]) {
+      expect(readFileSync(path.join(dir, `latest-${chart}.svg`), "utf8")).toContain("native plugin");
+    }
   });
 
   it("writes the document it returns, with the machine, the versions and the date", () => {
@@ -82,7 +86,7 @@ describe("npm run bench (quick mode)", () => {
     expect(results.durationSeconds).toBeGreaterThan(0);
   });
 
-  it("deploys N = 5 with both programs and times preview, refresh and destroy", () => {
+  it("deploys N = 5 with the floor and the dynamic door and times preview, refresh and destroy", () => {
     const d = results.deploy;
     expect(d.counts).toEqual([5]);
     expect(d.up).toHaveLength(1);
@@ -104,6 +108,35 @@ describe("npm run bench (quick mode)", () => {
     expect(d.perResource).toBeNull(); // one N: no slope
     expectPositive(d.largest.stateBytesPerResource.floor);
     expectPositive(d.largest.stateBytesPerResource.real);
+  });
+
+  it("deploys N = 5 through the native door too, timed and measured against the same floor", () => {
+    const d = results.deploy;
+    expect(d.native.map((nd) => nd.n)).toEqual([5]);
+    const [nd] = d.native;
+    // The floor's samples are the very ones the dynamic door is compared with.
+    expect(nd.up.floorMs).toEqual(d.up[0].floorMs);
+    for (const op of ["preview", "refresh", "destroy"] as const)
+      expect(nd[op].floorMs).toEqual(d.operations[0][op].floorMs);
+    for (const c of [nd.up, nd.preview, nd.refresh, nd.destroy]) {
+      expectPositive(c.realMs);
+      expectPositive(c.ratio);
+      if (process.platform === "linux") {
+        expect(c.cpu).not.toBeNull();
+        expectPositive(c.cpu!.realMs);
+        expectPositive(c.cpu!.ratio);
+      }
+    }
+    expect(nd.up.ratio.median).toBeCloseTo(nd.up.realMs.median / nd.up.floorMs.median, 6);
+    // No serialized provider in the native door's state: smaller per resource than the dynamic door's.
+    expectPositive(nd.stateBytesPerResource);
+    expect(nd.stateBytesPerResource.median).toBeLessThan(d.scale[0].stateBytesPerResource.real.median);
+    // The plugin's process (a Node.js process too) wrote its peak memory.
+    expect(nd.peakRssBytes.provider!.median).toBeGreaterThan(20 * 2 ** 20);
+    const md = toMarkdown(results);
+    expect(md).toContain("| N = 5, floor |");
+    expect(md).toContain("| N = 5, dynamic door |");
+    expect(md).toContain(`| N = 5, native door | ${round(nd.up.realMs.median / 1000, 2).toFixed(2)} s | `);
   });
 
   it("measures what grows with N: state, memory of the provider and the program, the emulator's time", () => {
