@@ -152,7 +152,8 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(out).toContain('"name": "service"');
     expect(out).toMatch(/= 1 imported/);
     expect(out).toMatch(/service +resource +0\.1\.0/);
-    expect(out).toMatch(/- 4 deleted/);
+    expect(out).toMatch(/- 1 deleted/); // the imported subscription, first
+    expect(out).toMatch(/- 3 deleted/);
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
   },
   "docs/gitops.md": (out) => {
