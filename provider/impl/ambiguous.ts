@@ -24,7 +24,7 @@
  * keys, else an error that says the report may or may not have been filed.
  *
  * **Parallel creates.** The engine runs creates side by side in one provider process, so several
- * creates of identical values can be in flight while another one looks. Three rules keep every
+ * creates of identical values can be in flight while another one looks. Four rules keep every
  * resource made held by exactly one resource of the deployment (see {@link ClaimRegistry}):
  *
  * - **A lookup runs alone.** For each kind, creates are sent side by side, but a lookup waits
@@ -47,15 +47,11 @@
  *   the create fails with an error naming what it found, and no other create of the deployment
  *   may take those resources either, rather than hold one made with another's secret.
  *
- * What remains possible: a resource with identical values made by another deployment (another
- * stack, another process) inside the lookup window is indistinguishable from the lost create's
- * and can be adopted; so can, when no such twin of this deployment is waiting, one made by a
- * request that differs only in a write-only secret, which a listing does not show.
- *
- * Known limit: a create that timed out may still be running on the service; against a server
- * that ignores keys, a lookup that runs before it commits finds nothing, and the create sent
- * again then makes a second resource. The client's 30-second timeout makes that unlikely; a
- * server that honours keys rules it out.
+ * What remains possible: a twin of identical values made by another deployment inside the lookup
+ * window, or (with no twin of this deployment waiting) one that differs only in a write-only
+ * secret, is indistinguishable from the lost create's and can be adopted. And a create that timed
+ * out may still commit after a lookup found nothing, against a server that ignores keys: the
+ * create sent again then makes a second resource. A server that honours keys rules both out.
  *
  * @packageDocumentation
  */
