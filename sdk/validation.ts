@@ -65,8 +65,10 @@ function check(schema: z.ZodType, input: unknown): ValidationIssue[] {
       const unreadable = Object.keys(body).filter(
         (k) => safely(k, () => (requestIssues(schema, { [k]: body[k] }, options), [])).length > 0,
       );
-      if (unreadable.length === 0) throw err;
-      return unreadable.map((k) =>
+      // None throws alone (a value that fails only once, or only beside the others): name them all.
+      const named = unreadable.length > 0 ? unreadable : Object.keys(body);
+      if (named.length === 0) throw err;
+      return named.map((k) =>
         issue(k, `could not be read (${err instanceof Error ? err.name : typeof err})`),
       );
     }
