@@ -1218,6 +1218,18 @@ class Hostile {
 }
 const unwrap = (v: unknown) => (v instanceof Hostile ? v.make() : v);
 
+/**
+ * A generated input as fast-check reports it: through {@link show}, since fast-check's own
+ * printer recurses once per level and overflows the stack on the deepest inputs (thousands of
+ * nested arrays), which would hide the property's failure behind a RangeError of the report.
+ */
+class Shown {
+  constructor(readonly value: unknown) {}
+  [fc.toStringMethod](): string {
+    return show(this.value);
+  }
+}
+
 /** Objects whose reading throws: getters, proxies, revoked proxies. */
 const hostile = fc.constantFrom<() => unknown>(
   () =>
@@ -1259,10 +1271,15 @@ const hostile = fc.constantFrom<() => unknown>(
 );
 
 function show(input: unknown): string {
+  if (input instanceof Hostile) return `Hostile(${input.make.toString().slice(0, 200)})`;
   try {
     return fc.stringify(input).slice(0, 300);
   } catch {
-    return "(an input that cannot be shown)";
+    try {
+      return `(an input too deep to print) ${JSON.stringify(input).slice(0, 300)}`;
+    } catch {
+      return "(an input that cannot be shown)";
+    }
   }
 }
 
@@ -1327,17 +1344,20 @@ describe("the providers' check functions under arbitrary input", () => {
         },
       );
       fc.assert(
-        fc.property(inputs, (generated) => {
-          const input = unwrap(generated);
-          checkCases++;
-          let failures: CheckFailure[] = [];
-          try {
-            failures = check(input as Record<string, unknown>);
-          } catch (e) {
-            throw new Error(`${kind} check threw ${String(e)} for ${show(input)}`);
-          }
-          expectGoodFailures(kind, input, failures);
-        }),
+        fc.property(
+          inputs.map((v) => new Shown(v)),
+          ({ value: generated }) => {
+            const input = unwrap(generated);
+            checkCases++;
+            let failures: CheckFailure[] = [];
+            try {
+              failures = check(input as Record<string, unknown>);
+            } catch (e) {
+              throw new Error(`${kind} check threw ${String(e)} for ${show(input)}`);
+            }
+            expectGoodFailures(kind, input, failures);
+          },
+        ),
         runs(3000),
       );
     },
@@ -1359,17 +1379,19 @@ describe("the providers' check functions under arbitrary input", () => {
       fc.assert(
         fc.property(
           fc.constantFrom(...fns),
-          fc.oneof(
-            anything,
-            hostile.map((make) => new Hostile(make)),
-            fc
-              .tuple(
-                fc.constantFrom(...Object.values(VALID_INPUTS)),
-                fc.array(mutationArb, { minLength: 1, maxLength: 4 }),
-              )
-              .map(([v, ms]) => mutate(v, ms)),
-          ),
-          (fn, generated) => {
+          fc
+            .oneof(
+              anything,
+              hostile.map((make) => new Hostile(make)),
+              fc
+                .tuple(
+                  fc.constantFrom(...Object.values(VALID_INPUTS)),
+                  fc.array(mutationArb, { minLength: 1, maxLength: 4 }),
+                )
+                .map(([v, ms]) => mutate(v, ms)),
+            )
+            .map((v) => new Shown(v)),
+          (fn, { value: generated }) => {
             checkCases++;
             const issues = fn(unwrap(generated));
             for (const i of issues) {
