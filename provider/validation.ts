@@ -199,10 +199,12 @@ function checkAdoptId(inputs: Record<string, unknown>, prefix: string, what: str
   const id = inputs.adoptId;
   if (id === undefined || id === null || id === UNKNOWN) return [];
   if (typeof id !== "string" || !id.startsWith(prefix)) {
+    // The value is described, not printed: an input of any depth or size gives a short message.
+    const got = load().validation.describeValue(id);
     return [
       {
         property: "adoptId",
-        reason: `adoptId: must be the ID of an existing ${what} (${prefix}…), got ${JSON.stringify(id)}`,
+        reason: `adoptId: must be the ID of an existing ${what} (${prefix}…), got ${got}`,
       },
     ];
   }

@@ -31,8 +31,12 @@ const issue = (field: string, problem: string): ValidationIssue => ({
   message: `${field}: ${problem}`,
 });
 
-/** Short description of a value for messages: strings quoted (and cut at 60 characters), else the type. */
-function show(value: unknown): string {
+/**
+ * A short description of a value for messages, never the value whole: a string quoted and cut at
+ * 60 characters, a number, boolean or `null` as written, else its type (`array`, `object`). Never
+ * throws, whatever the value's size or depth.
+ */
+export function describeValue(value: unknown): string {
   if (typeof value === "string") {
     const cut = [...value].length > 60 ? `${[...value].slice(0, 60).join("")}…` : value;
     return JSON.stringify(cut);
@@ -49,7 +53,7 @@ function show(value: unknown): string {
 function check(schema: z.ZodType, input: unknown): ValidationIssue[] {
   return safely("input", () => {
     if (typeof input !== "object" || input === null || Array.isArray(input))
-      return [issue("input", `must be an object, got ${show(input)}`)];
+      return [issue("input", `must be an object, got ${describeValue(input)}`)];
     const options = { camelCase: true, references: true };
     const body = input as Record<string, unknown>;
     const issues = () =>
@@ -146,9 +150,9 @@ export function validateEventDestinationUpdate(input: unknown): ValidationIssue[
 export function validateId(id: unknown, prefix: string): ValidationIssue[] {
   return safely("id", () => {
     if (typeof id !== "string")
-      return [issue("id", id === undefined ? "required" : `must be a string, got ${show(id)}`)];
+      return [issue("id", id === undefined ? "required" : `must be a string, got ${describeValue(id)}`)];
     if (id.startsWith(prefix) && id.length > prefix.length) return [];
-    return [issue("id", `must be ${ID_KIND_NAMES[prefix] ?? "a"} ID (${prefix}…), got ${show(id)}`)];
+    return [issue("id", `must be ${ID_KIND_NAMES[prefix] ?? "a"} ID (${prefix}…), got ${describeValue(id)}`)];
   });
 }
 
@@ -157,7 +161,7 @@ export function validateListParams(input: unknown): ValidationIssue[] {
   return safely("params", () => {
     if (input === undefined) return [];
     if (typeof input !== "object" || input === null || Array.isArray(input))
-      return [issue("params", `must be an object, got ${show(input)}`)];
+      return [issue("params", `must be an object, got ${describeValue(input)}`)];
     const params = input as Record<string, unknown>;
     const unknown = Object.keys(params).filter((k) => k !== "limit" && params[k] !== undefined);
     const out = unknown.map((k) => issue(k, "unknown field (expected one of limit)"));
@@ -169,7 +173,10 @@ export function validateListParams(input: unknown): ValidationIssue[] {
       limit <= PAGE_LIMIT_MAX;
     if (limit !== undefined && !valid)
       out.push(
-        issue("limit", `must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}, got ${show(limit)}`),
+        issue(
+          "limit",
+          `must be an integer from ${PAGE_LIMIT_MIN} to ${PAGE_LIMIT_MAX}, got ${describeValue(limit)}`,
+        ),
       );
     return out;
   });

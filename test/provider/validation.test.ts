@@ -14,6 +14,13 @@ import {
 const ED = `ed_${"A".repeat(27)}`;
 const sub = { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [ED] };
 
+/** An array nested `depth` levels deep, built without recursion. */
+function nested(depth: number): unknown {
+  let v: unknown = "x";
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+}
+
 describe("check failures", () => {
   it.each([
     ["valid subscription", checkEventSubscriptionInputs, sub, []],
@@ -48,6 +55,28 @@ describe("check failures", () => {
         {
           property: "adoptId",
           reason: expect.stringMatching(/^adoptId: must be the ID of an existing event destination/),
+        },
+      ],
+    ],
+    [
+      "adoptId nested deeper than the stack can print: described by its type",
+      checkEventDestinationInputs,
+      { target: { datadog: { apiKey: "k" } }, adoptId: nested(200_000) },
+      [
+        {
+          property: "adoptId",
+          reason: "adoptId: must be the ID of an existing event destination (ed_…), got array",
+        },
+      ],
+    ],
+    [
+      "adoptId of 10,000 characters: quoted and cut at 60",
+      checkEventSubscriptionInputs,
+      { ...sub, adoptId: "x".repeat(10_000) },
+      [
+        {
+          property: "adoptId",
+          reason: `adoptId: must be the ID of an existing event subscription (esb_…), got "${"x".repeat(60)}…"`,
         },
       ],
     ],

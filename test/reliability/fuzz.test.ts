@@ -1276,7 +1276,8 @@ function show(input: unknown): string {
     return fc.stringify(input).slice(0, 300);
   } catch {
     try {
-      return `(an input too deep to print) ${JSON.stringify(input).slice(0, 300)}`;
+      const keys = input !== null && typeof input === "object" ? Object.keys(input).join(", ") : typeof input;
+      return `(an input too deep to print, with keys: ${keys})`;
     } catch {
       return "(an input that cannot be shown)";
     }
@@ -1334,6 +1335,18 @@ describe("the providers' check functions under arbitrary input", () => {
             .map((ms) => mutate(VALID_INPUTS[kind], ms)),
         },
         { weight: 1, arbitrary: hostile.map((make) => new Hostile(make)) },
+        {
+          // A value deeper than any recursive walk can follow, in each input in turn: whatever
+          // overflows the stack must be caught and named, never thrown.
+          weight: 1,
+          arbitrary: fc
+            .tuple(
+              fc.constantFrom(...INPUT_NAMES[kind]),
+              fc.integer({ min: 20_000, max: 200_000 }),
+              fc.boolean(),
+            )
+            .map(([k, depth, asObject]) => ({ ...VALID_INPUTS[kind], [k]: nest(depth, "x", asObject) })),
+        },
         {
           weight: 1,
           arbitrary: fc.dictionary(keyArb, junk, { maxKeys: 6 }).map((d) => {
