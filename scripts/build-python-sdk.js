@@ -2,10 +2,12 @@
 // Builds the Python SDK (sdk/python, package `pulumi_service`) into a wheel and an sdist with
 // the standard build front end, PyPA's `build` (`npm run build:python-sdk`).
 //
-// `build` and the build back end (setuptools) run from a virtual environment of their own in the
-// user's cache, `~/.cache/pulumi-service/python-build-<versions>/` (made once with
-// `python3 -m venv` and pip from PyPI). The SDK folder is copied to a temporary folder first, with the generated
-// README beside pyproject.toml (which names it), so the checked-in SDK stays as generated.
+// `build` and the build back end (setuptools) run from a virtual environment of their own, made
+// once by scripts/ensure-venv.js from scripts/requirements/python-build.txt (its pins) in the
+// user's cache, `~/.cache/pulumi-service/venv-python-build-<hash>/`; ensure-venv's lock makes two
+// builds at once (two test files) wait for one venv instead of making it over each other. The SDK
+// folder is copied to a temporary folder first, with the generated README beside pyproject.toml
+// (which names it), so the checked-in SDK stays as generated.
 //
 // Usage: node scripts/build-python-sdk.js [--out DIR]   (default dist/python)
 // Prints the paths of the two files on stdout, one a line. Exit 1 with the tool's output when
@@ -16,12 +18,11 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const { REPO_ROOT, cacheBinDir } = require("./pulumi-env");
+const { REPO_ROOT } = require("./pulumi-env");
+const { ensureVenv, venvPython } = require("./ensure-venv");
 
-/** The releases of PyPA's build front end and of the build back end pyproject.toml names. */
-const BUILD_VERSION = "1.6.1";
-const SETUPTOOLS_VERSION = "84.2.1";
 const SDK_DIR = path.join(REPO_ROOT, "sdk", "python");
+const REQUIREMENTS = path.join(__dirname, "requirements", "python-build.txt");
 
 function fail(msg) {
   process.stderr.write(`build-python-sdk: ${msg}\n`);
@@ -38,24 +39,12 @@ function run(cmd, args, opts = {}) {
 
 /** The Python of the cached build environment, made (once) when missing. */
 function buildPython() {
-  const base = path.dirname(path.dirname(cacheBinDir()));
-  const venv = path.join(base, `python-build-${BUILD_VERSION}-setuptools-${SETUPTOOLS_VERSION}`);
-  const python = path.join(venv, "bin", "python");
-  if (fs.existsSync(path.join(venv, "ready"))) return python;
   run("python3", ["-c", "import sys; assert sys.version_info >= (3, 9), sys.version"]);
-  fs.rmSync(venv, { recursive: true, force: true });
-  run("python3", ["-m", "venv", venv]);
-  run(python, [
-    "-m",
-    "pip",
-    "install",
-    "--quiet",
-    `build==${BUILD_VERSION}`,
-    `setuptools==${SETUPTOOLS_VERSION}`,
-  ]);
-  // Written last: a venv left half made by an interrupted run is made again.
-  fs.writeFileSync(path.join(venv, "ready"), "");
-  return python;
+  try {
+    return venvPython(ensureVenv("python-build", REQUIREMENTS));
+  } catch (err) {
+    return fail(err.message);
+  }
 }
 
 function main() {

@@ -11,7 +11,8 @@
 // at run time). The interpreter is `$PYTHON`, else `python3`. A venv whose install did not finish
 // (no `.complete` marker) is made again; two runs at once wait for each other (a lock folder).
 //
-// Used by test/conformance/schemathesis.test.ts with scripts/requirements/schemathesis.txt.
+// Used by test/conformance/schemathesis.test.ts with scripts/requirements/schemathesis.txt, and
+// by scripts/build-python-sdk.js with scripts/requirements/python-build.txt.
 "use strict";
 
 const crypto = require("crypto");
