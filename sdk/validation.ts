@@ -72,8 +72,9 @@ function check(schema: z.ZodType, input: unknown): ValidationIssue[] {
       // None throws alone (a value that fails only once, or only beside the others): name them all.
       const named = unreadable.length > 0 ? unreadable : Object.keys(body);
       if (named.length === 0) throw err;
+      // A key with no name is written `""`, as the walk names it when it can.
       return named.map((k) =>
-        issue(k, `could not be read (${err instanceof Error ? err.name : typeof err})`),
+        issue(k === "" ? '""' : k, `could not be read (${err instanceof Error ? err.name : typeof err})`),
       );
     }
   });

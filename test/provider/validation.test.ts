@@ -80,6 +80,12 @@ describe("check failures", () => {
         },
       ],
     ],
+    [
+      "a key with no name holding a value too deep to walk: named as the walk names it",
+      checkAbuseReportInputs,
+      { "": nested(200_000) },
+      [{ property: '""', reason: '"": could not be read (RangeError)' }],
+    ],
     ["Pulumi's own keys are ignored", checkEventSubscriptionInputs, { ...sub, __defaults: [] }, []],
   ] as const)("%s", (_what, check, inputs, expected) => {
     expect(check(inputs as Record<string, unknown>)).toEqual(expected);

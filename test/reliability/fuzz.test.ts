@@ -1276,7 +1276,12 @@ function show(input: unknown): string {
     return fc.stringify(input).slice(0, 300);
   } catch {
     try {
-      const keys = input !== null && typeof input === "object" ? Object.keys(input).join(", ") : typeof input;
+      const keys =
+        input !== null && typeof input === "object"
+          ? Object.keys(input)
+              .map((k) => JSON.stringify(k))
+              .join(", ")
+          : typeof input;
       return `(an input too deep to print, with keys: ${keys})`;
     } catch {
       return "(an input that cannot be shown)";
@@ -1336,12 +1341,13 @@ describe("the providers' check functions under arbitrary input", () => {
         },
         { weight: 1, arbitrary: hostile.map((make) => new Hostile(make)) },
         {
-          // A value deeper than any recursive walk can follow, in each input in turn: whatever
+          // A value deeper than any recursive walk can follow, in one input: whatever
           // overflows the stack must be caught and named, never thrown.
           weight: 1,
           arbitrary: fc
             .tuple(
-              fc.constantFrom(...INPUT_NAMES[kind]),
+              // Each input, an unknown one, and one with no name.
+              fc.constantFrom(...INPUT_NAMES[kind], "unknownField", ""),
               fc.integer({ min: 20_000, max: 200_000 }),
               fc.boolean(),
             )
