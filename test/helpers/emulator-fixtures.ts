@@ -4,6 +4,8 @@
 import type { Wire } from "service-contract";
 import type { EventDestinationCreate } from "service-contract";
 import { destinationFields, type DestinationFields } from "../../packages/emulator/resources";
+import { openStore } from "../../packages/emulator/store";
+import type { Store } from "../../packages/emulator/store/types";
 import type { RawResponse } from "./emulator";
 
 /** `prefix` + 27 base62 characters. */
@@ -84,6 +86,16 @@ export const storedDestination = (body: Partial<Wire<EventDestinationCreate>> = 
     { target: { datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } }, ...body },
     false,
   ) as DestinationFields;
+
+/** Runs `fn` with a fresh in-memory store, and closes the store after it, whatever happens. */
+export function withMemoryStore<T>(fn: (store: Store) => T): T {
+  const store = openStore(":memory:");
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
 
 /** A minimal valid subscription body. */
 export const subscriptionBody = (destinationIds: string[], extra: Record<string, unknown> = {}) => ({
