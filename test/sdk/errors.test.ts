@@ -25,7 +25,10 @@ const body = (status: number, code: number, msg: string) =>
     details: { operation_id: OP },
   });
 
-describe.each([
+/** An HTTP status, the service's error code sent with it, and the class it makes. */
+type StatusRow = [status: number, code: number, Class: typeof APIError];
+
+describe.each<StatusRow>([
   [400, 215, BadRequestError],
   [401, 203, AuthenticationError],
   [403, 221, PermissionDeniedError],
@@ -34,10 +37,8 @@ describe.each([
   [413, 413, PayloadTooLargeError],
   [415, 210, UnsupportedMediaTypeError],
   [429, 226, RateLimitError],
-  [500, 500, InternalServerError],
-  [502, 500, InternalServerError],
-  [503, 500, InternalServerError],
-  [504, 500, InternalServerError],
+  // Every 5xx, whatever it is, is an InternalServerError (code 500).
+  ...[500, 502, 503, 504].map((status): StatusRow => [status, 500, InternalServerError]),
 ])("status %i", (status, code, Class) => {
   test(`→ ${Class.name}`, () => {
     const err = makeAPIError({
