@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ServiceResource } from "./resource";
 import type { AbuseReportHostname, AbuseReportStatus } from "service-contract";
 
 /**
@@ -38,19 +39,13 @@ export interface AbuseReportArgs {
  *
  * Type token: `pulumi-nodejs:dynamic/service:AbuseReport`.
  */
-export class AbuseReport extends pulumi.dynamic.Resource {
+export class AbuseReport extends ServiceResource {
   /** The reported URLs. */
   declare public readonly urls: pulumi.Output<string[]>;
-  /** Metadata (`""` when not set). */
-  declare public readonly metadata: pulumi.Output<string>;
   /** The report's status as of the last create or refresh (the contract's `AbuseReportStatus`). */
   declare public readonly status: pulumi.Output<AbuseReportStatus>;
   /** One entry per distinct hostname, with its status (the contract's `AbuseReportHostnameStatus`). */
   declare public readonly hostnames: pulumi.Output<AbuseReportHostname[]>;
-  /** Absolute URI: `{base_url}/abuse_reports/<id>`. */
-  declare public readonly uri: pulumi.Output<string>;
-  /** Creation time, RFC 3339 UTC with whole seconds. */
-  declare public readonly createdAt: pulumi.Output<string>;
 
   /**
    * Declares the abuse report; `pulumi up` creates or updates it to match `args`.
@@ -60,13 +55,6 @@ export class AbuseReport extends pulumi.dynamic.Resource {
    * @param opts Resource options.
    */
   constructor(name: string, args: AbuseReportArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      { ...args, status: undefined, hostnames: undefined, uri: undefined, createdAt: undefined },
-      opts,
-      "service",
-      "AbuseReport",
-    );
+    super(provider, "AbuseReport", name, args, ["status", "hostnames"], opts);
   }
 }

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ServiceResource } from "./resource";
 
 /**
  * The dynamic provider of {@link EventDestination}: calls that load the implementation by
@@ -89,19 +90,13 @@ export interface EventDestinationArgs {
  * `target` is a secret output (`additionalSecretOutputs`), so no credential reaches the state
  * in plain text. Type token: `pulumi-nodejs:dynamic/service:EventDestination`.
  */
-export class EventDestination extends pulumi.dynamic.Resource {
+export class EventDestination extends ServiceResource {
   /** `"json"`. */
   declare public readonly format: pulumi.Output<"json">;
   /** The target, with write-only secrets as given by the program (a secret output). */
   declare public readonly target: pulumi.Output<Record<string, unknown>>;
   /** Description (`""` when not set). */
   declare public readonly description: pulumi.Output<string>;
-  /** Metadata (`""` when not set). */
-  declare public readonly metadata: pulumi.Output<string>;
-  /** Absolute URI: `{base_url}/event_destinations/<id>`. */
-  declare public readonly uri: pulumi.Output<string>;
-  /** Creation time, RFC 3339 UTC with whole seconds. */
-  declare public readonly createdAt: pulumi.Output<string>;
 
   /**
    * Declares the event destination; `pulumi up` creates or updates it to match `args`.
@@ -111,14 +106,10 @@ export class EventDestination extends pulumi.dynamic.Resource {
    * @param opts Resource options; `target` is always added to `additionalSecretOutputs`.
    */
   constructor(name: string, args: EventDestinationArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      { ...args, target: pulumi.secret(args.target), uri: undefined, createdAt: undefined },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "target"] },
-      "service",
-      "EventDestination",
-    );
+    super(provider, "EventDestination", name, { ...args, target: pulumi.secret(args.target) }, [], {
+      ...opts,
+      additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "target"],
+    });
   }
 
   /** Declares a destination that adopts the existing destination `id` (see `adoptId`). */

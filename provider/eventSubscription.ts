@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ServiceResource } from "./resource";
 
 /**
  * The dynamic provider of {@link EventSubscription}. Pulumi serializes this object into the
@@ -54,7 +55,7 @@ export interface EventSubscriptionArgs {
  * Type token: `pulumi-nodejs:dynamic/service:EventSubscription`.
  * @throws (during `pulumi up`) the client's errors, e.g. `AuthenticationError` for a bad key.
  */
-export class EventSubscription extends pulumi.dynamic.Resource {
+export class EventSubscription extends ServiceResource {
   /** Event types with their URIs: `[{ type, uri }]`, uri = `{base_url}/event_subscriptions/<id>/sources/<type>`. */
   declare public readonly sources: pulumi.Output<{ type: string; uri: string }[]>;
   /** IDs of the destinations, in the service's order. */
@@ -63,12 +64,6 @@ export class EventSubscription extends pulumi.dynamic.Resource {
   declare public readonly destinations: pulumi.Output<{ id: string; uri: string }[]>;
   /** Description (`""` when not set). */
   declare public readonly description: pulumi.Output<string>;
-  /** Metadata (`""` when not set). */
-  declare public readonly metadata: pulumi.Output<string>;
-  /** Absolute URI: `{base_url}/event_subscriptions/<id>`. */
-  declare public readonly uri: pulumi.Output<string>;
-  /** Creation time, RFC 3339 UTC with whole seconds. */
-  declare public readonly createdAt: pulumi.Output<string>;
 
   /**
    * Declares the event subscription; `pulumi up` creates or updates it to match `args`.
@@ -78,19 +73,7 @@ export class EventSubscription extends pulumi.dynamic.Resource {
    * @param opts Resource options.
    */
   constructor(name: string, args: EventSubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      provider,
-      name,
-      {
-        ...args,
-        destinations: undefined,
-        uri: undefined,
-        createdAt: undefined,
-      },
-      opts,
-      "service",
-      "EventSubscription",
-    );
+    super(provider, "EventSubscription", name, args, ["destinations"], opts);
   }
 
   /**

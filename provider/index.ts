@@ -15,6 +15,7 @@ export {
   type AwsAuthInput,
 } from "./eventDestination";
 export { AbuseReport, type AbuseReportArgs } from "./abuseReport";
+export { ServiceResource } from "./resource";
 export {
   checkAbuseReportInputs,
   checkEventDestinationInputs,

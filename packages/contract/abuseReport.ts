@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { bytes, httpUrl, list } from "./checks";
-import { Id, Timestamp } from "./common";
+import { resourceFields } from "./resourceShapes";
 import { ABUSE_REPORT_URLS_MAX, ABUSE_REPORT_URLS_MIN, ID_PREFIX, METADATA_MAX_BYTES } from "./limits";
 
 /** Whether an abuse report has been processed. A new report is `PENDING`. */
@@ -33,10 +33,7 @@ export type AbuseReportHostname = z.infer<typeof AbuseReportHostname>;
  * `PROCESSED`; otherwise `PARTIALLY_PROCESSED`); `metadata` is `""` when none was given.
  */
 export const AbuseReport = z.object({
-  id: Id(ID_PREFIX.abuseReport),
-  /** `{base_url}/abuse_reports/<id>`. */
-  uri: z.string(),
-  createdAt: Timestamp,
+  ...resourceFields(ID_PREFIX.abuseReport),
   urls: z.array(z.string()),
   metadata: z.string(),
   status: AbuseReportStatus,

@@ -7,9 +7,12 @@
  */
 import { z } from "zod";
 import { bytes, chars, exactlyOne, filled } from "./checks";
-import { Id, Timestamp } from "./common";
+import { pageOf, resourceFields, updateBody } from "./resourceShapes";
 import { writeOnlyPaths } from "./fields";
 import { DESCRIPTION_MAX_CHARS, ID_PREFIX, METADATA_MAX_BYTES } from "./limits";
+
+/** What a `PATCH` does with the fields it sends and leaves out (the update body's `x-patch`). */
+const PATCH_RULES = 'fields left out keep their value; target is replaced whole; "" clears a string';
 
 const WRITE_ONLY = { writeOnly: true, description: 'write-only: responses hold ""' } as const;
 const RETURNED_BLANK = {
@@ -136,10 +139,7 @@ export type EventDestinationFormat = z.infer<typeof EventDestinationFormat>;
  * `target` come back as `""`.
  */
 export const EventDestination = z.object({
-  id: Id(ID_PREFIX.eventDestination),
-  /** `{base_url}/event_destinations/<id>`. */
-  uri: z.string(),
-  createdAt: Timestamp,
+  ...resourceFields(ID_PREFIX.eventDestination),
   metadata: z.string(),
   description: z.string(),
   format: EventDestinationFormat,
@@ -166,24 +166,11 @@ export type EventDestinationCreate = z.infer<typeof EventDestinationCreate>;
  * Body of `PATCH /event_destinations/{id}`: partial; a field left out keeps its value, `target`
  * is replaced whole (secrets included), `""` clears a string.
  */
-export const EventDestinationUpdate = z
-  .strictObject({
-    /** May repeat the destination's own ID (it must then be the one in the path). */
-    id: z.string().optional(),
-    ...EventDestinationCreate.partial().shape,
-  })
-  .meta({
-    "x-patch": 'fields left out keep their value; target is replaced whole; "" clears a string',
-  });
+export const EventDestinationUpdate = updateBody(EventDestinationCreate, PATCH_RULES);
 /** Input of `eventDestinations.update` (see the schema of the same name). */
 export type EventDestinationUpdate = z.infer<typeof EventDestinationUpdate>;
 
 /** One page of `GET /event_destinations` (newest first). */
-export const EventDestinationList = z.object({
-  eventDestinations: z.array(EventDestination),
-  uri: z.string(),
-  /** Absolute URI of the next page, `null` on the last page. */
-  nextPageUri: z.string().nullable(),
-});
+export const EventDestinationList = pageOf("eventDestinations", EventDestination);
 /** One page of `GET /event_destinations`. */
 export type EventDestinationList = z.infer<typeof EventDestinationList>;

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { chars, eventType, list } from "./checks";
-import { Id, Ref, Timestamp } from "./common";
+import { Id, Ref } from "./common";
+import { pageOf, resourceFields, updateBody } from "./resourceShapes";
 import {
   DESCRIPTION_MAX_CHARS,
   DESTINATION_IDS_MAX,
@@ -17,6 +18,9 @@ import {
   SOURCES_MAX,
   SOURCES_MIN,
 } from "./limits";
+
+/** What a `PATCH` does with the fields it sends and leaves out (the update body's `x-patch`). */
+const PATCH_RULES = 'fields left out keep their value; lists are replaced whole; "" clears a string';
 
 /** An event type selected by a subscription, e.g. `ip_policy_created.v0`, with its URI. */
 export const EventSource = z.object({
@@ -39,10 +43,7 @@ export type EventSourceReplace = z.infer<typeof EventSourceReplace>;
  * `destinations` keep the order given at create or update.
  */
 export const EventSubscription = z.object({
-  id: Id(ID_PREFIX.eventSubscription),
-  /** `{base_url}/event_subscriptions/<id>`. */
-  uri: z.string(),
-  createdAt: Timestamp,
+  ...resourceFields(ID_PREFIX.eventSubscription),
   metadata: z.string(),
   description: z.string(),
   sources: z.array(EventSource),
@@ -77,24 +78,11 @@ export type EventSubscriptionCreate = z.infer<typeof EventSubscriptionCreate>;
  * Body of `PATCH /event_subscriptions/{id}`: a partial update. A field left out keeps its value;
  * a field sent replaces the whole value (lists included); `""` clears a string.
  */
-export const EventSubscriptionUpdate = z
-  .strictObject({
-    /** May repeat the subscription's own ID (it must then be the one in the path). */
-    id: z.string().optional(),
-    ...EventSubscriptionCreate.partial().shape,
-  })
-  .meta({
-    "x-patch": 'fields left out keep their value; lists are replaced whole; "" clears a string',
-  });
+export const EventSubscriptionUpdate = updateBody(EventSubscriptionCreate, PATCH_RULES);
 /** Input of `eventSubscriptions.update` (see the schema of the same name). */
 export type EventSubscriptionUpdate = z.infer<typeof EventSubscriptionUpdate>;
 
 /** One page of `GET /event_subscriptions` (newest first). */
-export const EventSubscriptionList = z.object({
-  eventSubscriptions: z.array(EventSubscription),
-  uri: z.string(),
-  /** Absolute URI of the next page, `null` on the last page. */
-  nextPageUri: z.string().nullable(),
-});
+export const EventSubscriptionList = pageOf("eventSubscriptions", EventSubscription);
 /** One page of `GET /event_subscriptions`. */
 export type EventSubscriptionList = z.infer<typeof EventSubscriptionList>;

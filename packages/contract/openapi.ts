@@ -34,23 +34,16 @@ import {
 /** Version of the document (`info.version`): the service's `Service-Version`. */
 export const OPENAPI_INFO_VERSION = SERVICE_VERSION;
 
+/** A response header whose value is a string. */
+const stringHeader = (description: string) => ({ description, schema: { type: "string" } });
+
 const HEADERS = {
-  "Operation-Id": {
-    description: "ID of this request's operation (`op_…`), also in an error body's `details`",
-    schema: { type: "string" },
-  },
-  "Retry-After": {
-    description: "seconds to wait before sending again (429, 503)",
-    schema: { type: "string" },
-  },
-  "Idempotency-Key": {
-    description: "the request's `Idempotency-Key`, echoed when the service honours it",
-    schema: { type: "string" },
-  },
-  "Idempotent-Replayed": {
-    description: "`true` when this response is the first response of the same key, replayed",
-    schema: { type: "string" },
-  },
+  "Operation-Id": stringHeader("ID of this request's operation (`op_…`), also in an error body's `details`"),
+  "Retry-After": stringHeader("seconds to wait before sending again (429, 503)"),
+  "Idempotency-Key": stringHeader("the request's `Idempotency-Key`, echoed when the service honours it"),
+  "Idempotent-Replayed": stringHeader(
+    "`true` when this response is the first response of the same key, replayed",
+  ),
 };
 
 const errors = (...codes: number[]) => {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { benchOptions, runBench } from "../../bench/run";
 import { toMarkdown, type BenchResults } from "../../bench/report";
+import type { Compared } from "../../bench/measure";
 import { round, type Summary } from "../../bench/stats";
 
 const TIMEOUT = 300_000;
@@ -19,6 +20,21 @@ function expectPositive(s: Summary): void {
   expect(s.min).toBeGreaterThan(0);
   expect(s.median).toBeGreaterThanOrEqual(s.min);
   expect(s.max).toBeGreaterThanOrEqual(s.median);
+}
+
+/**
+ * Asserts positive figures of one comparison with the floor: its real time and ratio, and its
+ * floor time unless `floor` is false; on Linux the same of its CPU time (of the CLI and everything
+ * it ran, from /proc).
+ */
+function expectCompared(c: Compared, { floor = true } = {}): void {
+  const figures = (x: { floorMs: Summary; realMs: Summary; ratio: Summary }) =>
+    floor ? [x.floorMs, x.realMs, x.ratio] : [x.realMs, x.ratio];
+  figures(c).forEach(expectPositive);
+  if (process.platform === "linux") {
+    expect(c.cpu).not.toBeNull();
+    figures(c.cpu!).forEach(expectPositive);
+  }
 }
 
 /**
@@ -93,18 +109,7 @@ describe("npm run bench (quick mode)", () => {
     expect(d.up[0].n).toBe(5);
     expect(d.operations.map((o) => o.n)).toEqual([5]);
     for (const op of ["preview", "refresh", "destroy"] as const) expectPositive(d.operations[0][op].realMs);
-    for (const c of [d.up[0], d.largest.preview, d.largest.refresh, d.largest.destroy]) {
-      expectPositive(c.floorMs);
-      expectPositive(c.realMs);
-      expectPositive(c.ratio);
-      // CPU time of the CLI and everything it ran, from /proc (Linux).
-      if (process.platform === "linux") {
-        expect(c.cpu).not.toBeNull();
-        expectPositive(c.cpu!.floorMs);
-        expectPositive(c.cpu!.realMs);
-        expectPositive(c.cpu!.ratio);
-      }
-    }
+    for (const c of [d.up[0], d.largest.preview, d.largest.refresh, d.largest.destroy]) expectCompared(c);
     expect(d.perResource).toBeNull(); // one N: no slope
     expectPositive(d.largest.stateBytesPerResource.floor);
     expectPositive(d.largest.stateBytesPerResource.real);
@@ -118,15 +123,7 @@ describe("npm run bench (quick mode)", () => {
     expect(nd.up.floorMs).toEqual(d.up[0].floorMs);
     for (const op of ["preview", "refresh", "destroy"] as const)
       expect(nd[op].floorMs).toEqual(d.operations[0][op].floorMs);
-    for (const c of [nd.up, nd.preview, nd.refresh, nd.destroy]) {
-      expectPositive(c.realMs);
-      expectPositive(c.ratio);
-      if (process.platform === "linux") {
-        expect(c.cpu).not.toBeNull();
-        expectPositive(c.cpu!.realMs);
-        expectPositive(c.cpu!.ratio);
-      }
-    }
+    for (const c of [nd.up, nd.preview, nd.refresh, nd.destroy]) expectCompared(c, { floor: false });
     expect(nd.up.ratio.median).toBeCloseTo(nd.up.realMs.median / nd.up.floorMs.median, 6);
     // No serialized provider in the native door's state: smaller per resource than the dynamic door's.
     expectPositive(nd.stateBytesPerResource);

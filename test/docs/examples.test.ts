@@ -9,11 +9,11 @@
 import { spawnSync } from "child_process";
 import * as ts from "typescript";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "../helpers/doc-blocks";
 import { writeSdkGoModule } from "../helpers/go-module";
+import { useTempDir } from "../helpers/temp-dir";
 
 // The first run builds the generator; the Go build compiles Pulumi's Go SDK when not cached.
 const TIMEOUT = 600_000;
@@ -30,15 +30,7 @@ function genExamples(...args: string[]) {
 }
 
 describe("docs/resources.md examples in three languages, generated from PCL", () => {
-  let tmp: string;
-
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "doc-examples-"));
-  });
-
-  afterAll(() => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  const tmp = useTempDir("doc-examples-");
 
   it("shows every example of docs/examples in TypeScript, Python and Go", () => {
     const text = fs.readFileSync(path.join(REPO_ROOT, DOC), "utf8");
@@ -65,7 +57,7 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
   it(
     "a generated block edited by hand is reported stale",
     () => {
-      const copy = path.join(tmp, "resources.md");
+      const copy = path.join(tmp(), "resources.md");
       const text = fs.readFileSync(path.join(REPO_ROOT, DOC), "utf8");
       const edited = text.replace(
         'urls=["https://phish.example.com/login"]',
@@ -83,7 +75,7 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
   it(
     "the Go example builds against the generated Go SDK",
     () => {
-      const mod = path.join(tmp, "go-example");
+      const mod = path.join(tmp(), "go-example");
       fs.mkdirSync(mod);
       writeSdkGoModule(mod);
       const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter((b) => b.lang === "go");

@@ -12,7 +12,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient, type EventDestination, type EventSubscription } from "../../sdk";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { clearRequestLog, getRequestLog, startEmulator } from "../helpers/emulator";
-import { freshBackend, localStack } from "../helpers/pulumi";
+import { configureService, freshBackend, localStack } from "../helpers/pulumi";
 import { checkpointFile, runDriftCli } from "../helpers/gitops";
 
 const ENGINE_TIMEOUT = 600_000;
@@ -170,8 +170,7 @@ describe("adoption and code generation (real engine, real emulator)", () => {
       const backend = freshBackend("gitops-adopt");
       backends.push(backend);
       ({ stack, env } = await localStack(projectDir, "adopt", backend));
-      await stack.setConfig("service:baseUrl", { value: emulator.url });
-      await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
+      await configureService(stack, emulator.url, apiKey);
       const secretKey = /config\.requireSecret\("([^"]+)"\)/.exec(source)?.[1] as string;
       await stack.setConfig(secretKey, { value: DD_KEY, secret: true });
 
@@ -244,8 +243,7 @@ describe("adoption and code generation (real engine, real emulator)", () => {
       const backend = freshBackend("gitops-adopt-missing");
       backends.push(backend);
       const { stack: s } = await localStack(fixture, "adopt-missing", backend);
-      await s.setConfig("service:baseUrl", { value: emulator.url });
-      await s.setConfig("service:apiKey", { value: apiKey, secret: true });
+      await configureService(s, emulator.url, apiKey);
       const target = { kinesis: { auth: { role: { roleArn: ROLE } }, streamArn: STREAM } };
 
       const missing = "ed_2ZZZZZZZZZZZZZZZZZZZZZZZZZZ";

@@ -8,7 +8,7 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { review, startEmulator } from "../helpers/emulator";
-import { freshBackend, localStack } from "../helpers/pulumi";
+import { configureService, freshBackend, localStack } from "../helpers/pulumi";
 import { backendFingerprint, checkpointFile, runDriftCli, type CliRun } from "../helpers/gitops";
 import type { DriftReport } from "../../gitops/drift";
 
@@ -86,8 +86,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
     client = new ServiceClient({ apiKey, baseUrl: emulator.url });
     backend = freshBackend("gitops-drift");
     ({ stack, env } = await localStack(program, STACK, backend));
-    await stack.setConfig("service:baseUrl", { value: emulator.url });
-    await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
+    await configureService(stack, emulator.url, apiKey);
     await setSpec(baseSpec());
     const up = await stack.up();
     expect(up.summary.result).toBe("succeeded");

@@ -7,7 +7,7 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { clearRequestLog, getRequestLog, review, startEmulator } from "../helpers/emulator";
-import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import { configureService, freshBackend, localStack, readCheckpoint, stackOutputs } from "../helpers/pulumi";
 
 const program = path.join(__dirname, "..", "fixtures", "lifecycle");
 const DD_KEY = "dd-e2e-secret-key-5f1c2a9b";
@@ -88,13 +88,7 @@ describe("provider end to end (real engine, real emulator)", () => {
   let backend: string;
   const engineOutput: string[] = [];
 
-  const outputs = async () => {
-    const o = await stack.outputs();
-    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v.value])) as Record<
-      string,
-      Record<string, string>
-    >;
-  };
+  const outputs = () => stackOutputs(stack);
   const setSpec = (s: Spec) => stack.setConfig("spec", { value: JSON.stringify(s) });
   const stateResources = async () =>
     ((await stack.exportStack()).deployment.resources ?? []) as {
@@ -116,8 +110,7 @@ describe("provider end to end (real engine, real emulator)", () => {
     backend = freshBackend("e2e-lifecycle");
     ({ stack } = await localStack(program, "e2e", backend));
     recordEngineOutput(stack, engineOutput);
-    await stack.setConfig("service:baseUrl", { value: emulator.url });
-    await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
+    await configureService(stack, emulator.url, apiKey);
     // Destination secrets come from secret stack config, as a user's would.
     await stack.setConfig("ddApiKey", { value: DD_KEY, secret: true });
     await stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });

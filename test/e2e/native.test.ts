@@ -11,7 +11,7 @@ import { promisify } from "util";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../sdk";
 import { startEmulator } from "../helpers/emulator";
-import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import { configureService, freshBackend, localStack, readCheckpoint, stackOutputs } from "../helpers/pulumi";
 import type { Spec } from "../fixtures/native";
 
 const program = path.join(__dirname, "..", "fixtures", "native");
@@ -90,11 +90,7 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   /** The subscription step 5 reads with `get`: not the stack's to delete. */
   let readOnlyId: string;
 
-  const outputs = async (s: Stack = stack) =>
-    Object.fromEntries(Object.entries(await s.outputs()).map(([k, v]) => [k, v.value])) as Record<
-      string,
-      Record<string, string>
-    >;
+  const outputs = (s: Stack = stack) => stackOutputs(s);
   const setSpec = (s: Spec) => stack.setConfig("spec", { value: JSON.stringify(s) });
   const stateOf = async (name: string) =>
     (
@@ -115,8 +111,7 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
     second = new ServiceClient({ apiKey: KEYS[1], baseUrl: emulator.url });
     backend = freshBackend("e2e-native");
     ({ stack, env } = await localStack(program, "native", backend));
-    await stack.setConfig("service:baseUrl", { value: emulator.url });
-    await stack.setConfig("service:apiKey", { value: KEYS[0], secret: true });
+    await configureService(stack, emulator.url, KEYS[0]);
     await stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });
     await stack.setConfig("door", { value: "native" });
     spec = quickstart();

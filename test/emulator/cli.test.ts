@@ -3,16 +3,16 @@
  * keys from flags and the environment, clean stops on SIGTERM/SIGINT, persistence across
  * restarts on the same data file, and the background server of `--detach` with `stop`.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
 import { main } from "../../packages/emulator/cli";
 import { capture } from "../helpers/cli";
+import { useTempDir } from "../helpers/temp-dir";
 
-let dir: string;
+const tempDir = useTempDir("emulator-cli-");
 const running: SpawnedEmulator[] = [];
 
 async function spawnTracked(args: string[], env: Record<string, string> = {}): Promise<SpawnedEmulator> {
@@ -21,17 +21,16 @@ async function spawnTracked(args: string[], env: Record<string, string> = {}): P
   return em;
 }
 
-beforeAll(() => {
-  dir = mkdtempSync(path.join(tmpdir(), "emulator-cli-"));
-});
+/** {@link spawnTracked} on any free port with an in-memory store, plus `flags`. */
+const spawnInMemory = (...flags: string[]) => spawnTracked(["--port", "0", "--data", ":memory:", ...flags]);
+
 afterEach(async () => {
   await Promise.all(running.splice(0).map((em) => em.stop("SIGKILL")));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("emulator command line", () => {
   it("persists everything across a SIGTERM and a restart on the same file with the same key", async () => {
-    const data = path.join(dir, "nested", "deeper", "data.db");
+    const data = path.join(tempDir(), "nested", "deeper", "data.db");
     const args = [
       "--port",
       "0",
@@ -114,7 +113,7 @@ describe("emulator command line", () => {
   });
 
   it("stops with exit code 0 on SIGINT and keeps what was committed", async () => {
-    const data = path.join(dir, "sigint.db");
+    const data = path.join(tempDir(), "sigint.db");
     const args = ["--port", "0", "--data", data, "--api-key", "sigint-key", "--public-url", "http://e.test"];
     const first = await spawnTracked(args);
     const dest = (
@@ -129,7 +128,7 @@ describe("emulator command line", () => {
   });
 
   it("makes one random authorized key and a random admin key when none is given", async () => {
-    const em = await spawnTracked(["--port", "0", "--data", ":memory:"]);
+    const em = await spawnInMemory();
     expect(Object.keys(JSON.parse(em.firstLine)).sort()).toEqual([
       "adminKey",
       "apiKeys",
@@ -168,16 +167,7 @@ describe("emulator command line", () => {
   });
 
   it("warns on stderr when bound beyond loopback", async () => {
-    const em = await spawnTracked([
-      "--port",
-      "0",
-      "--host",
-      "0.0.0.0",
-      "--data",
-      ":memory:",
-      "--api-key",
-      "wide-key",
-    ]);
+    const em = await spawnInMemory("--host", "0.0.0.0", "--api-key", "wide-key");
     expect(em.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(em.stderr()).toMatch(/warning: listening on 0\.0\.0\.0/);
     expect((await apiRequest(em.url, "wide-key", "GET", "/event_subscriptions")).status).toBe(200);
@@ -187,55 +177,28 @@ describe("emulator command line", () => {
     const body = destinationBody({ description: "cli-idem" });
     const post = (em: SpawnedEmulator) =>
       apiRequest(em.url, em.apiKeys[0], "POST", "/event_destinations", body, { "idempotency-key": "k-cli" });
-    const honours = await spawnTracked(["--port", "0", "--data", ":memory:"]);
+    const honours = await spawnInMemory();
     const [a, b] = [await post(honours), await post(honours)];
     expect(b.json().id).toBe(a.json().id);
     expect(b.headers["idempotent-replayed"]).toBe("true");
-    const ignores = await spawnTracked(["--port", "0", "--data", ":memory:", "--no-idempotency-keys"]);
+    const ignores = await spawnInMemory("--no-idempotency-keys");
     const [c, d] = [await post(ignores), await post(ignores)];
     expect(d.json().id).not.toBe(c.json().id);
     expect(c.headers["idempotency-key"]).toBeUndefined();
   });
 
   it("applies --rate-limit, --faults and --review-delay", async () => {
-    const limited = await spawnTracked([
-      "--port",
-      "0",
-      "--data",
-      ":memory:",
-      "--api-key",
-      "rl",
-      "--rate-limit",
-      "2/60s",
-    ]);
+    const limited = await spawnInMemory("--api-key", "rl", "--rate-limit", "2/60s");
     expect((await apiRequest(limited.url, "rl", "GET", "/event_subscriptions")).status).toBe(200);
     expect((await apiRequest(limited.url, "rl", "GET", "/event_subscriptions")).status).toBe(200);
     const res = await apiRequest(limited.url, "rl", "GET", "/event_subscriptions");
     expectError(res, 429, 226);
     expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(59);
 
-    const faulty = await spawnTracked([
-      "--port",
-      "0",
-      "--data",
-      ":memory:",
-      "--api-key",
-      "f",
-      "--faults",
-      "503:1,latency:10ms",
-    ]);
+    const faulty = await spawnInMemory("--api-key", "f", "--faults", "503:1,latency:10ms");
     expectError(await apiRequest(faulty.url, "f", "GET", "/event_subscriptions"), 503, 500);
 
-    const reviewing = await spawnTracked([
-      "--port",
-      "0",
-      "--data",
-      ":memory:",
-      "--api-key",
-      "rv",
-      "--review-delay",
-      "0s",
-    ]);
+    const reviewing = await spawnInMemory("--api-key", "rv", "--review-delay", "0s");
     const created = (
       await apiRequest(reviewing.url, "rv", "POST", "/abuse_reports", {
         urls: ["https://s.org", "http://localhost/"],
@@ -276,7 +239,7 @@ describe("emulator command line", () => {
 });
 
 /** Runs the compiled command line to its end: exit code, stdout, stderr. */
-function runCli(args: string[], cwd = dir): Promise<{ code: number | null; out: string; err: string }> {
+function runCli(args: string[], cwd = tempDir()): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [CLI_PATH, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -306,7 +269,7 @@ describe("emulator command line: --detach and stop", () => {
   });
 
   it("--detach returns once the server listens, which keeps running after the command exited; stop ends it and keeps the data", async () => {
-    const work = mkdtempSync(path.join(dir, "detach-"));
+    const work = mkdtempSync(path.join(tempDir(), "detach-"));
     const started = await runCli(
       ["--detach", "--port", "0", "--data", "state/data.db", "--api-key", "detach-key"],
       work,
@@ -367,8 +330,8 @@ describe("emulator command line: --detach and stop", () => {
   }, 120_000);
 
   it("--detach exits 1 with the server's error when it cannot listen, and leaves no PID file", async () => {
-    const work = mkdtempSync(path.join(dir, "detach-taken-"));
-    const first = await spawnTracked(["--port", "0", "--data", ":memory:"]);
+    const work = mkdtempSync(path.join(tempDir(), "detach-taken-"));
+    const first = await spawnInMemory();
     const port = new URL(first.url).port;
     const r = await runCli(
       ["--detach", "--port", port, "--data", ":memory:", "--pid-file", "run/em.pid"],
@@ -382,7 +345,7 @@ describe("emulator command line: --detach and stop", () => {
   }, 120_000);
 
   it("kill $(cat <PID file>) stops a detached emulator cleanly too: it removes its PID file", async () => {
-    const work = mkdtempSync(path.join(dir, "detach-kill-"));
+    const work = mkdtempSync(path.join(tempDir(), "detach-kill-"));
     const started = await runCli(["--detach", "--port", "0", "--data", "d.db", "--pid-file", "em.pid"], work);
     expect(started.code).toBe(0);
     const { pid, url } = JSON.parse(started.out) as { pid: number; url: string };
@@ -397,7 +360,7 @@ describe("emulator command line: --detach and stop", () => {
   }, 120_000);
 
   it("stop with a PID file whose process is gone exits 1 and removes the stale file", async () => {
-    const work = mkdtempSync(path.join(dir, "stale-"));
+    const work = mkdtempSync(path.join(tempDir(), "stale-"));
     const pidFile = path.join(work, "em.pid");
     const gone = spawn(process.execPath, ["-e", ""]);
     await new Promise((resolve) => gone.on("exit", resolve));

@@ -46,6 +46,17 @@ function expectRecent(createdAt: string) {
   expect(Math.abs(Date.now() - t)).toBeLessThan(10_000);
 }
 
+/**
+ * Asserts what every created resource has: exactly `fields` besides `id`, `uri` and `created_at`,
+ * an ID with `prefix`, its URI under `/collection`, and a recent `created_at`.
+ */
+function expectCreated(body: Record<string, unknown>, prefix: string, collection: string, fields: string[]) {
+  expect(Object.keys(body).sort()).toEqual([...fields, "created_at", "id", "uri"].sort());
+  expect(body.id).toMatch(idPattern(prefix));
+  expect(body.uri).toBe(`${em.url}/${collection}/${String(body.id)}`);
+  expectRecent(body.created_at as string);
+}
+
 async function newDestination(extra: Record<string, unknown> = {}): Promise<string> {
   return expectOk(await call("POST", "/event_destinations", destinationBody(extra)), 201).id;
 }
@@ -59,18 +70,7 @@ describe("abuse reports", () => {
       "http://[::1]/z",
     ];
     const body = expectOk(await call("POST", "/abuse_reports", { urls, metadata: "ticket 7" }), 201);
-    expect(Object.keys(body).sort()).toEqual([
-      "created_at",
-      "hostnames",
-      "id",
-      "metadata",
-      "status",
-      "uri",
-      "urls",
-    ]);
-    expect(body.id).toMatch(idPattern("abrp_"));
-    expect(body.uri).toBe(`${em.url}/abuse_reports/${body.id}`);
-    expectRecent(body.created_at);
+    expectCreated(body, "abrp_", "abuse_reports", ["hostnames", "metadata", "status", "urls"]);
     expect(body.urls).toEqual(urls);
     expect(body.metadata).toBe("ticket 7");
     expect(body.status).toBe("PENDING");
@@ -115,18 +115,7 @@ describe("event destinations", () => {
         }),
         201,
       );
-      expect(Object.keys(created).sort()).toEqual([
-        "created_at",
-        "description",
-        "format",
-        "id",
-        "metadata",
-        "target",
-        "uri",
-      ]);
-      expect(created.id).toMatch(idPattern("ed_"));
-      expect(created.uri).toBe(`${em.url}/event_destinations/${created.id}`);
-      expectRecent(created.created_at);
+      expectCreated(created, "ed_", "event_destinations", ["description", "format", "metadata", "target"]);
       expect(created.description).toBe("to " + kind);
       expect(created.metadata).toBe('{"k":1}');
       expect(created.format).toBe("json");
@@ -233,19 +222,13 @@ describe("event subscriptions", () => {
       }),
       201,
     );
-    expect(Object.keys(body).sort()).toEqual([
-      "created_at",
+    expectCreated(body, "esb_", "event_subscriptions", [
       "description",
       "destinations",
-      "id",
       "metadata",
       "sources",
-      "uri",
     ]);
-    expect(body.id).toMatch(idPattern("esb_"));
     const uri = `${em.url}/event_subscriptions/${body.id}`;
-    expect(body.uri).toBe(uri);
-    expectRecent(body.created_at);
     expect(body.metadata).toBe('{"team":"net"}');
     expect(body.description).toBe("policies");
     expect(body.sources).toEqual([

@@ -4,6 +4,8 @@
 import type { Wire } from "service-contract";
 import type { EventDestinationCreate } from "service-contract";
 import { destinationFields, type DestinationFields } from "../../packages/emulator/resources";
+import { openStore } from "../../packages/emulator/store";
+import type { Store } from "../../packages/emulator/store/types";
 import type { RawResponse } from "./emulator";
 
 /** `prefix` + 27 base62 characters. */
@@ -48,26 +50,23 @@ export const TARGETS = {
   },
 } as const;
 
-/** What the API returns for each of {@link TARGETS}: secrets blanked, optional fields filled in. */
-export const TARGETS_AS_RETURNED: Record<keyof typeof TARGETS, unknown> = {
-  "firehose with role": TARGETS["firehose with role"],
-  "kinesis with creds": {
-    kinesis: {
-      auth: { creds: { aws_access_key_id: "AKIA1", aws_secret_access_key: "" } },
-      stream_arn: "arn:aws:kinesis:s",
-    },
-  },
-  "cloudwatch_logs with creds": {
-    cloudwatch_logs: {
-      auth: { creds: { aws_access_key_id: "AKIA2", aws_secret_access_key: "" } },
-      log_group_arn: "arn:aws:logs:g",
-    },
-  },
-  datadog: { datadog: { api_key: "", ddtags: "env:test", service: "svc", ddsite: "datadoghq.eu" } },
-  azure_logs_ingestion: {
-    azure_logs_ingestion: { ...TARGETS.azure_logs_ingestion.azure_logs_ingestion, client_secret: "" },
-  },
-};
+/** Wire names of the targets' write-only secrets, which the API returns as `""`. */
+const SECRET_FIELDS = ["aws_secret_access_key", "api_key", "client_secret"];
+
+/** `value` with every member named in {@link SECRET_FIELDS}, at any depth, replaced by `""`. */
+const blankSecrets = (value: unknown): unknown =>
+  value === null || typeof value !== "object"
+    ? value
+    : Array.isArray(value)
+      ? value.map(blankSecrets)
+      : Object.fromEntries(
+          Object.entries(value).map(([k, v]) => [k, SECRET_FIELDS.includes(k) ? "" : blankSecrets(v)]),
+        );
+
+/** What the API returns for each of {@link TARGETS}: secrets blanked (every optional field is already given). */
+export const TARGETS_AS_RETURNED = Object.fromEntries(
+  Object.entries(TARGETS).map(([kind, target]) => [kind, blankSecrets(target)]),
+) as Record<keyof typeof TARGETS, unknown>;
 
 /** A minimal valid destination body. */
 export const destinationBody = (extra: Record<string, unknown> = {}) => ({
@@ -84,6 +83,16 @@ export const storedDestination = (body: Partial<Wire<EventDestinationCreate>> = 
     { target: { datadog: { api_key: "k", ddtags: "", service: "", ddsite: "" } }, ...body },
     false,
   ) as DestinationFields;
+
+/** Runs `fn` with a fresh in-memory store, and closes the store after it, whatever happens. */
+export function withMemoryStore<T>(fn: (store: Store) => T): T {
+  const store = openStore(":memory:");
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
 
 /** A minimal valid subscription body. */
 export const subscriptionBody = (destinationIds: string[], extra: Record<string, unknown> = {}) => ({

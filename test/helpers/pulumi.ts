@@ -56,6 +56,21 @@ export async function localStack(
   return { stack, env };
 }
 
+/** Points the stack's provider at a service: `service:baseUrl`, and `service:apiKey` as a secret. */
+export async function configureService(stack: Stack, baseUrl: string, apiKey: string): Promise<void> {
+  await stack.setConfig("service:baseUrl", { value: baseUrl });
+  await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
+}
+
+/** The stack's outputs as plain values, `{ output: value }`, each output a map of names to strings. */
+export async function stackOutputs(stack: Stack): Promise<Record<string, Record<string, string>>> {
+  const outputs = await stack.outputs();
+  return Object.fromEntries(Object.entries(outputs).map(([k, v]) => [k, v.value])) as Record<
+    string,
+    Record<string, string>
+  >;
+}
+
 /**
  * The checkpoint file(s) of a local backend folder, as stored at rest (secrets encrypted),
  * concatenated: `<backend>/.pulumi/stacks/<project>/<stack>.json`.

@@ -6,15 +6,13 @@
  * (changes, replacements). Secrets are sent to the native door wrapped, as the engine sends them.
  * The resource operations against a service through both doors are test/e2e/native.test.ts.
  */
-import * as grpc from "@grpc/grpc-js";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import * as abuseReport from "../../provider/impl/abuseReport";
 import * as eventDestination from "../../provider/impl/eventDestination";
 import * as eventSubscription from "../../provider/impl/eventSubscription";
-import { serve } from "../../provider/native/main";
+import { unary, useNativePlugin } from "../helpers/native-plugin";
 
 type Props = Record<string, unknown>;
 type Kind = "EventSubscription" | "EventDestination" | "AbuseReport";
@@ -35,15 +33,6 @@ const REPORT = { urls: ["https://phish.example.com/login"] };
 /** The native door's inputs: each `secrets` property wrapped as the engine wraps a secret. */
 function wire(props: Props, secrets: string[]): Props {
   return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, secrets.includes(k) ? secret(v) : v]));
-}
-
-function unary<Req, Res>(client: ResourceProviderClient, method: string, req: Req): Promise<Res> {
-  const fn = (client as unknown as Record<string, (r: Req, cb: (e: Error | null, r: Res) => void) => void>)[
-    method
-  ];
-  return new Promise((resolve, reject) =>
-    fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))),
-  );
 }
 
 interface CheckCase {
@@ -191,24 +180,7 @@ const DIFFS: DiffCase[] = [
 ];
 
 describe("one behaviour table through both doors (dynamic providers and the native plugin)", () => {
-  let server: grpc.Server;
-  let client: ResourceProviderClient;
-
-  beforeAll(async () => {
-    const write = process.stdout.write;
-    process.stdout.write = () => true; // the port line, for the engine
-    try {
-      const started = await serve(["127.0.0.1:1"]);
-      server = started.server;
-      client = new ResourceProviderClient(`127.0.0.1:${started.port}`, grpc.credentials.createInsecure());
-    } finally {
-      process.stdout.write = write;
-    }
-  });
-  afterAll(() => {
-    client?.close();
-    server?.forceShutdown();
-  });
+  const plugin = useNativePlugin();
 
   it.each(CHECKS)("check: $kind, $name", async ({ kind, news, secrets = [], failing }) => {
     const dynamic = await DYNAMIC[kind].check({}, news as never);
@@ -218,7 +190,7 @@ describe("one behaviour table through both doors (dynamic providers and the nati
     req.setUrn(urn(kind));
     req.setOlds(Struct.fromJavaScript({}));
     req.setNews(Struct.fromJavaScript(wire(news, secrets) as never));
-    const resp = await unary<proto.CheckRequest, proto.CheckResponse>(client, "check", req);
+    const resp = await unary<proto.CheckRequest, proto.CheckResponse>(plugin(), "check", req);
     const nativeFailures = resp.getFailuresList().map((f) => [f.getProperty(), f.getReason()]);
 
     expect(nativeFailures).toEqual(dynamicFailures);
@@ -234,7 +206,7 @@ describe("one behaviour table through both doors (dynamic providers and the nati
     req.setId(id);
     req.setOlds(Struct.fromJavaScript(wire(olds, secrets) as never));
     req.setNews(Struct.fromJavaScript(wire(news, secrets) as never));
-    const resp = await unary<proto.DiffRequest, proto.DiffResponse>(client, "diff", req);
+    const resp = await unary<proto.DiffRequest, proto.DiffResponse>(plugin(), "diff", req);
     const { DiffChanges } = proto.DiffResponse;
 
     expect({ changes: dynamic.changes, replaces: dynamic.replaces ?? [] }).toEqual({ changes, replaces });

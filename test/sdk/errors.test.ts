@@ -1,6 +1,7 @@
 /** The one error factory and the error classes. */
 import {
   APIError,
+  type APIErrorInit,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -25,7 +26,19 @@ const body = (status: number, code: number, msg: string) =>
     details: { operation_id: OP },
   });
 
-describe.each([
+/** The error `makeAPIError` makes of `method /x` answered with `status` and the service's error body. */
+const answered = (
+  method: string,
+  status: number,
+  code: number,
+  msg: string,
+  headers: Pick<APIErrorInit, "operationId" | "retryAfter"> = {},
+) => makeAPIError({ status, method, path: "/x", bodyText: body(status, code, msg), ...headers });
+
+/** An HTTP status, the service's error code sent with it, and the class it makes. */
+type StatusRow = [status: number, code: number, Class: typeof APIError];
+
+describe.each<StatusRow>([
   [400, 215, BadRequestError],
   [401, 203, AuthenticationError],
   [403, 221, PermissionDeniedError],
@@ -34,18 +47,11 @@ describe.each([
   [413, 413, PayloadTooLargeError],
   [415, 210, UnsupportedMediaTypeError],
   [429, 226, RateLimitError],
-  [500, 500, InternalServerError],
-  [502, 500, InternalServerError],
-  [503, 500, InternalServerError],
-  [504, 500, InternalServerError],
+  // Every 5xx, whatever it is, is an InternalServerError (code 500).
+  ...[500, 502, 503, 504].map((status): StatusRow => [status, 500, InternalServerError]),
 ])("status %i", (status, code, Class) => {
   test(`→ ${Class.name}`, () => {
-    const err = makeAPIError({
-      status,
-      method: "GET",
-      path: "/x",
-      bodyText: body(status, code, "why it failed"),
-    });
+    const err = answered("GET", status, code, "why it failed");
     expect(err).toBeInstanceOf(Class);
     expect(err).toBeInstanceOf(APIError);
     expect(err).toBeInstanceOf(ServiceError);
@@ -70,26 +76,14 @@ test("404 is NotFoundError whatever its body", () => {
 });
 
 test("other statuses are plain APIError; the header operation id wins", () => {
-  const err = makeAPIError({
-    status: 405,
-    method: "PUT",
-    path: "/x",
-    operationId: "op_header",
-    bodyText: body(405, 405, "no"),
-  });
+  const err = answered("PUT", 405, 405, "no", { operationId: "op_header" });
   expect(err.constructor).toBe(APIError);
   expect(err.operationId).toBe("op_header");
   expect(err.message).toContain("op_header");
 });
 
 test("RateLimitError carries Retry-After in seconds", () => {
-  const err = makeAPIError({
-    status: 429,
-    method: "POST",
-    path: "/x",
-    retryAfter: "7",
-    bodyText: body(429, 226, "slow"),
-  });
+  const err = answered("POST", 429, 226, "slow", { retryAfter: "7" });
   expect(err).toBeInstanceOf(RateLimitError);
   expect(err.retryAfterSeconds).toBe(7);
 });
@@ -105,7 +99,7 @@ test("parseRetryAfter: seconds, HTTP date, garbage", () => {
 });
 
 test("JSON serialization keeps the useful fields", () => {
-  const err = makeAPIError({ status: 400, method: "POST", path: "/x", bodyText: body(400, 215, "bad") });
+  const err = answered("POST", 400, 215, "bad");
   const json = JSON.parse(JSON.stringify(err)) as Record<string, unknown>;
   expect(json).toMatchObject({
     name: "BadRequestError",

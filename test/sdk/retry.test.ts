@@ -81,60 +81,58 @@ function fakeClock(): RetryClock & { t: number; sleeps: number[] } {
   return clock;
 }
 
+/**
+ * An attempt of the retry loop that always throws `make()`, after `each` (given the attempt's
+ * timeout, e.g. to spend time on the fake clock); `calls` counts the attempts made.
+ */
+function failing(make: () => unknown, each: (timeoutMs: number) => void = () => {}) {
+  const attempt = Object.assign(
+    async (timeoutMs: number): Promise<never> => {
+      attempt.calls++;
+      each(timeoutMs);
+      throw make();
+    },
+    { calls: 0 },
+  );
+  return attempt;
+}
+
 test("stops after maxRetries and reports the attempts", async () => {
   const clock = fakeClock();
-  let calls = 0;
-  const err = await withRetries(
-    { method: "GET" },
-    { ...policy, maxRetries: 3 },
-    1000,
-    async () => {
-      calls++;
-      throw status(503);
-    },
-    clock,
-  ).catch((e: unknown) => e);
-  expect(calls).toBe(4);
+  const attempt = failing(() => status(503));
+  const err = await withRetries({ method: "GET" }, { ...policy, maxRetries: 3 }, 1000, attempt, clock).catch(
+    (e: unknown) => e,
+  );
+  expect(attempt.calls).toBe(4);
   expect((err as { attempts: number }).attempts).toBe(4);
   expect(clock.sleeps).toEqual([100, 200, 400]);
 });
 
 test("the budget bounds the total time, even with many retries allowed", async () => {
   const clock = fakeClock();
-  let calls = 0;
-  await expect(
-    withRetries(
-      { method: "GET" },
-      { ...policy, maxRetries: 1_000_000, budgetMs: 60_000 },
-      30_000,
-      async () => {
-        calls++;
-        clock.t += 10; // each attempt takes 10 ms
-        throw status(503);
-      },
-      clock,
-    ),
-  ).rejects.toMatchObject({ status: 503 });
+  const attempt = failing(
+    () => status(503),
+    () => (clock.t += 10),
+  ); // each attempt takes 10 ms
+  const budget = { ...policy, maxRetries: 1_000_000, budgetMs: 60_000 };
+  await expect(withRetries({ method: "GET" }, budget, 30_000, attempt, clock)).rejects.toMatchObject({
+    status: 503,
+  });
   expect(clock.t).toBeLessThanOrEqual(60_000);
-  expect(calls).toBeLessThan(40);
+  expect(attempt.calls).toBeLessThan(40);
 });
 
 test("retry timeouts are cut to what is left of the budget", async () => {
   const clock = fakeClock();
   const timeouts: number[] = [];
-  await expect(
-    withRetries(
-      { method: "GET" },
-      { ...policy, maxRetries: 10, budgetMs: 5000 },
-      3000,
-      async (ms) => {
-        timeouts.push(ms);
-        clock.t += ms; // each attempt times out
-        throw timeout();
-      },
-      clock,
-    ),
-  ).rejects.toBeInstanceOf(APIConnectionTimeoutError);
+  const attempt = failing(timeout, (ms) => {
+    timeouts.push(ms);
+    clock.t += ms; // each attempt times out
+  });
+  const budget = { ...policy, maxRetries: 10, budgetMs: 5000 };
+  await expect(withRetries({ method: "GET" }, budget, 3000, attempt, clock)).rejects.toBeInstanceOf(
+    APIConnectionTimeoutError,
+  );
   expect(timeouts[0]).toBe(3000);
   expect(timeouts[1]).toBeLessThanOrEqual(5000 - 3000);
   expect(clock.t).toBeLessThanOrEqual(5000);
@@ -142,38 +140,20 @@ test("retry timeouts are cut to what is left of the budget", async () => {
 
 test("a Retry-After longer than the rest of the budget is not waited for", async () => {
   const clock = fakeClock();
-  let calls = 0;
+  const attempt = failing(() => status(429, "20"));
   await expect(
-    withRetries(
-      { method: "POST" },
-      { ...policy, budgetMs: 10_000 },
-      1000,
-      async () => {
-        calls++;
-        throw status(429, "20");
-      },
-      clock,
-    ),
+    withRetries({ method: "POST" }, { ...policy, budgetMs: 10_000 }, 1000, attempt, clock),
   ).rejects.toMatchObject({ status: 429, retryAfterSeconds: 20 });
-  expect(calls).toBe(1);
+  expect(attempt.calls).toBe(1);
   expect(clock.sleeps).toEqual([]);
 });
 
 test("POST after a reset: one attempt only", async () => {
-  let calls = 0;
-  await expect(
-    withRetries(
-      { method: "POST" },
-      policy,
-      1000,
-      async () => {
-        calls++;
-        throw reset();
-      },
-      fakeClock(),
-    ),
-  ).rejects.toBeInstanceOf(APIConnectionError);
-  expect(calls).toBe(1);
+  const attempt = failing(reset);
+  await expect(withRetries({ method: "POST" }, policy, 1000, attempt, fakeClock())).rejects.toBeInstanceOf(
+    APIConnectionError,
+  );
+  expect(attempt.calls).toBe(1);
 });
 
 test("success after failures returns the value", async () => {

@@ -8,10 +8,10 @@
  * (test/fixtures/sdk-go).
  */
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { spawnSync } from "child_process";
 import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
+import { useTempDir } from "../helpers/temp-dir";
 
 // A fresh venv installs `pulumi` and its dependencies from PyPI; the Go SDK's first build
 // compiles Pulumi's Go SDK.
@@ -39,22 +39,14 @@ function ok(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Proc
 }
 
 describe("Python SDK package pulumi_service", () => {
-  let tmp: string;
+  const tmp = useTempDir("python-sdk-");
   let wheel: string;
   let sdist: string;
-
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "python-sdk-"));
-  });
-
-  afterAll(() => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
 
   it(
     "builds into a wheel and an sdist at the packages' version, typed (py.typed) and naming its plugin",
     () => {
-      const out = path.join(tmp, "dist");
+      const out = path.join(tmp(), "dist");
       const printed = ok(process.execPath, [
         path.join(REPO_ROOT, "scripts", "build-python-sdk.js"),
         "--out",
@@ -80,7 +72,7 @@ describe("Python SDK package pulumi_service", () => {
     "installs with pip from the wheel, then from the sdist, into a fresh venv, and imports",
     () => {
       expect(wheel).toBeDefined();
-      const venv = path.join(tmp, "venv");
+      const venv = path.join(tmp(), "venv");
       ok("python3", ["-m", "venv", venv]);
       const python = path.join(venv, "bin", "python");
       const pip = (...args: string[]) => ok(python, ["-m", "pip", "install", "--quiet", ...args]);
@@ -109,7 +101,7 @@ describe("Python SDK package pulumi_service", () => {
   it(
     "passes its unit test with Pulumi's mocks: type tokens, inputs with their secret flags, outputs",
     () => {
-      const python = path.join(tmp, "venv", "bin", "python");
+      const python = path.join(tmp(), "venv", "bin", "python");
       const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
       const r = run(python, ["-m", "unittest", "-v", "test_resources"], { cwd: PY_FIXTURES, env });
       expect({ status: r.status, ran: /^Ran (\d+) tests?/m.exec(r.out)?.[1] }).toEqual({
@@ -123,7 +115,7 @@ describe("Python SDK package pulumi_service", () => {
   it(
     "type-checks a sample program with mypy --strict, and a misspelt argument fails the check",
     () => {
-      const python = path.join(tmp, "venv", "bin", "python");
+      const python = path.join(tmp(), "venv", "bin", "python");
       ok(python, ["-m", "pip", "install", "--quiet", `mypy==${MYPY_VERSION}`]);
       const mypy = (file: string) =>
         run(python, [
@@ -132,12 +124,12 @@ describe("Python SDK package pulumi_service", () => {
           "--strict",
           "--follow-imports=silent",
           "--cache-dir",
-          path.join(tmp, "mypy"),
+          path.join(tmp(), "mypy"),
           file,
         ]);
       const sample = path.join(PY_FIXTURES, "sample.py");
       expect(mypy(sample)).toEqual({ status: 0, out: expect.stringContaining("no issues found") });
-      const misspelt = path.join(tmp, "misspelt.py");
+      const misspelt = path.join(tmp(), "misspelt.py");
       const text = fs.readFileSync(sample, "utf8");
       expect(text).toContain("destination_ids=");
       fs.writeFileSync(misspelt, text.replace("destination_ids=", "destination_idz="));

@@ -5,10 +5,10 @@
  * generation with its diagnostics.
  */
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import { spawnSync } from "child_process";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { useTempDir } from "../helpers/temp-dir";
 
 const LANGUAGES = ["nodejs", "python", "go"];
 const SCHEMA = path.join(REPO_ROOT, "provider", "native", "schema.json");
@@ -47,20 +47,12 @@ function isBuildOutput(lang: string, file: string): boolean {
 }
 
 describe("generated SDKs", () => {
-  let tmp: string;
-
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "gen-sdks-"));
-  });
-
-  afterAll(() => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  const tmp = useTempDir("gen-sdks-");
 
   it(
     "are what Pulumi's generators make of provider/native/schema.json (run `npm run gen:sdks` when this fails)",
     () => {
-      const out = path.join(tmp, "fresh");
+      const out = path.join(tmp(), "fresh");
       const run = genSdks(["--out", out]);
       expect({ status: run.status, stderr: run.status === 0 ? "" : run.stderr }).toEqual({
         status: 0,
@@ -88,9 +80,9 @@ describe("generated SDKs", () => {
       const schema = JSON.parse(fs.readFileSync(SCHEMA, "utf8"));
       const [token] = Object.keys(schema.resources);
       schema.resources[token].inputProperties.misspelt = { $ref: "#/types/service:index:NoSuchType" };
-      const broken = path.join(tmp, "broken.json");
+      const broken = path.join(tmp(), "broken.json");
       fs.writeFileSync(broken, JSON.stringify(schema));
-      const out = path.join(tmp, "broken-out");
+      const out = path.join(tmp(), "broken-out");
       const run = genSdks(["--schema", broken, "--out", out]);
       expect(run.status).toBe(1);
       expect(run.stderr).toContain("service:index:NoSuchType");

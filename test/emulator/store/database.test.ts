@@ -1,23 +1,17 @@
 /**
  * The store's database (emulator/store/database.ts): one transaction per write, reopened files.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { ServiceError } from "../../../packages/emulator/errors";
 import { openStore } from "../../../packages/emulator/store";
-import { storedDestination } from "../../helpers/emulator-fixtures";
+import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
+import { useTempDir } from "../../helpers/temp-dir";
 
 describe("store", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "emulator-store-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = useTempDir("emulator-store-");
 
   it("rolls a failed write back completely", () => {
-    const store = openStore(":memory:");
-    try {
+    withMemoryStore((store) => {
       const acct = store.registerAccount("a".repeat(64), true);
       const d = store.createDestination(acct.id, storedDestination());
       const before = store.snapshot();
@@ -46,13 +40,11 @@ describe("store", () => {
       expect(() => store.deleteDestination(acct.id, d.id)).toThrow(expect.objectContaining({ code: 409 }));
       expect(store.snapshot()).toEqual(mid);
       expect(before.event_subscriptions).toHaveLength(0);
-    } finally {
-      store.close();
-    }
+    });
   });
 
   it("finds the same account for the same key hash after reopening the file, and keeps ID order", () => {
-    const file = path.join(dir, "a", "b", "store.db");
+    const file = path.join(dir(), "a", "b", "store.db");
     const s1 = openStore(file);
     const acct = s1.registerAccount("b".repeat(64), false);
     const d1 = s1.createDestination(acct.id, storedDestination());

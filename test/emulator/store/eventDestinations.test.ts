@@ -3,26 +3,20 @@
  * file made before a field existed still opens, and its rows read the field's default.
  */
 import Database from "better-sqlite3";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { EventDestinationCreate } from "service-contract";
 import { writableFields } from "service-contract";
 import { openStore } from "../../../packages/emulator/store";
-import { storedDestination } from "../../helpers/emulator-fixtures";
+import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
+import { useTempDir } from "../../helpers/temp-dir";
 
 const datadog = { datadog: { api_key: "k", ddtags: "t", service: "", ddsite: "" } };
 
 describe("event destinations table", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "emulator-destinations-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = useTempDir("emulator-destinations-");
 
   it("stores every create field and reads it back, target as JSON with its secret", () => {
-    const store = openStore(":memory:");
-    try {
+    withMemoryStore((store) => {
       const acct = store.registerAccount("c".repeat(64), false);
       const d = store.createDestination(
         acct.id,
@@ -38,13 +32,11 @@ describe("event destinations table", () => {
       const next = store.updateDestination(acct.id, d.id, { description: "e" });
       expect(next).toEqual({ ...d, description: "e" });
       expect(store.getDestination(acct.id, d.id)).toEqual(next);
-    } finally {
-      store.close();
-    }
+    });
   });
 
   it("opens a data file whose table lacks a field's column: adds it, old rows hold the default", () => {
-    const file = path.join(dir, "old.db");
+    const file = path.join(dir(), "old.db");
     const s1 = openStore(file);
     const acct = s1.registerAccount("d".repeat(64), false);
     const d = s1.createDestination(

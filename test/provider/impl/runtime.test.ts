@@ -232,6 +232,15 @@ describe("settings", () => {
       return lines;
     }
 
+    /** What is written to stderr from now to the end of the test (the spy is restored after each). */
+    function captureStderr(): string[] {
+      const written: string[] = [];
+      jest
+        .spyOn(process.stderr, "write")
+        .mockImplementation((chunk: unknown) => (written.push(String(chunk)), true));
+      return written;
+    }
+
     test("each attempt of a retried GET goes to Pulumi's log at debug level, without the key", async () => {
       const lines = await retriedGet();
       expect(lines).toHaveLength(3);
@@ -247,20 +256,14 @@ describe("settings", () => {
 
     test("SERVICE_LOG=debug: to stderr as well", async () => {
       process.env.SERVICE_LOG = "debug";
-      const written: string[] = [];
-      jest
-        .spyOn(process.stderr, "write")
-        .mockImplementation((chunk: unknown) => (written.push(String(chunk)), true));
+      const written = captureStderr();
       const lines = await retriedGet();
       expect(written.join("")).toBe(lines.map((l) => `${l}\n`).join(""));
     });
 
     test("SERVICE_LOG=off: nothing, neither to Pulumi's log nor to stderr", async () => {
       process.env.SERVICE_LOG = "off";
-      const written: string[] = [];
-      jest
-        .spyOn(process.stderr, "write")
-        .mockImplementation((chunk: unknown) => (written.push(String(chunk)), true));
+      const written = captureStderr();
       expect(await retriedGet()).toEqual([]);
       expect(written).toEqual([]);
     });

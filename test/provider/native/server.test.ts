@@ -7,28 +7,16 @@
 import { spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import * as grpc from "@grpc/grpc-js";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
-import { serve } from "../../../provider/native/main";
+import { unary, useNativePlugin } from "../../helpers/native-plugin";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const SUB = "urn:pulumi:dev::p::service:index:EventSubscription::s";
 const DEST = "urn:pulumi:dev::p::service:index:EventDestination::d";
 const isSecret = (v: unknown) => (v as Record<string, unknown>)?.[specialSigKey] === specialSecretSig;
-
-/** Calls a unary method of the client as a promise. */
-function call<Req, Res>(client: ResourceProviderClient, method: string, req: Req): Promise<Res> {
-  const fn = (client as unknown as Record<string, (r: Req, cb: (e: Error | null, r: Res) => void) => void>)[
-    method
-  ];
-  return new Promise((resolve, reject) =>
-    fn.call(client, req, (err, res) => (err ? reject(err) : resolve(res))),
-  );
-}
 
 function checkRequest(urn: string, news: Record<string, unknown>): proto.CheckRequest {
   const req = new proto.CheckRequest();
@@ -39,24 +27,7 @@ function checkRequest(urn: string, news: Record<string, unknown>): proto.CheckRe
 }
 
 describe("pulumi-resource-service's gRPC server", () => {
-  let server: grpc.Server;
-  let client: ResourceProviderClient;
-
-  beforeAll(async () => {
-    const write = process.stdout.write;
-    process.stdout.write = () => true; // the port line, for the engine
-    try {
-      const started = await serve(["127.0.0.1:1"]);
-      server = started.server;
-      client = new ResourceProviderClient(`127.0.0.1:${started.port}`, grpc.credentials.createInsecure());
-    } finally {
-      process.stdout.write = write;
-    }
-  });
-  afterAll(() => {
-    client?.close();
-    server?.forceShutdown();
-  });
+  const plugin = useNativePlugin();
 
   it("the bin prints only its port on stdout, as the engine reads it", async () => {
     const child = spawn(path.join(ROOT, "bin", "pulumi-resource-service"), ["127.0.0.1:1"]);
@@ -76,10 +47,10 @@ describe("pulumi-resource-service's gRPC server", () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
       version: string;
     };
-    const info = await call<Empty, { getVersion(): string }>(client, "getPluginInfo", new Empty());
+    const info = await unary<Empty, { getVersion(): string }>(plugin(), "getPluginInfo", new Empty());
     expect(info.getVersion()).toBe(version);
-    const schema = await call<proto.GetSchemaRequest, proto.GetSchemaResponse>(
-      client,
+    const schema = await unary<proto.GetSchemaRequest, proto.GetSchemaResponse>(
+      plugin(),
       "getSchema",
       new proto.GetSchemaRequest(),
     );
@@ -89,8 +60,8 @@ describe("pulumi-resource-service's gRPC server", () => {
   });
 
   it("CheckConfig keeps an explicit provider's API key as a secret even when given in plain text", async () => {
-    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
-      client,
+    const resp = await unary<proto.CheckRequest, proto.CheckResponse>(
+      plugin(),
       "checkConfig",
       checkRequest("urn:pulumi:dev::p::pulumi:providers:service::prod", { apiKey: "k", baseUrl: "http://x" }),
     );
@@ -101,8 +72,8 @@ describe("pulumi-resource-service's gRPC server", () => {
   });
 
   it("CheckConfig names baseUrl when it is not an http(s) URL", async () => {
-    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
-      client,
+    const resp = await unary<proto.CheckRequest, proto.CheckResponse>(
+      plugin(),
       "checkConfig",
       checkRequest("urn:pulumi:dev::p::pulumi:providers:service::prod", { baseUrl: "ftp://x" }),
     );
@@ -114,7 +85,7 @@ describe("pulumi-resource-service's gRPC server", () => {
       const req = new proto.DiffRequest();
       req.setOlds(Struct.fromJavaScript(olds as never));
       req.setNews(Struct.fromJavaScript(news as never));
-      return call<proto.DiffRequest, proto.DiffResponse>(client, "diffConfig", req);
+      return unary<proto.DiffRequest, proto.DiffResponse>(plugin(), "diffConfig", req);
     };
     const secret = (value: string) => ({ [specialSigKey]: specialSecretSig, value });
     const changed = await diff(
@@ -129,8 +100,8 @@ describe("pulumi-resource-service's gRPC server", () => {
   });
 
   it("Check runs the dynamic providers' validation: the failure names the field", async () => {
-    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
-      client,
+    const resp = await unary<proto.CheckRequest, proto.CheckResponse>(
+      plugin(),
       "check",
       checkRequest(SUB, { sources: [], destinationIds: ["ed_x"] }),
     );
@@ -139,8 +110,8 @@ describe("pulumi-resource-service's gRPC server", () => {
   });
 
   it("Check marks a destination's target secret even when the program gave it in plain text", async () => {
-    const resp = await call<proto.CheckRequest, proto.CheckResponse>(
-      client,
+    const resp = await unary<proto.CheckRequest, proto.CheckResponse>(
+      plugin(),
       "check",
       checkRequest(DEST, { target: { datadog: { apiKey: "dd-plain-key" } } }),
     );
@@ -150,7 +121,7 @@ describe("pulumi-resource-service's gRPC server", () => {
 
   it("a type the schema does not have is an error naming it", async () => {
     await expect(
-      call(client, "check", checkRequest("urn:pulumi:dev::p::service:index:Nope::n", {})),
+      unary(plugin(), "check", checkRequest("urn:pulumi:dev::p::service:index:Nope::n", {})),
     ).rejects.toThrow(/unknown resource type service:index:Nope/);
   });
 });
