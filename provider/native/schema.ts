@@ -243,7 +243,7 @@ class TypeBuilder {
   /** The type spec of a zod schema. @throws Error for a kind of schema the mapping lacks. */
   typeOf(schema: z.ZodType): Json {
     const { inner, meta } = unwrap(schema);
-    const kind = (inner as unknown as { _zod: { def: { type: string } } })._zod.def.type;
+    const kind = inner.type;
     const name = NAMES.get(inner);
     if (kind === "string") {
       if (Array.isArray(meta.enum)) return this.enumType(EVENT_TYPE, meta.enum as string[], "An event type.");
