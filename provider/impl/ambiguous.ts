@@ -93,6 +93,20 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   now?(): number;
   /** Where IDs are claimed and creates of one kind are coordinated; default {@link processClaims}. */
   registry?: ClaimRegistry;
+  /**
+   * Recovery adoption, in **milliseconds** since the Unix epoch (the start of an interrupted
+   * deployment; `SERVICE_ADOPT_SINCE`, see runtime.ts): before sending anything, the create
+   * looks (alone, like a lookup) for a resource with exactly its values made since this time
+   * less {@link CLOCK_SKEW_MS} that no resource of this deployment holds, and adopts the newest
+   * such one. Needs `list` and `matches`; ignored without them. Default: off.
+   */
+  adoptSince?: number;
+  /**
+   * Called with a resource adopted by recovery adoption, before it is returned: what it returns
+   * is the create's result (a destination re-sends its write-only secret here, which cannot be
+   * compared). Default: the resource as listed.
+   */
+  afterRecoveryAdoption?(adopted: T): Promise<T>;
 }
 
 /**
@@ -285,6 +299,10 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   };
 
   try {
+    if (spec.adoptSince !== undefined && spec.list && spec.matches) {
+      const adopted = await adoptMadeSince(spec, gate, registry, spec.adoptSince - CLOCK_SKEW_MS);
+      if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
+    }
     let result = await attempt();
     if (result) return result.ok;
 
@@ -395,5 +413,47 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     }
   } finally {
     gate.waiting.delete(me);
+  }
+}
+
+/**
+ * Recovery adoption (see {@link CreateOnceSpec.adoptSince}): lists the kind alone (no create of
+ * the kind in flight, none sent meanwhile), newest first back to `since` (ms), and claims the
+ * first resource that matches and that no resource of this deployment holds.
+ *
+ * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
+ * @throws Error naming the time to look from when the listing fails {@link LISTINGS} times.
+ */
+async function adoptMadeSince<T extends { id: string; createdAt: string }>(
+  spec: CreateOnceSpec<T>,
+  gate: KindGate,
+  registry: ClaimRegistry,
+  since: number,
+): Promise<T | undefined> {
+  await gate.enterLookup();
+  try {
+    for (let listing = 1; ; listing++) {
+      try {
+        for await (const live of spec.list!()) {
+          if (Date.parse(live.createdAt) < since) break;
+          if (spec.matches!(live) && registry.tryClaim(live.id)) {
+            await spec.warn?.(
+              `${spec.what}: ${live.id} has exactly these values, was made since ${new Date(since).toISOString()} ` +
+                `(SERVICE_ADOPT_SINCE, less ${CLOCK_SKEW_MS / 1000} s) and no other resource of this deployment holds it: adopted it instead of creating one`,
+            );
+            return live;
+          }
+        }
+        return undefined;
+      } catch (err) {
+        if (listing < LISTINGS) continue;
+        throw new Error(
+          `${spec.what}: SERVICE_ADOPT_SINCE is set, and looking for a ${spec.what} with these values made since ` +
+            `${new Date(since).toISOString()} failed ${LISTINGS} times (last: ${describe(err)}); nothing was created. Run pulumi up again.`,
+        );
+      }
+    }
+  } finally {
+    gate.leaveLookup();
   }
 }

@@ -262,3 +262,42 @@ export async function warn(message: string): Promise<void> {
     // the note is lost; the operation it describes is not
   }
 }
+
+/**
+ * The environment variable that turns on **recovery adoption** of the providers' creates:
+ * an RFC 3339 time (`2026-11-24T13:47:00Z`), the moment an interrupted `pulumi up` started.
+ * Set in the environment of the `pulumi up` that finishes such a run (the provider process
+ * inherits it from the CLI). See {@link adoptSince}.
+ */
+export const ADOPT_SINCE_ENV = "SERVICE_ADOPT_SINCE";
+
+/**
+ * When {@link ADOPT_SINCE_ENV} is set: that time in **milliseconds** since the Unix epoch.
+ * Every create of an event subscription or destination then first looks on the service for a
+ * resource with exactly its values, made since that time (less the clock-skew margin of
+ * ambiguous.ts) and held by no other resource of the deployment, and adopts it instead of
+ * creating one (see `createOnce` in ambiguous.ts). This is how a deployment finishes one that
+ * was killed with `PULUMI_SKIP_CHECKPOINTS=true`, whose creates the state does not record.
+ *
+ * @returns `undefined` when the variable is unset or empty.
+ * @throws Error naming the variable when its value is not an RFC 3339 date and time, or is in
+ *   the future.
+ */
+export function adoptSince(): number | undefined {
+  const value = process.env[ADOPT_SINCE_ENV]?.trim();
+  if (!value) return undefined;
+  const ms = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/i.test(value)
+    ? Date.parse(value)
+    : NaN;
+  if (Number.isNaN(ms)) {
+    throw new Error(
+      `${ADOPT_SINCE_ENV} must be an RFC 3339 date and time with a zone, such as 2026-11-24T13:47:00Z (when the interrupted pulumi up started), got ${JSON.stringify(value)}`,
+    );
+  }
+  if (ms > Date.now() + 60_000) {
+    throw new Error(
+      `${ADOPT_SINCE_ENV} is in the future (${value}): give the time the interrupted pulumi up started`,
+    );
+  }
+  return ms;
+}
