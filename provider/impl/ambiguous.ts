@@ -96,9 +96,12 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /**
    * Recovery adoption, in **milliseconds** since the Unix epoch (the start of an interrupted
    * deployment; `SERVICE_ADOPT_SINCE`, see runtime.ts): before sending anything, the create
-   * looks (alone, like a lookup) for a resource with exactly its values made since this time
-   * less {@link CLOCK_SKEW_MS} that no resource of this deployment holds, and adopts the newest
-   * such one. Needs `list` and `matches`; ignored without them. Default: off.
+   * looks for a resource with exactly its values made since this time less
+   * {@link CLOCK_SKEW_MS} that no resource of this deployment holds, and adopts the newest such
+   * one. The kind is listed once per provider process, by its first create, and every create of
+   * the kind waits for that listing before it sends anything: what the deployment makes itself
+   * is claimed as it is made, so the listing is never stale for this purpose. Needs `list` and
+   * `matches`; ignored without them. Default: off.
    */
   adoptSince?: number;
   /**
@@ -177,6 +180,7 @@ class KindGate {
 export class ClaimRegistry {
   private readonly ids = new Set<string>();
   private readonly gates = new Map<string, KindGate>();
+  private readonly loads = new Map<string, Promise<unknown[]>>();
 
   /**
    * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
@@ -199,6 +203,20 @@ export class ClaimRegistry {
   /** True when `id` was claimed in this registry. */
   isClaimed(id: string): boolean {
     return this.ids.has(id);
+  }
+
+  /**
+   * The result of `load`, loaded once per `key` in this registry (a failed load is forgotten, so
+   * the next caller loads again). Recovery adoption lists each kind once this way.
+   */
+  once<T>(key: string, load: () => Promise<T[]>): Promise<T[]> {
+    let p = this.loads.get(key) as Promise<T[]> | undefined;
+    if (!p) {
+      p = load();
+      this.loads.set(key, p);
+      p.catch(() => this.loads.delete(key));
+    }
+    return p;
   }
 
   /** The gate of one kind of resource (named as in {@link CreateOnceSpec.what}). */
@@ -300,7 +318,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 
   try {
     if (spec.adoptSince !== undefined && spec.list && spec.matches) {
-      const adopted = await adoptMadeSince(spec, gate, registry, spec.adoptSince - CLOCK_SKEW_MS);
+      const adopted = await adoptMadeSince(spec, registry, spec.adoptSince - CLOCK_SKEW_MS);
       if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
     }
     let result = await attempt();
@@ -417,43 +435,43 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 }
 
 /**
- * Recovery adoption (see {@link CreateOnceSpec.adoptSince}): lists the kind alone (no create of
- * the kind in flight, none sent meanwhile), newest first back to `since` (ms), and claims the
- * first resource that matches and that no resource of this deployment holds.
+ * Recovery adoption (see {@link CreateOnceSpec.adoptSince}): the kind's resources made since
+ * `since` (ms), listed once per registry, newest first; claims the first that matches and that no
+ * resource of this deployment holds.
  *
  * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
  * @throws Error naming the time to look from when the listing fails {@link LISTINGS} times.
  */
 async function adoptMadeSince<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,
-  gate: KindGate,
   registry: ClaimRegistry,
   since: number,
 ): Promise<T | undefined> {
-  await gate.enterLookup();
-  try {
+  const candidates = await registry.once(`recovery:${spec.what}:${since}`, async () => {
     for (let listing = 1; ; listing++) {
       try {
+        const made: T[] = [];
         for await (const live of spec.list!()) {
           if (Date.parse(live.createdAt) < since) break;
-          if (spec.matches!(live) && registry.tryClaim(live.id)) {
-            await spec.warn?.(
-              `${spec.what}: ${live.id} has exactly these values, was made since ${new Date(since).toISOString()} ` +
-                `(SERVICE_ADOPT_SINCE, less ${CLOCK_SKEW_MS / 1000} s) and no other resource of this deployment holds it: adopted it instead of creating one`,
-            );
-            return live;
-          }
+          made.push(live);
         }
-        return undefined;
+        return made;
       } catch (err) {
         if (listing < LISTINGS) continue;
         throw new Error(
-          `${spec.what}: SERVICE_ADOPT_SINCE is set, and looking for a ${spec.what} with these values made since ` +
+          `${spec.what}: SERVICE_ADOPT_SINCE is set, and listing the ${spec.what}s made since ` +
             `${new Date(since).toISOString()} failed ${LISTINGS} times (last: ${describe(err)}); nothing was created. Run pulumi up again.`,
         );
       }
     }
-  } finally {
-    gate.leaveLookup();
+  });
+  // From the match to the claim, nothing awaits: no other create can take the same one.
+  const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
+  if (adopted) {
+    await spec.warn?.(
+      `${spec.what}: ${adopted.id} has exactly these values, was made since ${new Date(since).toISOString()} ` +
+        `(SERVICE_ADOPT_SINCE, less ${CLOCK_SKEW_MS / 1000} s) and no other resource of this deployment holds it: adopted it instead of creating one`,
+    );
   }
+  return adopted;
 }
