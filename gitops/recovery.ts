@@ -262,3 +262,59 @@ export function applyRecovery(stack: ExportedStack, decisions: RecoveryDecision[
   }
   return { ...stack, deployment: { ...stack.deployment, resources, pending_operations: pending } };
 }
+
+/** A resource on the service that an exported stack does not hold (see {@link findUnrecorded}). */
+export interface UnrecordedResource {
+  /** `subscription` or `destination`. */
+  kind: "subscription" | "destination";
+  /** The service's ID. */
+  id: string;
+  /** When the service made it (RFC 3339, the API's `created_at`). */
+  createdAt: string;
+  /** Its description (empty when it has none). */
+  description: string;
+}
+
+/**
+ * The event subscriptions and destinations the service made since `sinceMs` (less
+ * `options.clockSkewMs`, default {@link CLOCK_SKEW_MS}) whose IDs `stack` does not hold, among its
+ * resources or its pending operations, newest first per kind. After a `pulumi up` killed while it
+ * skipped checkpoints (`PULUMI_SKIP_CHECKPOINTS=true`), the state holds nothing of what that run
+ * made: these are its creates (and anything else made meanwhile in the account, such as another
+ * stack's resources). The next `pulumi up --refresh` with `SERVICE_ADOPT_SINCE` set to the same
+ * time adopts those the program declares. Abuse reports cannot be listed and are not looked for.
+ * Only reads from the service.
+ *
+ * @param sinceMs - when the interrupted run started, in **milliseconds** since the Unix epoch.
+ * @throws a client error (authentication, connection…) after the client's retries.
+ */
+export async function findUnrecorded(
+  stack: ExportedStack,
+  client: ServiceClient,
+  sinceMs: number,
+  options: RecoveryOptions = {},
+): Promise<UnrecordedResource[]> {
+  const since = sinceMs - (options.clockSkewMs ?? CLOCK_SKEW_MS);
+  const held = new Set(
+    [
+      ...(stack.deployment.resources ?? []),
+      ...(stack.deployment.pending_operations ?? []).map((op) => op.resource),
+    ]
+      .map((r) => r.id)
+      .filter((id) => id),
+  );
+  const found: UnrecordedResource[] = [];
+  const kinds = [
+    ["subscription", () => client.eventSubscriptions.list()],
+    ["destination", () => client.eventDestinations.list()],
+  ] as const;
+  for (const [kind, list] of kinds) {
+    for await (const live of list()) {
+      if (Date.parse(live.createdAt) < since) break;
+      if (!held.has(live.id)) {
+        found.push({ kind, id: live.id, createdAt: live.createdAt, description: live.description ?? "" });
+      }
+    }
+  }
+  return found;
+}
