@@ -22,8 +22,16 @@
  * {@link CLOCK_SKEW_MS} before the operation started, not already in the stack and not adopted
  * for another pending create, whose fields equal the create's inputs exactly.
  *
- * The command line is `service-recover` (gitops/recover-cli.ts); the README's Reliability
- * section has the whole procedure.
+ * A run that skipped checkpoints (`PULUMI_EXPERIMENTAL=true PULUMI_SKIP_CHECKPOINTS=true`) and
+ * was killed leaves no pending create: the state is as it was before the run. What it made is
+ * then found by time instead: {@link findUnrecorded} lists what the service made since the run
+ * started that the stack holds nowhere, and the next `pulumi up --refresh` with
+ * `SERVICE_ADOPT_SINCE` set to that time adopts, create by create, the resources whose values
+ * equal the program's (provider/impl/ambiguous.ts): only the program's inputs, which that `up`
+ * has and an exported stack does not, can tell which resource is which.
+ *
+ * The command line is `service-recover` (gitops/recover-cli.ts); docs/reliability.md has the
+ * whole procedure.
  *
  * @packageDocumentation
  */
