@@ -53,6 +53,13 @@
  * out may still commit after a lookup found nothing, against a server that ignores keys: the
  * create sent again then makes a second resource. A server that honours keys rules both out.
  *
+ * **Recovery adoption** ({@link CreateOnceSpec.adoptSince}, set by `SERVICE_ADOPT_SINCE`): a
+ * `pulumi up` killed while it skipped checkpoints leaves none of its creates in the state, so the
+ * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
+ * resource with exactly its values made since the killed run started (the kind listed once per
+ * process); the claims above keep it from taking one another resource holds. The same limit
+ * applies: an identical resource made by another deployment in that window can be taken.
+ *
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
