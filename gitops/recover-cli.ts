@@ -5,7 +5,7 @@
  *
  * ```text
  * pulumi stack export --show-secrets --file state.json
- * service-recover state.json fixed.json [--base-url URL] [--since TIME]
+ * service-recover state.json fixed.json [--base-url URL] [--since TIME --found FILE]
  * pulumi stack import --file fixed.json
  * service-recover --version | --help
  * ```
@@ -22,10 +22,12 @@
  * `--since TIME` (RFC 3339, when the interrupted run started) is for a run that skipped
  * checkpoints (`PULUMI_SKIP_CHECKPOINTS=true`), which leaves no pending create: it also lists, one
  * `found` line each on stderr, the event subscriptions and destinations the service made since
- * then that the stack does not hold (see `findUnrecorded` in gitops/recovery.ts), and ends by
- * naming the command that adopts them, `SERVICE_ADOPT_SINCE=TIME pulumi up --refresh`. They do
- * not change the exit code, and the output file does not hold them: the program's inputs, which
- * only that `up` has, decide which resource is which.
+ * then that the stack holds nowhere (see `findUnrecorded` in gitops/recovery.ts), and with
+ * `--found FILE` writes them to FILE as JSON (`{ "since", "resources": [{ "kind", "id",
+ * "createdAt", "description" }] }`), for the `up` that adopts them:
+ * `SERVICE_ADOPT_FROM=FILE pulumi up --refresh`. They do not change the exit code, and the output
+ * stack does not hold them: only that `up` has the program's inputs, which say which resource is
+ * which.
  *
  * @packageDocumentation
  */
@@ -56,12 +58,22 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .option(
       "--since <time>",
       "when the interrupted run started (RFC 3339): also list what the service made since then that the stack lacks (runs that skipped checkpoints)",
+    )
+    .option(
+      "--found <file>",
+      "with --since: write what was found to this file, for SERVICE_ADOPT_FROM=<file> pulumi up",
     );
   const stopped = await parseCommandLine(() => program.parse([...argv]));
   if (stopped !== undefined) return stopped;
   const [input, output] = program.args;
-  const { baseUrl, since } = program.opts<{ baseUrl?: string; since?: string }>();
+  const {
+    baseUrl,
+    since,
+    found: foundFile,
+  } = program.opts<{ baseUrl?: string; since?: string; found?: string }>();
   const sinceMs = since === undefined ? undefined : parseSince(since);
+  if (foundFile !== undefined && since === undefined)
+    throw new Error("--found needs --since (when the interrupted run started)");
 
   const stack = JSON.parse(readFileSync(input, "utf8")) as ExportedStack;
   if (!stack?.deployment) throw new Error(`${input} is not the output of \`pulumi stack export\``);
@@ -90,9 +102,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       for (const f of found) {
         await io.stderr(`found  ${f.kind} ${f.id}  made ${f.createdAt}  ${JSON.stringify(f.description)}\n`);
       }
+      if (foundFile !== undefined) {
+        writeFileSync(foundFile, JSON.stringify({ since, resources: found }, null, 2) + "\n");
+      }
       await io.stderr(
-        `service-recover: ${found.length} made on the service since ${since} that the stack does not hold; ` +
-          `after \`pulumi stack import\`, \`SERVICE_ADOPT_SINCE=${since} pulumi up --refresh\` adopts those the program declares\n`,
+        `service-recover: ${found.length} made on the service since ${since} that the stack does not hold` +
+          (foundFile !== undefined
+            ? `; wrote ${foundFile}: after \`pulumi stack import\`, \`SERVICE_ADOPT_FROM=${foundFile} pulumi up --refresh\` adopts those the program declares\n`
+            : `; give --found FILE to write them for \`SERVICE_ADOPT_FROM=FILE pulumi up --refresh\`, which adopts those the program declares\n`),
       );
     }
     return decisions.some((d) => d.action === "keep" && d.operation === "creating")

@@ -25,10 +25,10 @@
  * A run that skipped checkpoints (`PULUMI_EXPERIMENTAL=true PULUMI_SKIP_CHECKPOINTS=true`) and
  * was killed leaves no pending create: the state is as it was before the run. What it made is
  * then found by time instead: {@link findUnrecorded} lists what the service made since the run
- * started that the stack holds nowhere, and the next `pulumi up --refresh` with
- * `SERVICE_ADOPT_SINCE` set to that time adopts, create by create, the resources whose values
- * equal the program's (provider/impl/ambiguous.ts): only the program's inputs, which that `up`
- * has and an exported stack does not, can tell which resource is which.
+ * started that the stack holds nowhere (`service-recover --since TIME --found FILE`), and the
+ * next `pulumi up --refresh` with `SERVICE_ADOPT_FROM=FILE` adopts, create by create, those whose
+ * values equal the program's (provider/impl/ambiguous.ts): only the program's inputs, which that
+ * `up` has and an exported stack does not, can tell which resource is which.
  *
  * The command line is `service-recover` (gitops/recover-cli.ts); docs/reliability.md has the
  * whole procedure.
@@ -289,8 +289,8 @@ export interface UnrecordedResource {
  * resources or its pending operations, newest first per kind. After a `pulumi up` killed while it
  * skipped checkpoints (`PULUMI_SKIP_CHECKPOINTS=true`), the state holds nothing of what that run
  * made: these are its creates (and anything else made meanwhile in the account, such as another
- * stack's resources). The next `pulumi up --refresh` with `SERVICE_ADOPT_SINCE` set to the same
- * time adopts those the program declares. Abuse reports cannot be listed and are not looked for.
+ * stack's resources). The next `pulumi up --refresh` with `SERVICE_ADOPT_FROM` naming a file of
+ * them (`service-recover --found`) adopts those the program declares. Abuse reports cannot be listed and are not looked for.
  * Only reads from the service.
  *
  * @param sinceMs - when the interrupted run started, in **milliseconds** since the Unix epoch.

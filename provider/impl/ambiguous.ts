@@ -53,12 +53,13 @@
  * out may still commit after a lookup found nothing, against a server that ignores keys: the
  * create sent again then makes a second resource. A server that honours keys rules both out.
  *
- * **Recovery adoption** ({@link CreateOnceSpec.adoptSince}, set by `SERVICE_ADOPT_SINCE`): a
+ * **Recovery adoption** ({@link CreateOnceSpec.adoptFrom}, set by `SERVICE_ADOPT_FROM`): a
  * `pulumi up` killed while it skipped checkpoints leaves none of its creates in the state, so the
  * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
- * resource with exactly its values made since the killed run started (the kind listed once per
- * process); the claims above keep it from taking one another resource holds. The same limit
- * applies: an identical resource made by another deployment in that window can be taken.
+ * resource with exactly its values among those `service-recover --since` found (made since the
+ * killed run started, held by no resource of the stack); the claims above keep two creates from
+ * taking one. The same limit applies: an identical resource made by another deployment in that
+ * window is among them and can be taken.
  *
  * @packageDocumentation
  */
@@ -101,16 +102,14 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /** Where IDs are claimed and creates of one kind are coordinated; default {@link processClaims}. */
   registry?: ClaimRegistry;
   /**
-   * Recovery adoption, in **milliseconds** since the Unix epoch (the start of an interrupted
-   * deployment; `SERVICE_ADOPT_SINCE`, see runtime.ts): before sending anything, the create
-   * looks for a resource with exactly its values made since this time less
-   * {@link CLOCK_SKEW_MS} that no resource of this deployment holds, and adopts the newest such
-   * one. The kind is listed once per provider process, by its first create, and every create of
-   * the kind waits for that listing before it sends anything: what the deployment makes itself
-   * is claimed as it is made, so the listing is never stale for this purpose. Needs `list` and
-   * `matches`; ignored without them. Default: off.
+   * Recovery adoption (`SERVICE_ADOPT_FROM`, see runtime.ts): the resources of the kind that an
+   * interrupted deployment made and its stack does not hold. Before sending anything, the create
+   * looks among them for one with exactly its values that no resource of this deployment holds,
+   * and adopts the newest such one. The kind is listed once per provider process (back to the
+   * oldest of them), by its first create, and every create of the kind waits for that listing
+   * before it sends anything. Needs `list` and `matches`; ignored without them. Default: off.
    */
-  adoptSince?: number;
+  adoptFrom?: { ids: ReadonlySet<string>; oldestMs: number };
   /**
    * Called with a resource adopted by recovery adoption, before it is returned: what it returns
    * is the create's result (a destination re-sends its write-only secret here, which cannot be
@@ -324,8 +323,8 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   };
 
   try {
-    if (spec.adoptSince !== undefined && spec.list && spec.matches) {
-      const adopted = await adoptMadeSince(spec, registry, spec.adoptSince - CLOCK_SKEW_MS);
+    if (spec.adoptFrom && spec.list && spec.matches) {
+      const adopted = await adoptListed(spec, registry, spec.adoptFrom);
       if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
     }
     let result = await attempt();
@@ -442,32 +441,32 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 }
 
 /**
- * Recovery adoption (see {@link CreateOnceSpec.adoptSince}): the kind's resources made since
- * `since` (ms), listed once per registry, newest first; claims the first that matches and that no
+ * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
+ * `from.ids`, listed once per registry, newest first; claims the first that matches and that no
  * resource of this deployment holds.
  *
  * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
- * @throws Error naming the time to look from when the listing fails {@link LISTINGS} times.
+ * @throws Error when the listing fails {@link LISTINGS} times (nothing is created then).
  */
-async function adoptMadeSince<T extends { id: string; createdAt: string }>(
+async function adoptListed<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,
   registry: ClaimRegistry,
-  since: number,
+  from: { ids: ReadonlySet<string>; oldestMs: number },
 ): Promise<T | undefined> {
-  const candidates = await registry.once(`recovery:${spec.what}:${since}`, async () => {
+  const candidates = await registry.once(`recovery:${spec.what}`, async () => {
     for (let listing = 1; ; listing++) {
       try {
-        const made: T[] = [];
+        const listed: T[] = [];
         for await (const live of spec.list!()) {
-          if (Date.parse(live.createdAt) < since) break;
-          made.push(live);
+          if (Date.parse(live.createdAt) < from.oldestMs) break;
+          if (from.ids.has(live.id)) listed.push(live);
         }
-        return made;
+        return listed;
       } catch (err) {
         if (listing < LISTINGS) continue;
         throw new Error(
-          `${spec.what}: SERVICE_ADOPT_SINCE is set, and listing the ${spec.what}s made since ` +
-            `${new Date(since).toISOString()} failed ${LISTINGS} times (last: ${describe(err)}); nothing was created. Run pulumi up again.`,
+          `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${LISTINGS} times ` +
+            `(last: ${describe(err)}); nothing was created. Run pulumi up again.`,
         );
       }
     }
@@ -476,8 +475,8 @@ async function adoptMadeSince<T extends { id: string; createdAt: string }>(
   const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
   if (adopted) {
     await spec.warn?.(
-      `${spec.what}: ${adopted.id} has exactly these values, was made since ${new Date(since).toISOString()} ` +
-        `(SERVICE_ADOPT_SINCE, less ${CLOCK_SKEW_MS / 1000} s) and no other resource of this deployment holds it: adopted it instead of creating one`,
+      `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
+        `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
     );
   }
   return adopted;

@@ -79,4 +79,27 @@ describe("service-recover (in process)", () => {
       }
     },
   );
+
+  it("--found without --since is refused before anything is read or written", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-"));
+    try {
+      const found = path.join(dir, "found.json");
+      await expect(
+        main(
+          [
+            "node",
+            "service-recover",
+            path.join(dir, "missing.json"),
+            path.join(dir, "out.json"),
+            "--found",
+            found,
+          ],
+          io().cli,
+        ),
+      ).rejects.toThrow(/--found needs --since/);
+      expect(fs.existsSync(found)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

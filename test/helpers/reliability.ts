@@ -323,7 +323,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 /**
- * The resources a `pulumi up` with `SERVICE_ADOPT_SINCE` adopted instead of creating, from the
+ * The resources a `pulumi up` with `SERVICE_ADOPT_FROM` adopted instead of creating, from the
  * provider's warnings in its "Diagnostics:" summary (each appears once there): their IDs.
  */
 export function recoveryAdoptions(r: CliResult): string[] {

@@ -10,11 +10,11 @@
  * outlives the CLI). Recovery, as docs/reliability.md gives it:
  *
  * 1. `pulumi cancel` — the killed run left its lock;
- * 2. `pulumi stack export --show-secrets`, `service-recover --since <start of the killed run>`
- *    (nothing pending to settle; it lists what the service made since then that the stack lacks),
- *    `pulumi stack import`;
- * 3. `pulumi up --refresh` with `SERVICE_ADOPT_SINCE=<start of the killed run>`, in fast mode too:
- *    each create first adopts an unclaimed resource with exactly its values made since then.
+ * 2. `pulumi stack export --show-secrets`, `service-recover --since <start of the killed run>
+ *    --found found.json` (nothing pending to settle; it lists what the service made since then
+ *    that the stack holds nowhere, into found.json), `pulumi stack import`;
+ * 3. `pulumi up --refresh` with `SERVICE_ADOPT_FROM=found.json`, in fast mode too: each create
+ *    first adopts an unclaimed resource of that file with exactly its values.
  *
  * The result must be exactly the declared resources, each once, all in the state (no orphan,
  * no duplicate), every resource the killed run made adopted (none made again), and a following
@@ -65,7 +65,7 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
   });
 
   it.each(SEEDS)(
-    "seed %i: killed at a random point; cancel, service-recover --since, up --refresh with SERVICE_ADOPT_SINCE converge",
+    "seed %i: killed at a random point; cancel, service-recover --since, up --refresh with SERVICE_ADOPT_FROM converge",
     async (seed) => {
       const random = seededRandom(seed);
       // Killed after 10–290 acknowledged creates (drawn from the seed); the plugins at once (odd
@@ -121,9 +121,10 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
         expect(`${cancel.stdout}${cancel.stderr}`).toMatch(/canceled|cancelled/i);
         const exported = path.join(stack.backend, "exported.json");
         const fixed = path.join(stack.backend, "fixed.json");
+        const foundFile = path.join(stack.backend, "found.json");
         await stack.ok(["stack", "export", "--show-secrets", "--file", exported]);
         const recover = await timed("service-recover", () =>
-          runNode(RECOVER_CLI, [exported, fixed, "--since", since], {
+          runNode(RECOVER_CLI, [exported, fixed, "--since", since, "--found", foundFile], {
             ...process.env,
             SERVICE_API_KEY: em!.apiKeys[0],
             SERVICE_BASE_URL: em!.url,
@@ -136,7 +137,11 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
         expect(found.map((l) => l.split(/\s+/)[2]).sort()).toEqual(
           [...live.subscriptions, ...live.destinations].map((r) => r.id).sort(),
         );
-        expect(recover.stderr).toContain(`SERVICE_ADOPT_SINCE=${since} pulumi up --refresh`);
+        expect(recover.stderr).toContain(`SERVICE_ADOPT_FROM=${foundFile} pulumi up --refresh`);
+        const foundJson = JSON.parse(readFileSync(foundFile, "utf8")) as { resources: { id: string }[] };
+        expect(foundJson.resources.map((r) => r.id).sort()).toEqual(
+          found.map((l) => l.split(/\s+/)[2]).sort(),
+        );
         const written = JSON.parse(readFileSync(fixed, "utf8")) as ExportedStack;
         expect(stateIds(written)).toEqual(inState);
         await timed("stack import", () => stack!.ok(["stack", "import", "--file", fixed]));
@@ -146,7 +151,7 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
         const beforeFinalUp = em.store.requests().at(-1)?.seq ?? 0;
         const up = await timed("up --refresh (adopting)", () =>
           stack!.run([...UP, "--refresh"], {
-            env: { ...SKIP_CHECKPOINTS_ENV, SERVICE_ADOPT_SINCE: since },
+            env: { ...SKIP_CHECKPOINTS_ENV, SERVICE_ADOPT_FROM: foundFile },
           }),
         );
         writeOutput(`fast-${seed}-up`, up);
