@@ -22,8 +22,16 @@
  * {@link CLOCK_SKEW_MS} before the operation started, not already in the stack and not adopted
  * for another pending create, whose fields equal the create's inputs exactly.
  *
- * The command line is `service-recover` (gitops/recover-cli.ts); the README's Reliability
- * section has the whole procedure.
+ * A run that skipped checkpoints (`PULUMI_EXPERIMENTAL=true PULUMI_SKIP_CHECKPOINTS=true`) and
+ * was killed leaves no pending create: the state is as it was before the run. What it made is
+ * then found by time instead: {@link findUnrecorded} lists what the service made since the run
+ * started that the stack holds nowhere (`service-recover --since TIME --found FILE`), and the
+ * next `pulumi up --refresh` with `SERVICE_ADOPT_FROM=FILE` adopts, create by create, those whose
+ * values equal the program's (provider/impl/ambiguous.ts): only the program's inputs, which that
+ * `up` has and an exported stack does not, can tell which resource is which.
+ *
+ * The command line is `service-recover` (gitops/recover-cli.ts); docs/reliability.md has the
+ * whole procedure.
  *
  * @packageDocumentation
  */
@@ -261,4 +269,60 @@ export function applyRecovery(stack: ExportedStack, decisions: RecoveryDecision[
     }
   }
   return { ...stack, deployment: { ...stack.deployment, resources, pending_operations: pending } };
+}
+
+/** A resource on the service that an exported stack does not hold (see {@link findUnrecorded}). */
+export interface UnrecordedResource {
+  /** `subscription` or `destination`. */
+  kind: "subscription" | "destination";
+  /** The service's ID. */
+  id: string;
+  /** When the service made it (RFC 3339, the API's `created_at`). */
+  createdAt: string;
+  /** Its description (empty when it has none). */
+  description: string;
+}
+
+/**
+ * The event subscriptions and destinations the service made since `sinceMs` (less
+ * `options.clockSkewMs`, default {@link CLOCK_SKEW_MS}) whose IDs `stack` does not hold, among its
+ * resources or its pending operations, newest first per kind. After a `pulumi up` killed while it
+ * skipped checkpoints (`PULUMI_SKIP_CHECKPOINTS=true`), the state holds nothing of what that run
+ * made: these are its creates (and anything else made meanwhile in the account, such as another
+ * stack's resources). The next `pulumi up --refresh` with `SERVICE_ADOPT_FROM` naming a file of
+ * them (`service-recover --found`) adopts those the program declares. Abuse reports cannot be listed and are not looked for.
+ * Only reads from the service.
+ *
+ * @param sinceMs - when the interrupted run started, in **milliseconds** since the Unix epoch.
+ * @throws a client error (authentication, connection…) after the client's retries.
+ */
+export async function findUnrecorded(
+  stack: ExportedStack,
+  client: ServiceClient,
+  sinceMs: number,
+  options: RecoveryOptions = {},
+): Promise<UnrecordedResource[]> {
+  const since = sinceMs - (options.clockSkewMs ?? CLOCK_SKEW_MS);
+  const held = new Set(
+    [
+      ...(stack.deployment.resources ?? []),
+      ...(stack.deployment.pending_operations ?? []).map((op) => op.resource),
+    ]
+      .map((r) => r.id)
+      .filter((id) => id),
+  );
+  const found: UnrecordedResource[] = [];
+  const kinds = [
+    ["subscription", () => client.eventSubscriptions.list()],
+    ["destination", () => client.eventDestinations.list()],
+  ] as const;
+  for (const [kind, list] of kinds) {
+    for await (const live of list()) {
+      if (Date.parse(live.createdAt) < since) break;
+      if (!held.has(live.id)) {
+        found.push({ kind, id: live.id, createdAt: live.createdAt, description: live.description ?? "" });
+      }
+    }
+  }
+  return found;
 }

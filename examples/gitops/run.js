@@ -68,6 +68,8 @@ async function main() {
     PULUMI_BACKEND_URL: `file://${path.join(work, "state")}`,
     PULUMI_CONFIG_PASSPHRASE: "gitops-example",
     SERVICE_API_KEY: API_KEY,
+    // The repository variable of the same name: `FAST_DEPLOY=true npm start` deploys in fast mode.
+    FAST_DEPLOY: process.env.FAST_DEPLOY ?? "",
     LOCAL_GH_STATE: issuesFile,
   };
   const exec = promisify(execFile);

@@ -53,6 +53,14 @@
  * out may still commit after a lookup found nothing, against a server that ignores keys: the
  * create sent again then makes a second resource. A server that honours keys rules both out.
  *
+ * **Recovery adoption** ({@link CreateOnceSpec.adoptFrom}, set by `SERVICE_ADOPT_FROM`): a
+ * `pulumi up` killed while it skipped checkpoints leaves none of its creates in the state, so the
+ * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
+ * resource with exactly its values among those `service-recover --since` found (made since the
+ * killed run started, held by no resource of the stack); the claims above keep two creates from
+ * taking one. The same limit applies: an identical resource made by another deployment in that
+ * window is among them and can be taken.
+ *
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
@@ -93,6 +101,21 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   now?(): number;
   /** Where IDs are claimed and creates of one kind are coordinated; default {@link processClaims}. */
   registry?: ClaimRegistry;
+  /**
+   * Recovery adoption (`SERVICE_ADOPT_FROM`, see runtime.ts): the resources of the kind that an
+   * interrupted deployment made and its stack does not hold. Before sending anything, the create
+   * looks among them for one with exactly its values that no resource of this deployment holds,
+   * and adopts the newest such one. The kind is listed once per provider process (back to the
+   * oldest of them), by its first create, and every create of the kind waits for that listing
+   * before it sends anything. Needs `list` and `matches`; ignored without them. Default: off.
+   */
+  adoptFrom?: { ids: ReadonlySet<string>; oldestMs: number };
+  /**
+   * Called with a resource adopted by recovery adoption, before it is returned: what it returns
+   * is the create's result (a destination re-sends its write-only secret here, which cannot be
+   * compared). Default: the resource as listed.
+   */
+  afterRecoveryAdoption?(adopted: T): Promise<T>;
 }
 
 /**
@@ -163,6 +186,7 @@ class KindGate {
 export class ClaimRegistry {
   private readonly ids = new Set<string>();
   private readonly gates = new Map<string, KindGate>();
+  private readonly loads = new Map<string, Promise<unknown[]>>();
 
   /**
    * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
@@ -185,6 +209,20 @@ export class ClaimRegistry {
   /** True when `id` was claimed in this registry. */
   isClaimed(id: string): boolean {
     return this.ids.has(id);
+  }
+
+  /**
+   * The result of `load`, loaded once per `key` in this registry (a failed load is forgotten, so
+   * the next caller loads again). Recovery adoption lists each kind once this way.
+   */
+  once<T>(key: string, load: () => Promise<T[]>): Promise<T[]> {
+    let p = this.loads.get(key) as Promise<T[]> | undefined;
+    if (!p) {
+      p = load();
+      this.loads.set(key, p);
+      p.catch(() => this.loads.delete(key));
+    }
+    return p;
   }
 
   /** The gate of one kind of resource (named as in {@link CreateOnceSpec.what}). */
@@ -285,6 +323,10 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   };
 
   try {
+    if (spec.adoptFrom && spec.list && spec.matches) {
+      const adopted = await adoptListed(spec, registry, spec.adoptFrom);
+      if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
+    }
     let result = await attempt();
     if (result) return result.ok;
 
@@ -396,4 +438,46 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   } finally {
     gate.waiting.delete(me);
   }
+}
+
+/**
+ * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
+ * `from.ids`, listed once per registry, newest first; claims the first that matches and that no
+ * resource of this deployment holds.
+ *
+ * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
+ * @throws Error when the listing fails {@link LISTINGS} times (nothing is created then).
+ */
+async function adoptListed<T extends { id: string; createdAt: string }>(
+  spec: CreateOnceSpec<T>,
+  registry: ClaimRegistry,
+  from: { ids: ReadonlySet<string>; oldestMs: number },
+): Promise<T | undefined> {
+  const candidates = await registry.once(`recovery:${spec.what}`, async () => {
+    for (let listing = 1; ; listing++) {
+      try {
+        const listed: T[] = [];
+        for await (const live of spec.list!()) {
+          if (Date.parse(live.createdAt) < from.oldestMs) break;
+          if (from.ids.has(live.id)) listed.push(live);
+        }
+        return listed;
+      } catch (err) {
+        if (listing < LISTINGS) continue;
+        throw new Error(
+          `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${LISTINGS} times ` +
+            `(last: ${describe(err)}); nothing was created. Run pulumi up again.`,
+        );
+      }
+    }
+  });
+  // From the match to the claim, nothing awaits: no other create can take the same one.
+  const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
+  if (adopted) {
+    await spec.warn?.(
+      `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
+        `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+    );
+  }
+  return adopted;
 }

@@ -28,7 +28,7 @@ import { checkEventDestinationInputs } from "../validation";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
-import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
+import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type DestinationInputs = EventDestinationCreate & { adoptId?: string };
@@ -150,6 +150,11 @@ export function hasWriteOnlySecret(target: DestinationTarget | undefined): boole
  * program's. That shortcut applies only to targets without a write-only secret: a secret
  * cannot be read back, so a target holding one is always sent (the PATCH re-sends the
  * configured secret and changes nothing else when the other values match).
+ *
+ * With `SERVICE_ADOPT_FROM` set (recovery after an interrupted deployment, see
+ * `adoptionCandidates` in runtime.ts), a destination it lists with exactly these values, held by
+ * no other resource of the deployment, is adopted instead of created; one whose target holds a
+ * write-only secret is then sent the program's values with one `PATCH`.
  */
 export async function create(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
@@ -177,6 +182,10 @@ export async function create(news: DestinationInputs): Promise<pulumi.dynamic.Cr
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,
     warn,
+    adoptFrom: adoptionCandidates("destination"),
+    // A write-only secret cannot be compared: the adopted destination gets the program's.
+    afterRecoveryAdoption: async (live) =>
+      hasWriteOnlySecret(news.target) ? await client.eventDestinations.update(live.id, body(news)) : live,
   });
   return { id: dest.id, outs: toOutputs(dest, news.target) };
 }

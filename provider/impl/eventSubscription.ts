@@ -8,7 +8,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../sdk";
 import { checkEventSubscriptionInputs } from "../validation";
-import { deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
+import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
@@ -130,6 +130,10 @@ export async function diff(
  * account) and, only when its live values differ from the program's (lists compared as sets,
  * like `diff`), updates it with one `PATCH` of every managed field. An adopted subscription that
  * already matches the program gets no write at all.
+ *
+ * With `SERVICE_ADOPT_FROM` set (recovery after an interrupted deployment, see
+ * `adoptionCandidates` in runtime.ts), a subscription it lists with exactly these values, held by
+ * no other resource of the deployment, is adopted instead of created.
  */
 export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
@@ -159,6 +163,7 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,
     warn,
+    adoptFrom: adoptionCandidates("subscription"),
   });
   return { id: sub.id, outs: toOutputs(sub) };
 }

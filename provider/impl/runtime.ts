@@ -24,6 +24,7 @@
  *
  * @packageDocumentation
  */
+import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import type * as Client from "../../sdk/client";
 import { readCaCertificates } from "../../sdk/ca";
@@ -261,4 +262,75 @@ export async function warn(message: string): Promise<void> {
   } catch {
     // the note is lost; the operation it describes is not
   }
+}
+
+/**
+ * The environment variable that turns on **recovery adoption** of the providers' creates: the
+ * path of the file `service-recover --since TIME --found FILE` writes, listing the event
+ * subscriptions and destinations the service made since an interrupted `pulumi up` started that
+ * the stack holds nowhere. Set it in the environment of the `pulumi up` that finishes such a run
+ * (the provider process inherits it from the CLI). See {@link adoptionCandidates}.
+ */
+export const ADOPT_FROM_ENV = "SERVICE_ADOPT_FROM";
+
+/** The resources of one kind that recovery adoption may take (see {@link adoptionCandidates}). */
+export interface AdoptionCandidates {
+  /** Their IDs. */
+  ids: ReadonlySet<string>;
+  /** The oldest one's `created_at`, in **milliseconds** since the Unix epoch: a listing stops there. */
+  oldestMs: number;
+}
+
+/** The file of {@link ADOPT_FROM_ENV}, read once per process. */
+let candidates: { file: string; byKind: Record<string, AdoptionCandidates> } | undefined;
+
+/**
+ * When {@link ADOPT_FROM_ENV} is set: the resources of `kind` listed in its file. Every create
+ * of an event subscription or destination then first looks among them for one with exactly its
+ * values that no other resource of the deployment holds, and adopts it instead of creating one
+ * (see `createOnce` in ambiguous.ts). This is how a deployment finishes one that was killed with
+ * `PULUMI_SKIP_CHECKPOINTS=true`, whose creates the state does not record. Only resources the
+ * stack did not hold when `service-recover` read it are listed, so none is ever taken from
+ * another resource of the stack.
+ *
+ * @returns `undefined` when the variable is unset or empty, or the file lists nothing of `kind`.
+ * @throws Error naming the variable and the file when it cannot be read or is not the JSON
+ *   `service-recover --found` writes (`{ "since": …, "resources": [{ "kind", "id", "createdAt" }…] }`).
+ */
+export function adoptionCandidates(kind: "subscription" | "destination"): AdoptionCandidates | undefined {
+  const file = process.env[ADOPT_FROM_ENV]?.trim();
+  if (!file) return undefined;
+  if (candidates?.file !== file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new Error(
+        `${ADOPT_FROM_ENV}=${file}: cannot read the file (${err instanceof Error ? err.message : String(err)}); give the file written by service-recover --found`,
+      );
+    }
+    const resources = (parsed as { resources?: unknown } | null)?.resources;
+    const valid =
+      Array.isArray(resources) &&
+      resources.every(
+        (r: { kind?: unknown; id?: unknown; createdAt?: unknown }) =>
+          (r?.kind === "subscription" || r?.kind === "destination") &&
+          typeof r.id === "string" &&
+          typeof r.createdAt === "string" &&
+          !Number.isNaN(Date.parse(r.createdAt)),
+      );
+    if (!valid) {
+      throw new Error(
+        `${ADOPT_FROM_ENV}=${file}: not a file written by service-recover --found (it needs "resources": [{ "kind", "id", "createdAt" }, …])`,
+      );
+    }
+    const byKind: Record<string, { ids: Set<string>; oldestMs: number }> = {};
+    for (const r of resources as { kind: string; id: string; createdAt: string }[]) {
+      const k = (byKind[r.kind] ??= { ids: new Set(), oldestMs: Infinity });
+      k.ids.add(r.id);
+      k.oldestMs = Math.min(k.oldestMs, Date.parse(r.createdAt));
+    }
+    candidates = { file, byKind };
+  }
+  return candidates.byKind[kind];
 }

@@ -60,4 +60,46 @@ describe("service-recover (in process)", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it.each(["yesterday", "2026-11-24", "2026-11-24T13:47:00"])(
+    "--since %j (not an RFC 3339 time with a zone) is refused before anything is read or written",
+    async (since) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-"));
+      try {
+        const output = path.join(dir, "out.json");
+        await expect(
+          main(
+            ["node", "service-recover", path.join(dir, "missing.json"), output, "--since", since],
+            io().cli,
+          ),
+        ).rejects.toThrow(/--since must be an RFC 3339 date and time with a zone/);
+        expect(fs.existsSync(output)).toBe(false);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it("--found without --since is refused before anything is read or written", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-"));
+    try {
+      const found = path.join(dir, "found.json");
+      await expect(
+        main(
+          [
+            "node",
+            "service-recover",
+            path.join(dir, "missing.json"),
+            path.join(dir, "out.json"),
+            "--found",
+            found,
+          ],
+          io().cli,
+        ),
+      ).rejects.toThrow(/--found needs --since/);
+      expect(fs.existsSync(found)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

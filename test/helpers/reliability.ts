@@ -306,3 +306,36 @@ export function writeFigures(name: string, figures: unknown): string {
   writeFileSync(file, JSON.stringify(figures, null, 2) + "\n");
   return file;
 }
+
+/** The engine's fast mode: no checkpoint after each step, only the final state (Pulumi's own settings). */
+export const SKIP_CHECKPOINTS_ENV = { PULUMI_EXPERIMENTAL: "true", PULUMI_SKIP_CHECKPOINTS: "true" };
+
+/** A pseudo-random generator (mulberry32) of numbers in [0, 1), the same sequence for one seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The resources a `pulumi up` with `SERVICE_ADOPT_FROM` adopted instead of creating, from the
+ * provider's warnings in its "Diagnostics:" summary (each appears once there): their IDs.
+ */
+export function recoveryAdoptions(r: CliResult): string[] {
+  const lines = (r.stdout + "\n" + r.stderr).split("\n").map((l) => l.trim());
+  if (!lines.includes("Diagnostics:")) return [];
+  return lines
+    .slice(lines.indexOf("Diagnostics:") + 1)
+    .map(
+      (l) =>
+        /^warning: (?:\[runtime\] )?event (?:subscription|destination): (\S+) has exactly these values,.*adopted it instead of creating one$/.exec(
+          l,
+        )?.[1],
+    )
+    .filter((id): id is string => id !== undefined);
+}

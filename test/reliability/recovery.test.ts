@@ -2,11 +2,18 @@
  * `planRecovery` / `applyRecovery` (gitops/recovery.ts, the logic of `service-recover`) on
  * exported stacks made up here, against the in-process emulator: every decision (adopt by the
  * recorded ID, adopt by a unique match, clear, keep several candidates, keep abuse reports, leave
- * other operations), the time window, IDs already in the stack, and encrypted secrets.
+ * other operations), the time window, IDs already in the stack, and encrypted secrets; and
+ * `findUnrecorded` (`service-recover --since`), for runs that skipped checkpoints.
  * interrupted.test.ts runs the command line on real stacks after a real kill.
  */
 import { ServiceClient } from "../../sdk";
-import { applyRecovery, planRecovery, TYPE_TOKENS, type ExportedStack } from "../../gitops/recovery";
+import {
+  applyRecovery,
+  findUnrecorded,
+  planRecovery,
+  TYPE_TOKENS,
+  type ExportedStack,
+} from "../../gitops/recovery";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 
 const SIG = "4dabf18193072939515e22adb298388d";
@@ -151,5 +158,30 @@ describe("service-recover's decisions", () => {
     ]);
     expect(decisions[0].reason).toMatch(/abuse reports cannot be listed/);
     expect(applyRecovery(stack, decisions).deployment.pending_operations).toHaveLength(2);
+  });
+
+  it("findUnrecorded lists what the service made since the time (less the margin) that the stack holds nowhere", async () => {
+    // created_at has whole seconds: start on a fresh second, so that only this test's resources
+    // are made since `before`.
+    await new Promise((r) => setTimeout(r, 1010 - (Date.now() % 1000)));
+    const before = Date.now() - (Date.now() % 1000);
+    const inState = await client.eventSubscriptions.create(sub("in the state"));
+    const inPending = await client.eventSubscriptions.create(sub("pending"));
+    const lost = await client.eventSubscriptions.create(sub("lost by a fast run"));
+    const lostDestination = await client.eventDestinations.create({
+      description: "lost destination",
+      target: { datadog: { apiKey: "dd-secret", ddsite: "datadoghq.eu" } },
+    });
+    const stack = stackOf(
+      [pendingSub("pending", sub("pending"), { id: inPending.id })],
+      [{ urn: urn(TYPE_TOKENS.subscription, "s"), type: TYPE_TOKENS.subscription, id: inState.id }],
+    );
+    const found = await findUnrecorded(stack, client, before, { clockSkewMs: 0 });
+    expect(found.map((f) => [f.kind, f.id, f.description])).toEqual([
+      ["subscription", lost.id, "lost by a fast run"],
+      ["destination", lostDestination.id, "lost destination"],
+    ]);
+    // A time after everything: nothing.
+    expect(await findUnrecorded(stack, client, Date.now() + 5000, { clockSkewMs: 0 })).toEqual([]);
   });
 });

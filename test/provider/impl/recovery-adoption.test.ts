@@ -1,0 +1,183 @@
+/**
+ * Recovery adoption (`SERVICE_ADOPT_FROM`): `createOnce` with `adoptFrom` against an in-memory
+ * list, and the reading of the file. The whole recovery through the engine runs in
+ * test/reliability/fast-mode.test.ts.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
+import { ADOPT_FROM_ENV, adoptionCandidates } from "../../../provider/impl/runtime";
+
+type R = { id: string; createdAt: string; v: string };
+const SINCE = Date.parse("2026-11-21T10:00:00Z");
+const at = (offsetMs: number) => new Date(SINCE + offsetMs).toISOString();
+
+/** A service holding `stored` (newest first) that counts listings and creates. */
+function service(stored: R[]) {
+  let next = 100;
+  const calls = { listings: 0, itemsListed: 0, creates: [] as string[] };
+  const spec = (
+    v: string,
+    registry: ClaimRegistry,
+    adoptFrom: CreateOnceSpec<R>["adoptFrom"],
+    extra: Partial<CreateOnceSpec<R>> = {},
+  ): CreateOnceSpec<R> => ({
+    what: "thing",
+    create: async () => {
+      const made = { id: `thing_${next++}`, createdAt: at(60_000), v };
+      calls.creates.push(made.id);
+      stored.unshift(made);
+      return made;
+    },
+    list: async function* () {
+      calls.listings++;
+      for (const r of [...stored]) {
+        calls.itemsListed++;
+        yield r;
+      }
+    },
+    matches: (live) => live.v === v,
+    keysHonoured: () => true,
+    registry,
+    adoptFrom,
+    ...extra,
+  });
+  return { calls, spec };
+}
+
+describe("createOnce with adoptFrom (recovery adoption)", () => {
+  it("adopts only listed, unclaimed exact matches, listing once back to the oldest listed; creates the rest", async () => {
+    const stored: R[] = [
+      { id: "thing_6", createdAt: at(30_000), v: "a" }, // not listed (the stack holds it): never adopted
+      { id: "thing_5", createdAt: at(20_000), v: "b" },
+      { id: "thing_4", createdAt: at(10_000), v: "a" },
+      { id: "thing_3", createdAt: at(5_000), v: "a" }, // listed, but held by another resource of the deployment
+      { id: "thing_2", createdAt: at(0), v: "a" },
+      { id: "thing_1", createdAt: at(-60_000), v: "a" }, // older than every listed one: not even read
+    ];
+    const { calls, spec } = service(stored);
+    const from = { ids: new Set(["thing_5", "thing_4", "thing_3", "thing_2"]), oldestMs: SINCE };
+    const registry = new ClaimRegistry();
+    registry.claim("thing_3");
+    const results = await Promise.all(
+      ["a", "a", "a", "b", "c"].map((v) => createOnce(spec(v, registry, from))),
+    );
+    expect(results.map((r) => r.id)).toEqual(["thing_4", "thing_2", "thing_100", "thing_5", "thing_101"]);
+    expect(calls.listings).toBe(1);
+    expect(calls.itemsListed).toBe(6); // thing_6 … thing_1, where the listing stops
+    expect(calls.creates).toEqual(["thing_100", "thing_101"]);
+    for (const r of results) expect(registry.isClaimed(r.id)).toBe(true);
+  });
+
+  it("returns what afterRecoveryAdoption makes of an adopted resource, and never calls it for a created one", async () => {
+    const { spec } = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
+    const from = { ids: new Set(["thing_1"]), oldestMs: SINCE };
+    const registry = new ClaimRegistry();
+    const seen: string[] = [];
+    const after = async (r: R) => {
+      seen.push(r.id);
+      return { ...r, v: "patched" };
+    };
+    expect(await createOnce(spec("a", registry, from, { afterRecoveryAdoption: after }))).toEqual({
+      id: "thing_1",
+      createdAt: at(0),
+      v: "patched",
+    });
+    expect((await createOnce(spec("a", registry, from, { afterRecoveryAdoption: after }))).id).toBe(
+      "thing_100",
+    );
+    expect(seen).toEqual(["thing_1"]);
+  });
+
+  it("without adoptFrom, a create never lists and never adopts", async () => {
+    const { calls, spec } = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
+    const made = await createOnce(spec("a", new ClaimRegistry(), undefined));
+    expect(made.id).toBe("thing_100");
+    expect(calls.listings).toBe(0);
+  });
+
+  it("a listing that keeps failing fails the create without sending it, and the next create lists again", async () => {
+    const registry = new ClaimRegistry();
+    let listings = 0;
+    let creates = 0;
+    const failing: CreateOnceSpec<R> = {
+      what: "thing",
+      create: async () => ({ id: `thing_${++creates}`, createdAt: at(0), v: "a" }),
+      list: async function* () {
+        listings++;
+        yield* [] as R[];
+        throw new Error("connection refused");
+      },
+      matches: () => true,
+      keysHonoured: () => true,
+      registry,
+      adoptFrom: { ids: new Set(["thing_9"]), oldestMs: SINCE },
+    };
+    await expect(createOnce(failing)).rejects.toThrow(
+      /SERVICE_ADOPT_FROM is set.*failed 3 times.*nothing was created/,
+    );
+    expect({ listings, creates }).toEqual({ listings: 3, creates: 0 });
+    await expect(createOnce(failing)).rejects.toThrow(/failed 3 times/);
+    expect(listings).toBe(6);
+  });
+});
+
+describe(`adoptionCandidates() (${ADOPT_FROM_ENV})`, () => {
+  const saved = process.env[ADOPT_FROM_ENV];
+  let dir: string;
+  beforeAll(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), "adopt-from-"))));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => {
+    if (saved === undefined) delete process.env[ADOPT_FROM_ENV];
+    else process.env[ADOPT_FROM_ENV] = saved;
+  });
+  const write = (name: string, content: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, content);
+    return file;
+  };
+
+  it("is undefined when unset or empty; otherwise the IDs of the kind and the oldest creation time", () => {
+    delete process.env[ADOPT_FROM_ENV];
+    expect(adoptionCandidates("subscription")).toBeUndefined();
+    process.env[ADOPT_FROM_ENV] = "";
+    expect(adoptionCandidates("subscription")).toBeUndefined();
+    process.env[ADOPT_FROM_ENV] = write(
+      "found.json",
+      JSON.stringify({
+        since: at(0),
+        resources: [
+          { kind: "subscription", id: "esb_2", createdAt: at(5_000), description: "" },
+          { kind: "subscription", id: "esb_1", createdAt: at(1_000), description: "" },
+        ],
+      }),
+    );
+    expect(adoptionCandidates("subscription")).toEqual({
+      ids: new Set(["esb_2", "esb_1"]),
+      oldestMs: SINCE + 1_000,
+    });
+    expect(adoptionCandidates("destination")).toBeUndefined();
+  });
+
+  it.each([
+    ["missing.json", undefined, /cannot read the file/],
+    ["not-json.json", "{", /cannot read the file/],
+    ["no-resources.json", "{}", /not a file written by service-recover --found/],
+    [
+      "bad-kind.json",
+      JSON.stringify({ resources: [{ kind: "report", id: "x", createdAt: at(0) }] }),
+      /not a file written/,
+    ],
+    [
+      "bad-time.json",
+      JSON.stringify({ resources: [{ kind: "subscription", id: "x", createdAt: "soon" }] }),
+      /not a file written/,
+    ],
+  ])("refuses %s with an error naming the variable and the file", (name, content, message) => {
+    const file = content === undefined ? path.join(dir, name) : write(name, content);
+    process.env[ADOPT_FROM_ENV] = file;
+    expect(() => adoptionCandidates("subscription")).toThrow(message);
+    expect(() => adoptionCandidates("subscription")).toThrow(`SERVICE_ADOPT_FROM=${file}`);
+  });
+});
