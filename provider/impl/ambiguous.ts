@@ -53,19 +53,18 @@
  * out may still commit after a lookup found nothing, against a server that ignores keys: the
  * create sent again then makes a second resource. A server that honours keys rules both out.
  *
- * **Recovery adoption** ({@link CreateOnceSpec.adoptFrom}, set by `SERVICE_ADOPT_FROM`): a
- * `pulumi up` killed while it skipped checkpoints leaves none of its creates in the state, so the
- * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
- * resource with exactly its values among those `service-recover --since` found (made since the
- * killed run started, held by no resource of the stack); the claims above keep two creates from
- * taking one. The same limit applies: an identical resource made by another deployment in that
- * window is among them and can be taken.
+ * **Recovery adoption** ({@link CreateOnceSpec.adoptFrom}, set by `SERVICE_ADOPT_FROM`) runs
+ * before all of this: see recoveryAdoption.ts.
  *
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
 import { APIConnectionError, APIError } from "../../sdk/errors";
 import { isLostAnswer } from "../../sdk/retry";
+import { ClaimRegistry, processClaims } from "./claims";
+import { adoptListed } from "./recoveryAdoption";
+
+export { ClaimRegistry, claimId, processClaims } from "./claims";
 
 /**
  * How far before the first attempt the lookup reaches, in **milliseconds**: room for clock skew
@@ -116,133 +115,6 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
    * compared). Default: the resource as listed.
    */
   afterRecoveryAdoption?(adopted: T): Promise<T>;
-}
-
-/**
- * One kind's creates and lookups in a provider process, as a readers-writer lock: creates are
- * sent side by side (readers), a lookup runs alone (writer) once every create in flight has
- * settled, and while a lookup waits no new create is sent, so lookups are never starved.
- */
-class KindGate {
-  private sending = 0;
-  private looking = false;
-  private readonly lookups: (() => void)[] = [];
-  private readonly sends: (() => void)[] = [];
-  /** Creates of this kind whose answer was lost and that have not yet resolved (adopted, made or failed). */
-  readonly waiting = new Set<{ matches(live: unknown): boolean; fingerprint?: string }>();
-
-  /** Resolves when a create may be sent; pair with {@link leaveSend}. */
-  enterSend(): Promise<void> {
-    if (!this.looking && this.lookups.length === 0) {
-      this.sending++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.sends.push(resolve));
-  }
-
-  /** A create's request has settled (answered or failed). */
-  leaveSend(): void {
-    this.sending--;
-    this.next();
-  }
-
-  /** Resolves when no create of the kind is in flight and no other lookup runs; pair with {@link leaveLookup}. */
-  enterLookup(): Promise<void> {
-    if (!this.looking && this.sending === 0) {
-      this.looking = true;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.lookups.push(resolve));
-  }
-
-  /** The lookup is done and has claimed what it adopts. */
-  leaveLookup(): void {
-    this.looking = false;
-    this.next();
-  }
-
-  private next(): void {
-    if (this.looking) return;
-    if (this.lookups.length > 0) {
-      if (this.sending === 0) {
-        this.looking = true;
-        this.lookups.shift()!();
-      }
-      return;
-    }
-    while (this.sends.length > 0) {
-      this.sending++;
-      this.sends.shift()!();
-    }
-  }
-}
-
-/**
- * The IDs held by the resources of one deployment, and the coordination of its creates, kind by
- * kind. A provider process serves every resource of one deployment, so one registry per process
- * ({@link processClaims}) is what {@link createOnce} and the providers' `diff`, `read`, `update`
- * and `delete` use; tests make their own.
- */
-export class ClaimRegistry {
-  private readonly ids = new Set<string>();
-  private readonly gates = new Map<string, KindGate>();
-  private readonly loads = new Map<string, Promise<unknown[]>>();
-
-  /**
-   * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
-   * the engine), so that no lookup adopts it for another resource. Empty IDs are ignored.
-   */
-  claim(id: string): void {
-    if (typeof id === "string" && id !== "") this.ids.add(id);
-  }
-
-  /**
-   * Claims `id` unless it is held already, in one step.
-   * @returns true when the caller now holds `id`, false when another resource did already.
-   */
-  tryClaim(id: string): boolean {
-    if (this.ids.has(id)) return false;
-    this.claim(id);
-    return true;
-  }
-
-  /** True when `id` was claimed in this registry. */
-  isClaimed(id: string): boolean {
-    return this.ids.has(id);
-  }
-
-  /**
-   * The result of `load`, loaded once per `key` in this registry (a failed load is forgotten, so
-   * the next caller loads again). Recovery adoption lists each kind once this way.
-   */
-  once<T>(key: string, load: () => Promise<T[]>): Promise<T[]> {
-    let p = this.loads.get(key) as Promise<T[]> | undefined;
-    if (!p) {
-      p = load();
-      this.loads.set(key, p);
-      p.catch(() => this.loads.delete(key));
-    }
-    return p;
-  }
-
-  /** The gate of one kind of resource (named as in {@link CreateOnceSpec.what}). */
-  gate(kind: string): KindGate {
-    let g = this.gates.get(kind);
-    if (!g) this.gates.set(kind, (g = new KindGate()));
-    return g;
-  }
-}
-
-/** The registry of this provider process: every resource of the deployment it serves. */
-export const processClaims = new ClaimRegistry();
-
-/**
- * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
- * the engine to `diff`, `read`, `update` or `delete`), so that a lost create's lookup never
- * adopts it for another resource.
- */
-export function claimId(id: string): void {
-  processClaims.claim(id);
 }
 
 function describe(err: unknown): string {
@@ -324,7 +196,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 
   try {
     if (spec.adoptFrom && spec.list && spec.matches) {
-      const adopted = await adoptListed(spec, registry, spec.adoptFrom);
+      const adopted = await adoptListed(spec, registry, spec.adoptFrom, LISTINGS);
       if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
     }
     let result = await attempt();
@@ -438,46 +310,4 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
   } finally {
     gate.waiting.delete(me);
   }
-}
-
-/**
- * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
- * `from.ids`, listed once per registry, newest first; claims the first that matches and that no
- * resource of this deployment holds.
- *
- * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
- * @throws Error when the listing fails {@link LISTINGS} times (nothing is created then).
- */
-async function adoptListed<T extends { id: string; createdAt: string }>(
-  spec: CreateOnceSpec<T>,
-  registry: ClaimRegistry,
-  from: { ids: ReadonlySet<string>; oldestMs: number },
-): Promise<T | undefined> {
-  const candidates = await registry.once(`recovery:${spec.what}`, async () => {
-    for (let listing = 1; ; listing++) {
-      try {
-        const listed: T[] = [];
-        for await (const live of spec.list!()) {
-          if (Date.parse(live.createdAt) < from.oldestMs) break;
-          if (from.ids.has(live.id)) listed.push(live);
-        }
-        return listed;
-      } catch (err) {
-        if (listing < LISTINGS) continue;
-        throw new Error(
-          `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${LISTINGS} times ` +
-            `(last: ${describe(err)}); nothing was created. Run pulumi up again.`,
-        );
-      }
-    }
-  });
-  // From the match to the claim, nothing awaits: no other create can take the same one.
-  const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
-  if (adopted) {
-    await spec.warn?.(
-      `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
-        `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
-    );
-  }
-  return adopted;
 }
