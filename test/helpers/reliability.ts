@@ -307,20 +307,58 @@ export function writeFigures(name: string, figures: unknown): string {
   return file;
 }
 
-/** The engine's fast mode: no checkpoint after each step, only the final state (Pulumi's own settings). */
-export const SKIP_CHECKPOINTS_ENV = { PULUMI_EXPERIMENTAL: "true", PULUMI_SKIP_CHECKPOINTS: "true" };
+/** `pulumi up` as the kill tests run it: no preview, ten steps at a time. */
+export const UP = ["up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "10"];
 
-/** A pseudo-random generator (mulberry32) of numbers in [0, 1), the same sequence for one seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A timer of a scenario's steps: `timed(step, fn)` runs `fn` and records its wall time in
+ * **seconds** under `step` in `t`, whether it succeeds or throws.
+ */
+export function stepTimer(): {
+  t: Record<string, number>;
+  timed<T>(step: string, fn: () => Promise<T>): Promise<T>;
+} {
+  const t: Record<string, number> = {};
+  return {
+    t,
+    async timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
+      const started = Date.now();
+      try {
+        return await fn();
+      } finally {
+        t[step] = (Date.now() - started) / 1000;
+      }
+    },
   };
 }
+
+/**
+ * Runs {@link UP} on `stack` (with `env` added) and kills the CLI with SIGKILL once the emulator
+ * has answered `killAfter` creates with 201 (or after 120 s). Its plugins live on: the caller
+ * kills them ({@link killEngineProcesses}).
+ *
+ * @returns the CLI's result and how many creates had been answered 201 at the kill.
+ */
+export async function killUpAfterCreates(
+  stack: TestStack,
+  em: RunningEmulator,
+  killAfter: number,
+  env?: Record<string, string>,
+): Promise<{ result: CliResult; ackedAtKill: number }> {
+  const created = () => em.store.requests().filter((r) => r.method === "POST" && r.status === 201).length;
+  let cli: ChildProcess | undefined;
+  const up = stack.run(UP, { onStart: (c) => (cli = c), ...(env ? { env } : {}) });
+  const deadline = Date.now() + 120_000;
+  while (created() < killAfter && Date.now() < deadline) await sleep(20);
+  const ackedAtKill = created();
+  cli!.kill("SIGKILL");
+  return { result: await up, ackedAtKill };
+}
+
+/** The engine's fast mode: no checkpoint after each step, only the final state (Pulumi's own settings). */
+export const SKIP_CHECKPOINTS_ENV = { PULUMI_EXPERIMENTAL: "true", PULUMI_SKIP_CHECKPOINTS: "true" };
 
 /**
  * The resources a `pulumi up` with `SERVICE_ADOPT_FROM` adopted instead of creating, from the

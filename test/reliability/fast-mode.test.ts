@@ -22,23 +22,25 @@
  *
  * The short variant runs 2 seeds; `RELIABILITY_LONG=1` runs 8.
  */
-import type { ChildProcess } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { seededRandom } from "../../packages/emulator/faults";
 import type { ExportedStack } from "../../gitops/recovery";
 import {
   createStack,
   emulatorContents,
   expectConverged,
   killEngineProcesses,
+  killUpAfterCreates,
   LONG,
   recoveryAdoptions,
   runNode,
-  seededRandom,
   SKIP_CHECKPOINTS_ENV,
   stateIds,
+  stepTimer,
+  UP,
   writeFigures,
   writeOutput,
   type TestStack,
@@ -48,7 +50,6 @@ import {
 const COUNTS = { destinations: 5, subscriptions: 300 };
 const DECLARED = COUNTS.destinations + COUNTS.subscriptions;
 const SEEDS = LONG ? [1, 2, 3, 4, 5, 6, 7, 8] : [1, 2];
-const UP = ["up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "10"];
 const RECOVER_CLI = path.join(REPO_ROOT, "dist", "gitops", "recover-cli.js");
 const results: Record<string, unknown>[] = [];
 
@@ -74,32 +75,16 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
       const graceMs = seed % 2 === 0 ? 1500 : 0;
       let em: RunningEmulator | undefined;
       let stack: TestStack | undefined;
-      const t: Record<string, number> = {};
-      const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
-        const started = Date.now();
-        try {
-          return await fn();
-        } finally {
-          t[step] = (Date.now() - started) / 1000;
-        }
-      };
+      const { t, timed } = stepTimer();
       try {
         em = await startEmulator({ faults: { latencyMs: 20, seed } });
         stack = await createStack(`fast-${seed}`, em, COUNTS);
-        const created = () =>
-          em!.store.requests().filter((r) => r.method === "POST" && r.status === 201).length;
 
         // 1. The fast up, killed. The start is taken before the CLI starts, as a pipeline would.
         const since = new Date().toISOString();
-        let cli: ChildProcess | undefined;
-        const killed = await timed("up until killed", async () => {
-          const up = stack!.run(UP, { onStart: (c) => (cli = c), env: SKIP_CHECKPOINTS_ENV });
-          const deadline = Date.now() + 120_000;
-          while (created() < killAfter && Date.now() < deadline) await sleep(20);
-          const ackedAtKill = created();
-          cli!.kill("SIGKILL");
-          return { result: await up, ackedAtKill };
-        });
+        const killed = await timed("up until killed", () =>
+          killUpAfterCreates(stack!, em!, killAfter, SKIP_CHECKPOINTS_ENV),
+        );
         writeOutput(`fast-${seed}-killed-up`, killed.result);
         expect(killed.result.signal).toBe("SIGKILL");
         expect(killed.ackedAtKill).toBeGreaterThanOrEqual(killAfter);

@@ -29,7 +29,6 @@
  * The short variant kills one `up`; `RELIABILITY_LONG=1` kills at eight different points, with
  * and without a grace period for the plugins.
  */
-import type { ChildProcess } from "node:child_process";
 import { rmSync, statSync, truncateSync } from "node:fs";
 import path from "node:path";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
@@ -40,10 +39,13 @@ import {
   emulatorContents,
   expectConverged,
   killEngineProcesses,
+  killUpAfterCreates,
   LONG,
   removeEmptyCheckpointAttrs,
   runNode,
   stateIds,
+  stepTimer,
+  UP,
   writeFigures,
   writeOutput,
   type TestStack,
@@ -65,7 +67,6 @@ const KILLS: [killAfter: number, graceMs: number][] = LONG
       [44, 0],
     ]
   : [[20, 0]];
-const UP = ["up", "--yes", "--skip-preview", "--non-interactive", "--parallel", "10"];
 const RECOVER_CLI = path.join(REPO_ROOT, "dist", "gitops", "recover-cli.js");
 const results: unknown[] = [];
 
@@ -92,33 +93,15 @@ describe("pulumi up killed with SIGKILL, then recovered (real engine, real emula
     async (killAfter, graceMs) => {
       let em: RunningEmulator | undefined;
       let stack: TestStack | undefined;
-      const t: Record<string, number> = {};
-      const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
-        const started = Date.now();
-        try {
-          return await fn();
-        } finally {
-          t[step] = (Date.now() - started) / 1000;
-        }
-      };
+      const { t, timed } = stepTimer();
       try {
         em = await startEmulator({
           faults: { latencyMs: 100, status503: 0.1, status429: 0.05, seed: killAfter },
         });
         stack = await createStack(`interrupted-${killAfter}`, em, COUNTS);
-        const created = () =>
-          em!.store.requests().filter((r) => r.method === "POST" && r.status === 201).length;
 
         // 1. The up, killed.
-        let cli: ChildProcess | undefined;
-        const killed = await timed("up until killed", async () => {
-          const up = stack!.run(UP, { onStart: (c) => (cli = c) });
-          const deadline = Date.now() + 120_000;
-          while (created() < killAfter && Date.now() < deadline) await sleep(20);
-          const ackedAtKill = created();
-          cli!.kill("SIGKILL");
-          return { result: await up, ackedAtKill };
-        });
+        const killed = await timed("up until killed", () => killUpAfterCreates(stack!, em!, killAfter));
         writeOutput(`interrupted-${killAfter}-killed-up`, killed.result);
         expect(killed.result.signal).toBe("SIGKILL");
         if (graceMs > 0) await sleep(graceMs);
