@@ -81,7 +81,9 @@ async function main() {
     const next = await prettier.format(render(text, examples, rel), options);
     if (next === text) continue;
     stale++;
-    if (check) process.stderr.write(`gen-examples: ${rel} is stale: run npm run gen:examples\n`);
+    // A file of the repository by its relative path, any other by its absolute one.
+    const shown = rel.startsWith("..") || path.isAbsolute(rel) ? doc : rel;
+    if (check) process.stderr.write(`gen-examples: ${shown} is stale: run npm run gen:examples\n`);
     else fs.writeFileSync(doc, next);
   }
   if (check && stale > 0) process.exit(1);
