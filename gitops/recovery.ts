@@ -27,7 +27,7 @@
  * then found by time instead: {@link findUnrecorded} lists what the service made since the run
  * started that the stack holds nowhere (`service-recover --since TIME --found FILE`), and the
  * next `pulumi up --refresh` with `SERVICE_ADOPT_FROM=FILE` adopts, create by create, those whose
- * values equal the program's (provider/impl/ambiguous.ts): only the program's inputs, which that
+ * values equal the program's (provider/impl/recoveryAdoption.ts): only the program's inputs, which that
  * `up` has and an exported stack does not, can tell which resource is which.
  *
  * The command line is `service-recover` (gitops/recover-cli.ts); docs/reliability.md has the

@@ -62,6 +62,7 @@ import { randomUUID } from "node:crypto";
 import { APIConnectionError, APIError } from "../../sdk/errors";
 import { isLostAnswer } from "../../sdk/retry";
 import { ClaimRegistry, processClaims } from "./claims";
+import { listSince } from "./listing";
 import { adoptListed } from "./recoveryAdoption";
 
 export { ClaimRegistry, claimId, processClaims } from "./claims";
@@ -228,26 +229,20 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     const lookFor = async (): Promise<{ adopted?: T; found: T[]; unlike?: boolean }> => {
       await gate.enterLookup();
       try {
-        let found: T[] = [];
-        for (let listing = 1; ; listing++) {
-          found = [];
-          try {
-            for await (const live of list()) {
-              if (Date.parse(live.createdAt) < since) break;
-              if (matches(live) && !registry.isClaimed(live.id)) found.push(live);
-            }
-            break;
-          } catch (err) {
-            // The client has retried each page already; a listing cut short starts again from
-            // the newest, a few times, before the create gives up and names what to look for.
-            if (listing < LISTINGS) continue;
-            throw new Error(
+        // The client has retried each page already; a listing cut short starts again from the
+        // newest, a few times, before the create gives up and names what to look for.
+        const found = await listSince(
+          list,
+          since,
+          (live) => matches(live) && !registry.isClaimed(live.id),
+          LISTINGS,
+          (err) =>
+            new Error(
               `${spec.what}: the create failed and may have been made (${describe(lost)}), and looking for it failed ` +
                 `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
                 `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
-            );
-          }
-        }
+            ),
+        );
         if (found.length === 0) return { found };
         const twins = [...gate.waiting].filter((w) => w.matches(found[0]));
         if (twins.some((w) => w.fingerprint !== me.fingerprint)) {

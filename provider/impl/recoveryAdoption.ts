@@ -11,6 +11,7 @@
  */
 import type { CreateOnceSpec } from "./ambiguous";
 import type { ClaimRegistry } from "./claims";
+import { listSince } from "./listing";
 
 /**
  * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
@@ -27,24 +28,19 @@ export async function adoptListed<T extends { id: string; createdAt: string }>(
   from: { ids: ReadonlySet<string>; oldestMs: number },
   listings: number,
 ): Promise<T | undefined> {
-  const candidates = await registry.once(`recovery:${spec.what}`, async () => {
-    for (let listing = 1; ; listing++) {
-      try {
-        const listed: T[] = [];
-        for await (const live of spec.list!()) {
-          if (Date.parse(live.createdAt) < from.oldestMs) break;
-          if (from.ids.has(live.id)) listed.push(live);
-        }
-        return listed;
-      } catch (err) {
-        if (listing < listings) continue;
-        throw new Error(
+  const candidates = await registry.once(`recovery:${spec.what}`, () =>
+    listSince(
+      spec.list!,
+      from.oldestMs,
+      (live) => from.ids.has(live.id),
+      listings,
+      (err) =>
+        new Error(
           `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${listings} times ` +
             `(last: ${err instanceof Error ? err.message : String(err)}); nothing was created. Run pulumi up again.`,
-        );
-      }
-    }
-  });
+        ),
+    ),
+  );
   // From the match to the claim, nothing awaits: no other create can take the same one.
   const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
   if (adopted) {
