@@ -8,7 +8,10 @@
 //   dynamic providers and its native plugin (median, min–max band);
 // - `operations`: up, preview, refresh and destroy of the largest N, the same three;
 // - `client`: each run's time for 2,000 GETs, bare undici and ServiceClient, sequential and at
-//   concurrency 32.
+//   concurrency 32;
+// - for a run of the benchmark at scale (`npm run bench:scale`, `"kind": "scale"`), one chart per
+//   backend (`file`, `postgres`): wall time against N of each operation, per program, with
+//   checkpoints (solid) and in fast mode (dashed), both axes logarithmic.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import * as vega from "vega";
@@ -35,8 +38,65 @@ function points(compared, nativeCompared, extra) {
   return rows;
 }
 
+/** The Vega-Lite specs of a run of the benchmark at scale: one per backend. */
+function scaleSpecs(results) {
+  const OPS = {
+    up: "up",
+    upNoChange: "up, no changes",
+    preview: "preview",
+    refresh: "refresh",
+    destroy: "destroy",
+  };
+  const WHO_SCALE = { floor: WHO.floor, real: "dynamic door + emulator", native: WHO.native };
+  const specs = {};
+  for (const backend of results.backends) {
+    const values = results.cells
+      .filter((c) => c.backend === backend)
+      .flatMap((c) =>
+        Object.entries(OPS).map(([op, label]) => ({
+          n: c.n,
+          operation: label,
+          who: WHO_SCALE[c.variant],
+          mode: c.mode === "fast" ? "fast mode (skipped checkpoints)" : "checkpoints",
+          seconds: c.ms[op].median / 1000,
+        })),
+      );
+    specs[backend] = {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      title: `${backend} backend: wall time against N (median of ${results.runs} run(s))`,
+      data: { values },
+      facet: { field: "operation", type: "nominal", title: null, sort: Object.values(OPS) },
+      columns: 3,
+      spec: {
+        width: 240,
+        height: 180,
+        mark: { type: "line", point: true },
+        encoding: {
+          x: { field: "n", type: "quantitative", title: "N (subscriptions)", scale: { type: "log" } },
+          y: { field: "seconds", type: "quantitative", title: "seconds", scale: { type: "log" } },
+          color: {
+            field: "who",
+            type: "nominal",
+            title: null,
+            scale: { domain: Object.values(WHO_SCALE), range: Object.keys(WHO_SCALE).map((k) => COLORS[k]) },
+            legend: { orient: "top", labelLimit: 400 },
+          },
+          strokeDash: {
+            field: "mode",
+            type: "nominal",
+            title: null,
+            legend: { orient: "top", labelLimit: 400 },
+          },
+        },
+      },
+    };
+  }
+  return specs;
+}
+
 /** The Vega-Lite specs of one results document. */
 export function chartSpecs(results) {
+  if (results.kind === "scale") return scaleSpecs(results);
   const base = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", width: 420, height: 260 };
   // Every operation against N: up from `deploy.up`, the others from `deploy.operations` (runs
   // made before it existed have only the largest N's, under `deploy.largest`).

@@ -43,10 +43,15 @@ export function fixture(name: "deploy" | "native" | "floor"): string {
 /** The passphrase of the benchmarks' throw-away stacks. */
 const PASSPHRASE = "bench-passphrase";
 
-/** A local backend folder and the environment and CLI handle to run the engine against it. */
+/** A backend (a local folder, or the URL it was opened with) and the engine's environment and CLI. */
 export interface Engine {
-  /** The backend folder (`.pulumi-state/bench-<pid>`), removed by {@link Engine.dispose}. */
-  backendDir: string;
+  /**
+   * The backend folder (`.pulumi-state/<label>-<pid>`), removed by {@link Engine.dispose}; null
+   * when the engine was opened on a backend URL.
+   */
+  backendDir: string | null;
+  /** `PULUMI_BACKEND_URL` of every engine run (`file://…` or the URL given). */
+  backendUrl: string;
   /** Environment of every engine run: CLI first on PATH, backend, passphrase. */
   env: Record<string, string>;
   /** The project's CLI (`pulumi version`, e.g. `v3.248.0`). */
@@ -57,29 +62,35 @@ export interface Engine {
   newStack(workDir: string, name: string): Promise<Stack>;
   /** Removes stack `name` (its checkpoint and its `Pulumi.<name>.yaml`), even with resources. */
   removeStack(stack: Stack): Promise<void>;
-  /** Deletes the backend folder. */
+  /** Deletes the backend folder (nothing for a backend URL). */
   dispose(): void;
 }
 
 /**
- * Opens a fresh local backend for one benchmark run.
+ * Opens a fresh local backend for one benchmark run, or, given `backendUrl` (e.g. a throw-away
+ * PostgreSQL database's `postgres://…`), that backend.
  * @throws Error when the project's CLI is missing (run `node scripts/ensure-pulumi.js`).
  */
-export async function openEngine(label = "bench"): Promise<Engine> {
+export async function openEngine(label = "bench", backendUrl?: string): Promise<Engine> {
   const found = pulumiEnvModule.findPulumi();
   if (!found)
     throw new Error("No Pulumi CLI: run `node scripts/ensure-pulumi.js` (npm run bench does it first).");
-  const backendDir = path.join(REPO_ROOT, ".pulumi-state", `${label}-${process.pid}`);
-  rmSync(backendDir, { recursive: true, force: true });
-  mkdirSync(backendDir, { recursive: true });
+  let backendDir: string | null = null;
+  if (backendUrl === undefined) {
+    backendDir = path.join(REPO_ROOT, ".pulumi-state", `${label}-${process.pid}`);
+    rmSync(backendDir, { recursive: true, force: true });
+    mkdirSync(backendDir, { recursive: true });
+    backendUrl = `file://${backendDir}`;
+  }
   const env = {
-    ...pulumiEnvModule.pulumiEnv(found, { ...process.env, PULUMI_BACKEND_URL: `file://${backendDir}` }),
+    ...pulumiEnvModule.pulumiEnv(found, { ...process.env, PULUMI_BACKEND_URL: backendUrl }),
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
   };
   // The CLI the environment puts first on PATH (the cache or a compatible one on PATH).
   const command = await PulumiCommand.get({ root: path.dirname(found.dirs[0]) });
   return {
     backendDir,
+    backendUrl,
     env,
     version: found.version,
     command,
@@ -99,7 +110,7 @@ export async function openEngine(label = "bench"): Promise<Engine> {
       await stack.workspace.removeStack(stack.name, { force: true });
     },
     dispose() {
-      rmSync(backendDir, { recursive: true, force: true });
+      if (backendDir !== null) rmSync(backendDir, { recursive: true, force: true });
     },
   };
 }

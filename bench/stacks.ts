@@ -74,13 +74,20 @@ export async function withEmulator<T>(
 const PEAK_RSS_HOOK = path.join(REPO_ROOT, "bench", "fixtures", "peak-rss.js");
 
 /**
- * Runs `fn` (an `up`) with every Node.js process of the stack's engine writing its peak resident
- * memory at exit; returns the largest of each role (`provider`, `program`), in bytes.
+ * Runs `fn` (an operation of the stack's engine) with every Node.js process it starts writing its
+ * peak resident memory and CPU time at exit; returns the largest peak of each role (`provider`,
+ * `program`), in bytes, and the CPU milliseconds of each role summed over its processes (null
+ * where no process of the role wrote one).
  */
 export async function withPeakRss<T>(
   stack: Stack,
   fn: () => Promise<T>,
-): Promise<{ result: T; provider: number | null; program: number | null }> {
+): Promise<{
+  result: T;
+  provider: number | null;
+  program: number | null;
+  cpuMs: { provider: number | null; program: number | null };
+}> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-rss-"));
   const env = stack.workspace.envVars;
   const before = env.NODE_OPTIONS;
@@ -89,14 +96,23 @@ export async function withPeakRss<T>(
   try {
     const result = await fn();
     const peaks = { provider: null as number | null, program: null as number | null };
+    const cpuMs = { provider: null as number | null, program: null as number | null };
     for (const f of readdirSync(dir)) {
-      const { role, peakRssBytes } = JSON.parse(readFileSync(path.join(dir, f), "utf8")) as {
+      const {
+        role,
+        peakRssBytes,
+        cpuMs: cpu,
+      } = JSON.parse(readFileSync(path.join(dir, f), "utf8")) as {
         role: string;
         peakRssBytes: number;
+        cpuMs: number;
       };
-      if (role === "provider" || role === "program") peaks[role] = Math.max(peaks[role] ?? 0, peakRssBytes);
+      if (role === "provider" || role === "program") {
+        peaks[role] = Math.max(peaks[role] ?? 0, peakRssBytes);
+        cpuMs[role] = (cpuMs[role] ?? 0) + cpu;
+      }
     }
-    return { result, ...peaks };
+    return { result, ...peaks, cpuMs };
   } finally {
     if (before === undefined) delete env.NODE_OPTIONS;
     else env.NODE_OPTIONS = before;
