@@ -219,6 +219,9 @@ describe("benchScale on PostgreSQL", () => {
     ]);
     for (const c of r.cells) {
       for (const op of SCALE_OPS) expect(c.ms[op].median).toBeGreaterThan(0);
+      // The CPU time split by process (from /proc): the engine, the program and the plugin each used some.
+      for (const part of ["engine", "program", "provider"] as const)
+        expect(c.cpuByPart!.up[part]).toBeGreaterThan(0);
       // The native door's state: no serialized provider, about 2 KB per resource.
       expect(c.stateBytesPerResource.median).toBeGreaterThan(500);
       expect(c.stateBytesPerResource.median).toBeLessThan(4000);
