@@ -367,6 +367,8 @@ export async function benchScale(opts: ScaleOptions): Promise<ScaleResults> {
 }
 
 if (require.main === module) {
+  // Ctrl-C or a stop ends through process.exit, so the throw-away PostgreSQL server is stopped.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
   const opts = scaleOptions();
   opts.log(
     `N = ${opts.counts.join(", ")} (checkpoints up to ${opts.checkpointMax}), backends ${opts.backends.join(", ")}, ${opts.runs} run(s)`,
