@@ -50,8 +50,6 @@ export interface Engine {
    * when the engine was opened on a backend URL.
    */
   backendDir: string | null;
-  /** `PULUMI_BACKEND_URL` of every engine run (`file://…` or the URL given). */
-  backendUrl: string;
   /** Environment of every engine run: CLI first on PATH, backend, passphrase. */
   env: Record<string, string>;
   /** The project's CLI (`pulumi version`, e.g. `v3.248.0`). */
@@ -90,7 +88,6 @@ export async function openEngine(label = "bench", backendUrl?: string): Promise<
   const command = await PulumiCommand.get({ root: path.dirname(found.dirs[0]) });
   return {
     backendDir,
-    backendUrl,
     env,
     version: found.version,
     command,

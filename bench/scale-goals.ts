@@ -197,7 +197,7 @@ export function scaleMarkdown(r: ScaleResults): string {
         "",
         `## CPU time by process, ${backend} backend, ${mode === "fast" ? "fast mode" : "checkpoints"}, N = ${n}`,
         "",
-        "| program | operation | engine (CLI, language host) | program | provider | emulator |",
+        "| program | operation | engine (CLI, language host) | program | provider | emulator and Automation API |",
         "| --- | --- | ---: | ---: | ---: | ---: |",
       );
       for (const c of cells.filter((c) => c.n === n)) {

@@ -101,7 +101,8 @@ export interface ScaleCell {
   /**
    * That CPU time by process, in milliseconds (medians): `engine` (the Pulumi CLI and its
    * language host), `program` (the Node.js program), `provider` (the dynamic-provider process or
-   * the native plugin) and `emulator`; null where /proc is missing.
+   * the native plugin) and `emulator` (this process: the in-process emulator, and the Automation
+   * API reading the engine's events); null where /proc is missing.
    */
   cpuByPart: Record<ScaleOp, Record<Part, number>> | null;
   /** Bytes of the exported state (compact JSON) after `up`, divided by its resources minus the Stack. */
@@ -184,7 +185,8 @@ type Sample = { ms: number; cpuMs: number | null; parts: Record<Part, number> | 
 /**
  * Times `fn` (one operation of the stack's engine): wall time, CPU time of everything, and that
  * CPU time split by process — the Node.js program and provider process (from their own
- * accounting, bench/fixtures/peak-rss.js), the in-process emulator (this process), and the rest:
+ * accounting, bench/fixtures/peak-rss.js), this process (the in-process emulator and the
+ * Automation API reading the engine's events), and the rest:
  * the engine (the Pulumi CLI and its language host, in Go).
  */
 async function measure<T>(stack: Stack, fn: () => Promise<T>): Promise<Sample & { result: T }> {
