@@ -21,13 +21,20 @@ const PY_FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "sdk-python");
 const MYPY_VERSION = "2.4.1";
 const VERSION: string = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version;
 
-/** Runs a command to its end; returns its exit code and output (stdout then stderr). */
+/**
+ * Runs a command to its end; returns its exit code, its standard output alone (`stdout`: a
+ * script's result) and both streams (`out`: stdout then stderr, for messages of a failure).
+ */
 function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const r = spawnSync(cmd, args, { encoding: "utf8", timeout: TIMEOUT, ...opts });
-  return { status: r.status, out: `${r.stdout ?? ""}${r.stderr ?? ""}${r.error?.message ?? ""}` };
+  const stdout = r.stdout ?? "";
+  return { status: r.status, stdout, out: `${stdout}${r.stderr ?? ""}${r.error?.message ?? ""}` };
 }
 
-/** `run` that must succeed: the test fails with the command's output otherwise. */
+/**
+ * `run` that must succeed: the test fails with the command's output otherwise. Returns its
+ * standard output only: progress lines on stderr (a first-time venv, say) are not its result.
+ */
 function ok(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
   const r = run(cmd, args, opts);
   expect({ command: [cmd, ...args].join(" "), status: r.status, out: r.status === 0 ? "" : r.out }).toEqual({
@@ -35,7 +42,7 @@ function ok(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Proc
     status: 0,
     out: "",
   });
-  return r.out;
+  return r.stdout;
 }
 
 describe("Python SDK package pulumi_service", () => {
@@ -128,7 +135,7 @@ describe("Python SDK package pulumi_service", () => {
           file,
         ]);
       const sample = path.join(PY_FIXTURES, "sample.py");
-      expect(mypy(sample)).toEqual({ status: 0, out: expect.stringContaining("no issues found") });
+      expect(mypy(sample)).toMatchObject({ status: 0, out: expect.stringContaining("no issues found") });
       const misspelt = path.join(tmp(), "misspelt.py");
       const text = fs.readFileSync(sample, "utf8");
       expect(text).toContain("destination_ids=");
