@@ -16,19 +16,12 @@
 "use strict";
 
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { spawnSync } = require("child_process");
+const { cacheBase } = require("./pulumi-env");
 
 /** The Node.js release lines the packages are tested on (see docs/development.md § Tested versions). */
 const TESTED_NODE_LINES = [20, 22, 24];
-
-function cacheBase() {
-  return (
-    process.env.PULUMI_SERVICE_CACHE_DIR ||
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-service")
-  );
-}
 
 /** The registry package holding this platform's Node.js binary, as the `node` package names it. */
 function platformPackage() {

@@ -37,7 +37,9 @@ function goBuild(args, label) {
     const child = spawn("go", ["build", "-v", ...args], {
       cwd: BUILD_MODULE,
       env: { ...process.env, GOFLAGS: "-mod=readonly" },
-      stdio: ["ignore", "inherit", "pipe"],
+      // Whatever the compiler prints on stdout is progress too: to our stderr (fd 2), so that
+      // this script's stdout holds only its result.
+      stdio: ["ignore", 2, "pipe"],
     });
     let packages = 0;
     let tail = "";

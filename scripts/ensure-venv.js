@@ -17,21 +17,14 @@
 
 const crypto = require("crypto");
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
 const { spawnSync } = require("child_process");
+const { cacheBase } = require("./pulumi-env");
 
 /** Name of the file written last into a venv whose install finished. */
 const COMPLETE_MARKER = ".complete";
 /** Longest wait for another run's lock, in **milliseconds** (a first install takes a minute or two). */
 const LOCK_WAIT_MS = 15 * 60 * 1000;
-
-function cacheBase() {
-  return (
-    process.env.PULUMI_SERVICE_CACHE_DIR ||
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-service")
-  );
-}
 
 function log(msg) {
   process.stderr.write(`ensure-venv: ${msg}\n`);

@@ -12,6 +12,11 @@ export interface FoundPulumi {
   source: "PATH" | "cache";
   version: string;
 }
+/**
+ * The project's cache folder: `$PULUMI_SERVICE_CACHE_DIR`, else `$XDG_CACHE_HOME/pulumi-service`,
+ * else `~/.cache/pulumi-service`; an empty one gives a cold start.
+ */
+export function cacheBase(): string;
 /** `~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the language hosts' sources>/bin` (honours XDG_CACHE_HOME, PULUMI_SERVICE_CACHE_DIR). */
 export function cacheBinDir(): string;
 /** Output of `<pulumiPath> version`, or null when it cannot run. */

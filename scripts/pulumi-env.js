@@ -38,6 +38,19 @@ function buildSourcesHash() {
 }
 
 /**
+ * The project's cache folder on this machine: `$PULUMI_SERVICE_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/pulumi-service`, else `~/.cache/pulumi-service`. Everything a script builds
+ * or installs once (the CLI, the generators, venvs, Node.js lines, the tests' prebuilt binaries)
+ * lives below it, so pointing it at an empty folder gives a cold start.
+ */
+function cacheBase() {
+  return (
+    process.env.PULUMI_SERVICE_CACHE_DIR ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-service")
+  );
+}
+
+/**
  * The cache folder of the built CLI: `$XDG_CACHE_HOME` (or `~/.cache`)
  * `/pulumi-service/pulumi-v3.248.0-<hash>/bin`, where `<hash>` covers the language hosts'
  * sources and the build module's go.mod/go.sum (buildSourcesHash), so an edit to a host builds
@@ -45,10 +58,7 @@ function buildSourcesHash() {
  * before `/pulumi-v3.248.0-<hash>`.
  */
 function cacheBinDir() {
-  const base =
-    process.env.PULUMI_SERVICE_CACHE_DIR ||
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-service");
-  return path.join(base, `pulumi-v${PULUMI_VERSION}-${buildSourcesHash()}`, "bin");
+  return path.join(cacheBase(), `pulumi-v${PULUMI_VERSION}-${buildSourcesHash()}`, "bin");
 }
 
 /** Runs `<pulumi> version` and returns what it prints (e.g. `v3.248.0`), or null. */
@@ -144,6 +154,7 @@ module.exports = {
   PULUMI_VERSION,
   REPO_ROOT,
   REQUIRED_BINARIES,
+  cacheBase,
   cacheBinDir,
   versionOf,
   isCompatible,

@@ -5,7 +5,7 @@
  * from our machines, and falls back to compiling SQLite from source: about 80 s of both cores
  * for each install. prebuild-install honours a mirror (`npm_config_better_sqlite3_binary_host`),
  * as a company's network would set one; this mirror serves the binaries this machine has already
- * built, kept in `~/.cache/pulumi-service/prebuilds`:
+ * built, kept in `prebuilds/` of the project's cache (`~/.cache/pulumi-service`: see cacheBase):
  * - the repository's own (`npm ci` built it for the Node.js running the tests);
  * - each one a test compiled in a project, taken after its install by {@link PrebuildMirror.harvest}.
  * A binary the mirror does not have answers 404, and the install compiles as before.
@@ -14,10 +14,10 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { cacheBase } from "../../scripts/pulumi-env";
 
-const CACHE = path.join(os.homedir(), ".cache", "pulumi-service", "prebuilds");
+const CACHE = path.join(cacheBase(), "prebuilds");
 const REPO = path.resolve(__dirname, "../..");
 const BINARY = path.join("build", "Release", "better_sqlite3.node");
 
