@@ -14,7 +14,7 @@
  */
 import { existsSync } from "node:fs";
 import { Pool } from "undici";
-import { SDK_VERSION, SERVICE_VERSION, ServiceClient } from "../sdk";
+import { SDK_VERSION, SERVICE_VERSION, ServiceClient } from "../client";
 import { type Summary, summarize } from "./stats";
 
 /** Options of {@link benchClient}. */

@@ -97,7 +97,7 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 export async function benchStartup(opts: StartupBenchOptions): Promise<StartupResults> {
   const emulator = await startEmulator({});
   try {
-    const { ServiceClient } = await import("../sdk");
+    const { ServiceClient } = await import("../client");
     const client = new ServiceClient({ baseUrl: emulator.url, apiKey: emulator.apiKeys[0] });
     const destination = await client.eventDestinations.create({
       target: { kinesis: { auth: { role: { roleArn: "arn:r" } }, streamArn: "arn:s" } },

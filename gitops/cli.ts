@@ -28,7 +28,7 @@
 import * as path from "path";
 import { Command, Option } from "commander";
 import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-contract/cli";
-import type { ServiceClient } from "../sdk";
+import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
 import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
 
@@ -109,7 +109,7 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
     const baseUrl = flags.baseUrl ?? io.env.SERVICE_BASE_URL;
     if (!apiKey) throw new Error("No API key: set SERVICE_API_KEY to the key of the account to read.");
     if (!baseUrl) throw new Error("No base URL: pass --base-url <url> or set SERVICE_BASE_URL.");
-    const { ServiceClient } = await import("../sdk");
+    const { ServiceClient } = await import("../client");
     const { generateProgram, listInventory } = await import("./generate");
     client = new ServiceClient({ apiKey, baseUrl, userAgent: "service-drift-generate" });
     const program = generateProgram(await listInventory(client));

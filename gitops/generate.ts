@@ -23,7 +23,7 @@
  *
  * @packageDocumentation
  */
-import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../sdk";
+import type { DestinationTarget, EventDestination, EventSubscription, ServiceClient } from "../client";
 import { ID_BODY_LENGTH, isWellFormedId, type ResourceDescriptor } from "service-contract";
 import { OPTIONAL_STRINGS, RESOURCES, SECRET_PATHS } from "service-contract";
 import { writableFields } from "service-contract";

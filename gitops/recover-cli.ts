@@ -79,7 +79,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   if (!stack?.deployment) throw new Error(`${input} is not the output of \`pulumi stack export\``);
   // The client and the recovery (undici, zod) load once the command line is good: `--version`,
   // `--help` and a bad command line answer at once.
-  const { ServiceClient } = await import("../sdk");
+  const { ServiceClient } = await import("../client");
   const { applyRecovery, findUnrecorded, planRecovery } = await import("./recovery");
   const client = new ServiceClient({
     apiKey: io.env.SERVICE_API_KEY,

@@ -35,8 +35,8 @@
  *
  * @packageDocumentation
  */
-import type { ServiceClient } from "../sdk";
-import { NotFoundError } from "../sdk";
+import type { ServiceClient } from "../client";
+import { NotFoundError } from "../client";
 import { CLOCK_SKEW_MS } from "../provider/impl/ambiguous";
 import {
   matchesInputs as destinationMatches,

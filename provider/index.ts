@@ -1,7 +1,7 @@
 /**
  * Pulumi resources of the service: `EventSubscription`, `EventDestination`, `AbuseReport`, and
- * the input validation their `check` uses. The typed client is the package's `./sdk` entry
- * (`import { ServiceClient } from "pulumi-service/sdk"`), kept out of this index so that a
+ * the input validation their `check` uses. The typed client is the package's `./client` entry
+ * (`import { ServiceClient } from "pulumi-service/client"`), kept out of this index so that a
  * Pulumi program does not load the HTTP client it never uses (the providers load it in their
  * own process).
  *

@@ -21,7 +21,7 @@ const path = require("path");
 const { promisify } = require("util");
 const yaml = require("js-yaml");
 const { startEmulator } = require("service-emulator");
-const { ServiceClient } = require("pulumi-service/sdk");
+const { ServiceClient } = require("pulumi-service/client");
 
 const API_KEY = "gitops-example-key";
 

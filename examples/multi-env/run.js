@@ -14,7 +14,7 @@ const { promisify } = require("util");
 const fs = require("fs");
 const path = require("path");
 const { startEmulator } = require("service-emulator");
-const { ServiceClient } = require("pulumi-service/sdk");
+const { ServiceClient } = require("pulumi-service/client");
 
 const ENVS = ["dev", "prod"];
 const API_KEY = "multi-env-example-key";

@@ -12,7 +12,7 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 const { startEmulator } = require("service-emulator");
-const { ServiceClient } = require("pulumi-service/sdk");
+const { ServiceClient } = require("pulumi-service/client");
 
 const API_KEY = "quickstart-example-key";
 const STACK = "dev";

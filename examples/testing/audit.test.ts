@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "pulumi-service/sdk";
+import { ServiceClient } from "pulumi-service/client";
 import { startEmulator, type RunningEmulator } from "service-emulator";
 
 let emulator: RunningEmulator;

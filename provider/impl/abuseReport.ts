@@ -8,7 +8,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { RESOURCES } from "service-contract";
-import type { AbuseReport } from "../../sdk";
+import type { AbuseReport } from "../../client";
 import { checkAbuseReportInputs } from "../validation";
 import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";

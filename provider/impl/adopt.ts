@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { ResourceDescriptor } from "service-contract";
-import { ValidationError } from "../../sdk/errors";
+import { ValidationError } from "../../client/errors";
 import { isNotFound } from "./runtime";
 
 /**

@@ -59,8 +59,8 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { APIConnectionError, APIError } from "../../sdk/errors";
-import { isLostAnswer } from "../../sdk/retry";
+import { APIConnectionError, APIError } from "../../client/errors";
+import { isLostAnswer } from "../../client/retry";
 import { ClaimRegistry, processClaims } from "./claims";
 import { listSince } from "./listing";
 import { adoptListed } from "./recoveryAdoption";

@@ -6,7 +6,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
-import type { EventSubscription } from "../../sdk";
+import type { EventSubscription } from "../../client";
 import { checkEventSubscriptionInputs } from "../validation";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";

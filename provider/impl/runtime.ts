@@ -26,10 +26,10 @@
  */
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
-import type * as Client from "../../sdk/client";
-import { readCaCertificates } from "../../sdk/ca";
-import { NotFoundError } from "../../sdk/errors";
-import { loggerFromEnv, type RequestLogger } from "../../sdk/log";
+import type * as Client from "../../client/client";
+import { readCaCertificates } from "../../client/ca";
+import { NotFoundError } from "../../client/errors";
+import { loggerFromEnv, type RequestLogger } from "../../client/log";
 
 /** The bag `configure()` receives: the whole stack configuration, namespaces kept. */
 export interface ConfigBag {
@@ -47,7 +47,7 @@ interface NumberSetting {
 
 /**
  * The provider's settings: stack config key, environment variable, and for numbers the unit and
- * range. Left unset, a setting takes the client's default (`ServiceClientOptions` in sdk/client.ts).
+ * range. Left unset, a setting takes the client's default (`ServiceClientOptions` in client/client.ts).
  */
 export const SETTINGS = {
   apiKey: { key: "service:apiKey", env: "SERVICE_API_KEY" },
@@ -183,7 +183,7 @@ export function getClient(): Client.ServiceClient {
   // loading undici is a large part of the provider process's start (docs/performance.md
   // § Fixed cost gives the figures).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { ServiceClient } = require("../../sdk/client") as typeof Client;
+  const { ServiceClient } = require("../../client/client") as typeof Client;
   client = new ServiceClient({
     apiKey: apiKey.value,
     baseUrl: baseUrl.value,

@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { typeCheck } from "../helpers/cli";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient, type EventDestination, type EventSubscription } from "../../sdk";
+import { ServiceClient, type EventDestination, type EventSubscription } from "../../client";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { clearRequestLog, getRequestLog, startEmulator } from "../helpers/emulator";
 import { configureService, freshBackend, localStack } from "../helpers/pulumi";

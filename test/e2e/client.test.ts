@@ -21,7 +21,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
   makeAPIError,
-} from "../../sdk";
+} from "../../client";
 import {
   apiRequest,
   clearRequestLog,

@@ -24,7 +24,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { engineEnv } from "../helpers/pulumi";
 import { ensureNodeLine, TESTED_NODE_LINES, type NodeLine } from "../../scripts/ensure-node";

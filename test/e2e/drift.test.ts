@@ -6,7 +6,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { review, startEmulator } from "../helpers/emulator";
 import { configureService, freshBackend, localStack } from "../helpers/pulumi";
 import { backendFingerprint, checkpointFile, runDriftCli, type CliRun } from "../helpers/gitops";

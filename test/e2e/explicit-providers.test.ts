@@ -7,7 +7,7 @@
  */
 import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { NotFoundError, ServiceClient } from "../../sdk";
+import { NotFoundError, ServiceClient } from "../../client";
 import { startEmulator } from "../helpers/emulator";
 import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
 

@@ -5,7 +5,7 @@
  */
 import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { clearRequestLog, getRequestLog, review, startEmulator } from "../helpers/emulator";
 import { configureService, freshBackend, localStack, readCheckpoint, stackOutputs } from "../helpers/pulumi";
 

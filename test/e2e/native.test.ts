@@ -9,7 +9,7 @@ import { execFile } from "child_process";
 import * as path from "path";
 import { promisify } from "util";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { startEmulator } from "../helpers/emulator";
 import { configureService, freshBackend, localStack, readCheckpoint, stackOutputs } from "../helpers/pulumi";
 import type { Spec } from "../fixtures/native";

@@ -9,7 +9,7 @@
 import type { ChildProcess } from "node:child_process";
 import * as path from "node:path";
 import { rmSync } from "node:fs";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { DRIFT_CLI } from "../helpers/gitops";
 import { startPostgres, type RunningPostgres } from "../helpers/postgres";

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { typeCheck } from "../helpers/cli";
-import type { EventDestination, EventSubscription } from "../../sdk";
+import type { EventDestination, EventSubscription } from "../../client";
 import { assignNames, generateProgram, identifier, slug, stringLiteral } from "../../gitops/generate";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");

@@ -13,7 +13,7 @@ import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "./doc-blocks";
 import { startEmulator } from "./emulator";

@@ -18,7 +18,7 @@
  * Which requests the faults hit is fixed by a seed chosen here, so every path runs every time.
  * `createOnce` itself is also tested against scripted outcomes.
  */
-import { APIConnectionError, makeAPIError } from "../../sdk";
+import { APIConnectionError, makeAPIError } from "../../client";
 import { drawFault, seededRandom, type FaultConfig, type FaultOutcome } from "../../packages/emulator/faults";
 import type { RequestLogEntry } from "../../packages/emulator";
 import { apiRequest, setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
@@ -27,7 +27,7 @@ import * as subscriptions from "../../provider/impl/eventSubscription";
 import * as destinations from "../../provider/impl/eventDestination";
 import * as reports from "../../provider/impl/abuseReport";
 import { createOnce, maybeApplied } from "../../provider/impl/ambiguous";
-import { isLostAnswer } from "../../sdk/retry";
+import { isLostAnswer } from "../../client/retry";
 
 jest.setTimeout(30_000);
 

@@ -6,7 +6,7 @@
  * `findUnrecorded` (`service-recover --since`), for runs that skipped checkpoints.
  * interrupted.test.ts runs the command line on real stacks after a real kill.
  */
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import {
   applyRecovery,
   findUnrecorded,

@@ -16,7 +16,7 @@ import crypto from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ServiceClient } from "../../sdk";
+import { ServiceClient } from "../../client";
 import { MAX_BODY_BYTES } from "service-contract";
 import {
   apiRequest,

@@ -10,7 +10,7 @@
  * property test (fast-check's scheduler) drives random ones.
  */
 import fc from "fast-check";
-import { APIConnectionError } from "../../../sdk";
+import { APIConnectionError } from "../../../client";
 import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
 
 type R = { id: string; createdAt: string; v: string };

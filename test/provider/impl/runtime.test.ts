@@ -13,7 +13,7 @@ import {
   APIConnectionTimeoutError,
   InternalServerError,
   NotFoundError,
-} from "../../../sdk";
+} from "../../../client";
 import { type RunningEmulator, startEmulator } from "../../helpers/emulator";
 import { loadedWith } from "../../helpers/loaded-modules";
 import { freshBackend, localStack } from "../../helpers/pulumi";

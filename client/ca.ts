@@ -2,7 +2,7 @@
  * Trusting a private certificate authority: reading a CA setting (PEM text or the path of a PEM
  * file), checking it, and the full list of CAs a connection then trusts. Loads no undici, so the
  * provider can check its configuration without the HTTP stack. Internal: not exported from
- * `sdk/index.ts`.
+ * `client/index.ts`.
  *
  * @packageDocumentation
  */

@@ -1,9 +1,9 @@
 /**
- * The client's debug log of requests (sdk/log.ts): one line per attempt with status and duration,
+ * The client's debug log of requests (client/log.ts): one line per attempt with status and duration,
  * one per retry wait; never the API key, a body or a query value; nothing unless asked for.
  */
-import { ServiceClient, ServiceError } from "../../sdk";
-import type { RequestLogEntry } from "../../sdk";
+import { ServiceClient, ServiceError } from "../../client";
+import type { RequestLogEntry } from "../../client";
 import {
   fakeId,
   json,

@@ -1,5 +1,5 @@
 /**
- * The client's one owner of `Idempotency-Key` (sdk/idempotency.ts): which creates get a key,
+ * The client's one owner of `Idempotency-Key` (client/idempotency.ts): which creates get a key,
  * when a keyed POST may be sent again after a lost answer, and what the server showed.
  * Then `idempotencyKeys: "auto"`: keys on every create, retries after resets only once
  * the server has echoed a key; `idempotency.honoured` follows the server's answers. Against
@@ -11,7 +11,7 @@ import {
   Idempotency,
   ServiceClient,
   type ServiceClientOptions,
-} from "../../sdk";
+} from "../../client";
 import { setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
 import {
   fakeId,

@@ -11,7 +11,7 @@ import {
   ServiceClient,
   type ServiceClientOptions,
   ValidationError,
-} from "../../sdk";
+} from "../../client";
 import {
   fakeId,
   hang,

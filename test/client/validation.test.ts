@@ -14,7 +14,7 @@ import {
   validateEventSubscriptionUpdate,
   validateId,
   validateListParams,
-} from "../../sdk";
+} from "../../client";
 import { fakeId } from "../helpers/scripted-server";
 
 const ED = fakeId("ed_", 1);

@@ -1,11 +1,11 @@
 /**
- * One exchange through undici's dispatch (sdk/exchange.ts): the whole answer, undici's errors as
+ * One exchange through undici's dispatch (client/exchange.ts): the whole answer, undici's errors as
  * they are, and an abort that ends it at once at any stage, the per-call timeout's tool.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Agent, type Dispatcher } from "undici";
-import { exchange } from "../../sdk/exchange";
+import { exchange } from "../../client/exchange";
 
 describe("exchange", () => {
   let server: http.Server;

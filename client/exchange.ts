@@ -3,7 +3,7 @@
  * answer read into a string. It is what `Dispatcher.request` does for the client, without the
  * parts it does not use: the answer's body as a stream and an abort signal to listen to. On the
  * benchmark's sequential GETs that is about a tenth of a request's time (docs/performance.md
- * § Client). Internal: not exported from `sdk/index.ts`.
+ * § Client). Internal: not exported from `client/index.ts`.
  *
  * @packageDocumentation
  */

@@ -15,7 +15,7 @@ import {
   ValidationError,
   makeAPIError,
   parseRetryAfter,
-} from "../../sdk";
+} from "../../client";
 
 const OP = `op_${"A".repeat(27)}`;
 const body = (status: number, code: number, msg: string) =>

@@ -8,8 +8,8 @@ import {
   makeAPIError,
   retryDelay,
   type RetryPolicy,
-} from "../../sdk";
-import { type RetryClock, withRetries } from "../../sdk/retry";
+} from "../../client";
+import { type RetryClock, withRetries } from "../../client/retry";
 
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
 const status = (s: number, retryAfter?: string) =>

@@ -1,5 +1,5 @@
 /**
- * Public entry point of the typed client of the service (`pulumi-service/sdk`). Re-exports only.
+ * Public entry point of the typed client of the service (`pulumi-service/client`; `pulumi-service/sdk`, its 0.1.0 name, is the same module). Re-exports only.
  *
  * - {@link ServiceClient}: the client (`client.ts`), one resource class per API resource
  *   (`resources.ts`).
@@ -8,7 +8,7 @@
  * - everything of the contract (`service-contract`): zod schemas and their types, sharing their
  *   names, the limits, the error codes and the key-case mapping.
  *
- * @module pulumi-service/sdk
+ * @module pulumi-service/client
  */
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";

@@ -1,5 +1,5 @@
 /**
- * Trusting a private CA (sdk/ca.ts, the client's `caCertificate`): the emulator served over TLS
+ * Trusting a private CA (client/ca.ts, the client's `caCertificate`): the emulator served over TLS
  * with a certificate from a CA made for the test; without that CA the call fails with an error
  * that says how to trust it, with it (as text, as a file, from the environment) it succeeds, and
  * Node's own `NODE_EXTRA_CA_CERTS` stays trusted beside it.
@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { APICertificateError, ServiceClient, ServiceError } from "../../sdk";
+import { APICertificateError, ServiceClient, ServiceError } from "../../client";
 import { makeTestCa, startTlsEmulator, type TestCa, type TlsEmulator } from "../helpers/tls";
 
 const ED = `ed_${"A".repeat(27)}`;
@@ -174,7 +174,7 @@ test("NODE_EXTRA_CA_CERTS stays trusted with and without caCertificate", async (
     const root = path.resolve(__dirname, "../..");
     const script = `
       require("ts-node").register({ transpileOnly: true, project: "tsconfig.json" });
-      const { ServiceClient } = require("./sdk/client");
+      const { ServiceClient } = require("./client/client");
       const [targets, caB] = JSON.parse(process.argv[1]);
       (async () => {
         const out = [];

@@ -2,7 +2,7 @@
  * One HTTP call of the client: headers, JSON body, per-attempt timeout, retries (delegated to
  * `retry.ts`), error mapping (delegated to `errors.ts`), case mapping (the contract's `wire.ts`),
  * the exchange itself (`exchange.ts`) and response parsing (the zod schemas). Internal: not
- * exported from `sdk/index.ts`.
+ * exported from `client/index.ts`.
  *
  * @packageDocumentation
  */
