@@ -5,9 +5,9 @@
 //
 // Order: a compatible `pulumi` + `pulumi-language-nodejs` on PATH; else the cache
 // (~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the hosts' sources>/bin, see
-// pulumi-env.js); else, when `go` is installed, a build of scripts/pulumi-build (the CLI from
+// pulumi-env.js); else, when `go` is installed, a build of tools/pulumi (the CLI from
 // github.com/pulumi/pulumi/pkg/v3 v3.248.0, the language hosts in
-// scripts/pulumi-build/pulumi-language-{nodejs,python,go}, and Pulumi's Python launcher
+// tools/pulumi/pulumi-language-{nodejs,python,go}, and Pulumi's Python launcher
 // pulumi-language-python-exec copied from the github.com/pulumi/pulumi/sdk/v3 module) into that
 // cache; else a clear error.
 //
@@ -19,7 +19,7 @@ const path = require("path");
 const { spawn, spawnSync } = require("child_process");
 const { PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath, findPulumi, versionOf } = require("./pulumi-env");
 
-const BUILD_MODULE = path.join(__dirname, "pulumi-build");
+const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const VERSION_LDFLAG = `github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v${PULUMI_VERSION}`;
 
 function log(msg) {
@@ -66,7 +66,7 @@ function goBuild(args, label) {
   });
 }
 
-/** The language hosts of this repository (scripts/pulumi-build/<name>/main.go). */
+/** The language hosts of this repository (tools/pulumi/<name>/main.go). */
 const LANGUAGE_HOSTS = ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"];
 
 /**

@@ -5,7 +5,7 @@
 // (provider/native/schema.json, itself generated from the contract) and run this again.
 //
 // The generators are those of github.com/pulumi/pulumi/pkg/v3 at the CLI's pinned release,
-// called by scripts/pulumi-build/pulumi-gen-sdks (a Go program built with the CLI's go.mod).
+// called by tools/pulumi/pulumi-gen-sdks (a Go program built with the CLI's go.mod).
 // The program is built once into the user's cache,
 // `~/.cache/pulumi-service/pulumi-gen-sdks-v3.248.0-<hash>/` (the hash is taken over its
 // source and the module's go.mod/go.sum, so an edit builds it again, and the earlier build is
@@ -26,7 +26,7 @@ const { spawnSync } = require("child_process");
 const { PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath } = require("./pulumi-env");
 const { goBuild } = require("./ensure-pulumi");
 
-const BUILD_MODULE = path.join(__dirname, "pulumi-build");
+const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const GENERATOR_PACKAGE = "pulumi-gen-sdks";
 const DEFAULT_SCHEMA = path.join(REPO_ROOT, "provider", "native", "schema.json");
 const DEFAULT_OUT = path.join(REPO_ROOT, "sdk");
@@ -38,7 +38,7 @@ function fail(msg) {
 }
 
 /**
- * The cached path of the Go program `name` of scripts/pulumi-build (this script's generator, or
+ * The cached path of the Go program `name` of tools/pulumi (this script's generator, or
  * pulumi-gen-examples for gen-examples.js); the folder name changes whenever its inputs change.
  */
 function generatorPath(name = GENERATOR_PACKAGE) {

@@ -15,7 +15,7 @@ const PULUMI_VERSION = "3.248.0";
 const REPO_ROOT = path.resolve(__dirname, "..");
 
 /** The Go sources scripts/ensure-pulumi.js builds the CLI and the language hosts from. */
-const BUILD_MODULE = path.join(__dirname, "pulumi-build");
+const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const BUILD_SOURCES = [
   "go.mod",
   "go.sum",

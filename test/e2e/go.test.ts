@@ -2,7 +2,7 @@
  * A deployment from Go through the real Pulumi engine against the real emulator: the Go example
  * of docs/resources.md, in the project test/fixtures/go-deploy, in a module taking the generated
  * Go SDK (sdk/go) from this checkout, built and run by this repository's Go language host
- * (scripts/pulumi-build/pulumi-language-go). The steps: test/helpers/quickstart-deploy.ts.
+ * (tools/pulumi/pulumi-language-go). The steps: test/helpers/quickstart-deploy.ts.
  */
 import { execFile } from "child_process";
 import { promisify } from "util";

@@ -187,7 +187,7 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
         destinationIds: [dd],
         description: "made outside",
       });
-      // Code generation is left out: the project's own Node.js language host (scripts/pulumi-build)
+      // Code generation is left out: the project's own Node.js language host (tools/pulumi)
       // does not implement GenerateProgram; Pulumi's released host does (docs/providers.md).
       const { stdout } = await cli(
         "import",

@@ -3,7 +3,7 @@
  * Python example of docs/resources.md, in the project test/fixtures/python-deploy, on the
  * generated SDK `pulumi_service` installed with pip from the wheel `npm run build:python-sdk`
  * builds into a fresh venv beside `pulumi` from PyPI, run by this repository's Python language
- * host (scripts/pulumi-build/pulumi-language-python). The steps: test/helpers/quickstart-deploy.ts.
+ * host (tools/pulumi/pulumi-language-python). The steps: test/helpers/quickstart-deploy.ts.
  */
 import { execFile } from "child_process";
 import * as fs from "fs";

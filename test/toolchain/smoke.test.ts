@@ -8,7 +8,7 @@ const program = path.join(__dirname, "..", "fixtures", "smoke");
 
 describe("toolchain", () => {
   it("builds the pinned Pulumi release: the CLI's Go modules are at PULUMI_VERSION", () => {
-    const goMod = fs.readFileSync(path.join(REPO_ROOT, "scripts", "pulumi-build", "go.mod"), "utf8");
+    const goMod = fs.readFileSync(path.join(REPO_ROOT, "tools", "pulumi", "go.mod"), "utf8");
     // The CLI is compiled from pkg/v3 (its `tool`) against sdk/v3: both at the pinned release.
     for (const mod of ["github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pulumi/sdk/v3"]) {
       const pinned = new RegExp(`^\\s*${mod.replace(/[./]/g, "\\$&")} (v\\S+)`, "m").exec(goMod);

@@ -24,7 +24,7 @@ import (
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
-	"pulumiservice.local/pulumi-build/langhost"
+	"pulumiservice.local/pulumi-tools/langhost"
 )
 
 // version is set at build time with -ldflags "-X main.version=v3.248.0".

@@ -2,7 +2,7 @@
 // host from Go modules (see scripts/ensure-pulumi.js). The replace below is one the Pulumi
 // CLI's own go.mod carries; replace directives only apply in the main module, so it is
 // repeated here.
-module pulumiservice.local/pulumi-build
+module pulumiservice.local/pulumi-tools
 
 go 1.25.11
 

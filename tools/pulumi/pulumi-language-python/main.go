@@ -29,7 +29,7 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 
-	"pulumiservice.local/pulumi-build/langhost"
+	"pulumiservice.local/pulumi-tools/langhost"
 )
 
 // version is set at build time with -ldflags "-X main.version=v3.248.0".
