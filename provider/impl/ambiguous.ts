@@ -137,7 +137,18 @@ export function maybeApplied(err: unknown): boolean {
 /**
  * Creates one resource and never leaves a duplicate or an orphan behind a create whose outcome
  * is unknown, nor gives one ID to two resources when creates run side by side (see the module
- * comment for the steps and rules).
+ * comment for the steps and rules, and docs/reliability.md, "Design of ambiguous creates").
+ *
+ * The protocol, step by step: recovery adoption first, when asked for; then the create is sent
+ * ({@link sendCreate}) with the one idempotency key of this logical create. If its answer is lost
+ * and the service is known to honour keys, it is sent once more with the same key. Otherwise a
+ * kind that cannot be listed fails ({@link cannotBeListedError}); one that can is looked for
+ * ({@link lookup}), and the lookup's outcome decides: one match (or several, no more than the
+ * lost creates of those values waiting) is adopted ({@link adoptedWarning}); a twin of this
+ * deployment that differs only in a write-only secret fails the create
+ * ({@link writeOnlySecretError}); several matches fail it ({@link severalMatchesError}); none
+ * means the create did not happen: it is sent once more and, if that is lost too, looked for
+ * again, and a second none fails it ({@link nothingCreatedError}).
  *
  * @returns the created resource, or the one an earlier attempt (or an identical create of this
  *   deployment) had made, claimed in the registry for this create alone.
@@ -149,160 +160,323 @@ export function maybeApplied(err: unknown): boolean {
 export async function createOnce<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,
 ): Promise<T> {
+  const c = logicalCreate(spec);
+  try {
+    // Recovery adoption (SERVICE_ADOPT_FROM): what an interrupted deployment made, before anything is sent.
+    if (spec.adoptFrom && spec.list && spec.matches) {
+      const adopted = await adoptListed(spec, c.registry, spec.adoptFrom, LISTINGS);
+      if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
+    }
+    // The create, with the idempotency key of this logical create.
+    let sent = await sendCreate(c);
+    if (sent) return sent.ok;
+
+    // Its answer was lost: sent once more with the same key, if the service is known to honour keys.
+    if (spec.keysHonoured() === true && !c.conflict) {
+      await spec.warn?.(sameKeyWarning(c));
+      sent = await sendCreate(c);
+      if (sent) return sent.ok;
+    }
+
+    // Otherwise the lookup; a kind that cannot be listed relies on the idempotency key alone.
+    if (!spec.list || !spec.matches) throw cannotBeListedError(c);
+    const list = spec.list;
+    const matches = spec.matches;
+    for (let round = 1; ; round++) {
+      const outcome = await lookup(c, list, matches);
+      // One match, or several but no more than the lost creates of those values waiting: adopted.
+      if (outcome.adopted) {
+        await spec.warn?.(adoptedWarning(c, outcome.found, outcome.adopted));
+        return outcome.adopted;
+      }
+      // A twin of this deployment that differs only in a write-only secret lost its answer too.
+      if (outcome.unlike) throw writeOnlySecretError(c, outcome.found);
+      // Several, more than such creates: which one (if any) is this create's cannot be told.
+      if (outcome.found.length > 1) throw severalMatchesError(c, outcome.found);
+      // None: the create did not happen. Sent once more and, if that is lost too, looked for again.
+      if (round === 2) throw nothingCreatedError(c);
+      await spec.warn?.(noneWarning(c));
+      sent = await sendCreate(c);
+      if (sent) return sent.ok;
+    }
+  } finally {
+    c.gate.waiting.delete(c.me);
+  }
+}
+
+/**
+ * One logical create of {@link createOnce}: what its steps share, from the first send to the
+ * end. `T` is the kind's resource as the service returns it.
+ */
+interface LogicalCreate<T extends { id: string; createdAt: string }> {
+  readonly spec: CreateOnceSpec<T>;
+  /** Where IDs are claimed ({@link CreateOnceSpec.registry}, default {@link processClaims}). */
+  readonly registry: ClaimRegistry;
+  /** The kind's gate in the registry: creates are sent side by side, a lookup runs alone. */
+  readonly gate: ReturnType<ClaimRegistry["gate"]>;
+  /**
+   * The `Idempotency-Key` every send uses (a UUID): one per logical create, replaced only when an
+   * answer named an ID another resource holds.
+   */
+  key: string;
+  /**
+   * How far back the lookup reaches, in **milliseconds** since the Unix epoch: {@link CLOCK_SKEW_MS}
+   * before the create started.
+   */
+  readonly since: number;
+  /** The last error, once an attempt may have made the resource (until then, `undefined`). */
+  lost: unknown;
+  /** Set when an answer named an ID another resource holds: the key is spent, the step-2 retry too. */
+  conflict: boolean;
+  /** This create among the kind's creates waiting to look (its answer was lost). */
+  readonly me: { matches(live: unknown): boolean; fingerprint?: string };
+}
+
+/**
+ * Starts one logical create of `spec`: its kind's gate, a new idempotency key, and the start of
+ * its lookup window, read from `spec.now` (**milliseconds**) now.
+ */
+function logicalCreate<T extends { id: string; createdAt: string }>(
+  spec: CreateOnceSpec<T>,
+): LogicalCreate<T> {
   const registry = spec.registry ?? processClaims;
   const gate = registry.gate(spec.what);
   const now = spec.now ?? Date.now;
-  let key = randomUUID();
+  const key = randomUUID();
   const startedMs = now();
-  /** The last error, once an attempt may have made the resource (until then, `undefined`). */
-  let lost: unknown;
-  /** Set when an answer named an ID another resource holds: the key is spent, the step-2 retry too. */
-  let conflict = false;
-  /** This create among the kind's creates waiting to look (its answer was lost). */
-  const me = {
-    matches: (live: unknown) => spec.matches?.(live as T) ?? false,
-    fingerprint: spec.fingerprint,
+  return {
+    spec,
+    registry,
+    gate,
+    key,
+    since: startedMs - CLOCK_SKEW_MS,
+    lost: undefined,
+    conflict: false,
+    me: {
+      matches: (live: unknown) => spec.matches?.(live as T) ?? false,
+      fingerprint: spec.fingerprint,
+    },
   };
+}
 
-  const attempt = async (): Promise<{ ok: T } | undefined> => {
-    await gate.enterSend();
-    // The send is let go only once this create is settled (claimed, or counted as waiting), so
-    // that a lookup beside it never runs in between.
-    try {
-      let made: T;
-      try {
-        made = await spec.create(key);
-      } catch (err) {
-        if (lost === undefined && !maybeApplied(err)) throw err;
-        lost = err;
-        gate.waiting.add(me);
-        return undefined;
-      }
-      // From the answer to the claim, nothing awaits: no lookup can take the ID in between.
-      if (registry.tryClaim(made.id)) {
-        gate.waiting.delete(me);
-        return { ok: made };
-      }
-      lost = new Error(
-        `the service answered with ${made.id}, which another resource of this deployment already holds`,
-      );
-      conflict = true;
-      key = randomUUID();
-      gate.waiting.add(me);
-      return undefined;
-    } finally {
-      gate.leaveSend();
-    }
-  };
-
+/**
+ * Sends the create once, under `c.key`, as one of its kind's creates side by side (never while a
+ * lookup runs). An answer is claimed at once (nothing awaits between the answer and the claim);
+ * a lost answer, or one naming an ID another resource holds, counts the create as lost: waiting
+ * to look. The send is let go only once the create is settled (claimed, or counted as waiting),
+ * so that a lookup beside it never runs in between.
+ *
+ * @returns `{ ok }` with the resource claimed for this create, or `undefined` when it is lost.
+ * @throws the create's own error when no attempt so far may have made the resource (`maybeApplied`
+ *   false and nothing lost before).
+ */
+async function sendCreate<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+): Promise<{ ok: T } | undefined> {
+  await c.gate.enterSend();
   try {
-    if (spec.adoptFrom && spec.list && spec.matches) {
-      const adopted = await adoptListed(spec, registry, spec.adoptFrom, LISTINGS);
-      if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
+    let made: T;
+    try {
+      made = await c.spec.create(c.key);
+    } catch (err) {
+      if (c.lost === undefined && !maybeApplied(err)) throw err;
+      countAsLost(c, err);
+      return undefined;
     }
-    let result = await attempt();
-    if (result) return result.ok;
-
-    if (spec.keysHonoured() === true && !conflict) {
-      await spec.warn?.(
-        `${spec.what}: the create failed and may have been made (${describe(lost)}); sending it again with the same Idempotency-Key, which the service honours`,
-      );
-      result = await attempt();
-      if (result) return result.ok;
+    // From the answer to the claim, nothing awaits: no lookup can take the ID in between.
+    if (c.registry.tryClaim(made.id)) {
+      c.gate.waiting.delete(c.me);
+      return { ok: made };
     }
-
-    if (!spec.list || !spec.matches) {
-      throw new Error(
-        conflict
-          ? `${spec.what}: ${describe(lost)}, so it was not taken for this resource. ${spec.what}s cannot be listed, so the ` +
-              `provider cannot look for a twin: run pulumi up again to create it.`
-          : `${spec.what}: the create failed after reaching the service (${describe(lost)}), so it may or may not have been made. ` +
-              `${spec.what}s cannot be listed, so the provider cannot look for it, and the service has not shown that it honours Idempotency-Key, ` +
-              `so sending it again could make a second one. Check with the service before running pulumi up again.`,
-      );
-    }
-    const list = spec.list;
-    const matches = spec.matches;
-    const since = startedMs - CLOCK_SKEW_MS;
-
-    /** Looks alone and claims what it adopts before letting the kind go on (see the module comment). */
-    const lookFor = async (): Promise<{ adopted?: T; found: T[]; unlike?: boolean }> => {
-      await gate.enterLookup();
-      try {
-        // The client has retried each page already; a listing cut short starts again from the
-        // newest, a few times, before the create gives up and names what to look for.
-        const found = await listSince(
-          list,
-          since,
-          (live) => matches(live) && !registry.isClaimed(live.id),
-          LISTINGS,
-          (err) =>
-            new Error(
-              `${spec.what}: the create failed and may have been made (${describe(lost)}), and looking for it failed ` +
-                `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
-                `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
-            ),
-        );
-        if (found.length === 0) return { found };
-        const twins = [...gate.waiting].filter((w) => w.matches(found[0]));
-        if (twins.some((w) => w.fingerprint !== me.fingerprint)) {
-          // Whose they are cannot be told: no create of this deployment may take them now.
-          for (const f of found) registry.claim(f.id);
-          return { found, unlike: true };
-        }
-        if (found.length > twins.length) return { found };
-        // Claimed here, before the lookup lets the kind go on; tryClaim guards the rule itself.
-        const adopted = found.find((f) => registry.tryClaim(f.id));
-        if (!adopted) return { found: [] };
-        gate.waiting.delete(me);
-        return { adopted, found };
-      } finally {
-        gate.leaveLookup();
-      }
-    };
-
-    for (let round = 1; ; round++) {
-      const { adopted, found, unlike } = await lookFor();
-      if (adopted) {
-        const which =
-          found.length === 1
-            ? `exactly one ${spec.what} with these values made since it started that no other resource of this deployment holds`
-            : `${found.length} ${spec.what}s with these values made since it started that no other resource of this deployment holds, ` +
-              `no more than the creates of these values whose answers were lost`;
-        await spec.warn?.(
-          `${spec.what}: the create failed and may have been made (${describe(lost)}); the service holds ${which}, ${adopted.id}: adopted it`,
-        );
-        return adopted;
-      }
-      if (unlike) {
-        throw new Error(
-          `${spec.what}: the create failed and may have been made (${describe(lost)}), and the service holds ` +
-            `${found.map((f) => f.id).join(", ")} with these values, but another create of this deployment whose request differs ` +
-            `only in what the service does not return (a write-only secret) lost its answer too: the provider cannot tell whose ` +
-            `it is, so no resource of this deployment adopts ${found.length === 1 ? "it" : "them"}. Delete ${found.length === 1 ? "it" : "them"} (or adopt with adoptId) and run pulumi up again.`,
-        );
-      }
-      if (found.length > 1) {
-        throw new Error(
-          `${spec.what}: the create failed and may have been made (${describe(lost)}), and ${found.length} ${spec.what}s made since ` +
-            `${new Date(since).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
-            `The provider cannot tell which one (if any) this create made, so it adopts none. Delete the extra ones ` +
-            `(or adopt one with adoptId) and run pulumi up again.`,
-        );
-      }
-      if (round === 2) {
-        throw new Error(
-          `${spec.what}: the create failed twice (last: ${describe(lost)}), and the service holds no ${spec.what} ` +
-            `with these values made since ${new Date(since).toISOString()}: nothing was created. Run pulumi up again.`,
-        );
-      }
-      await spec.warn?.(
-        `${spec.what}: the create failed and may have been made (${describe(lost)}), but the service holds no such ${spec.what}: sending it again`,
-      );
-      result = await attempt();
-      if (result) return result.ok;
-    }
+    leaveIdWithItsHolder(c, made.id);
+    return undefined;
   } finally {
-    gate.waiting.delete(me);
+    c.gate.leaveSend();
   }
+}
+
+/** The create's answer was lost (`err`): it may have been made; the create waits to look. */
+function countAsLost<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>, err: unknown): void {
+  c.lost = err;
+  c.gate.waiting.add(c.me);
+}
+
+/**
+ * The answer named `id`, which another resource of this deployment already holds: the ID stays
+ * with its holder and the create counts as lost. It waits to look for an unclaimed twin, and any
+ * later send goes under a new idempotency key (the old one would get the same answer again).
+ */
+function leaveIdWithItsHolder<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  id: string,
+): void {
+  c.lost = new Error(
+    `the service answered with ${id}, which another resource of this deployment already holds`,
+  );
+  c.conflict = true;
+  c.key = randomUUID();
+  c.gate.waiting.add(c.me);
+}
+
+/** What one lookup found, and what it adopted for this create. */
+interface LookupOutcome<T> {
+  /** The resource this create adopted (and claimed), when it adopted one. */
+  adopted?: T;
+  /** The unclaimed resources with the create's values, newest first (empty when a claim was lost). */
+  found: T[];
+  /** True when a waiting twin differs in a write-only secret: `found` are claimed for no one. */
+  unlike?: boolean;
+}
+
+/**
+ * The lookup: once every create of the kind in flight has settled, and alone, lists the kind
+ * newest first back to `c.since`, keeps what `matches` the request and no resource of the
+ * deployment holds, and claims what it adopts before anything else of the kind runs.
+ *
+ * @throws Error saying what to look for when the listing failed {@link LISTINGS} times.
+ */
+async function lookup<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  list: () => AsyncIterable<T>,
+  matches: (live: T) => boolean,
+): Promise<LookupOutcome<T>> {
+  await c.gate.enterLookup();
+  try {
+    const found = await listUnclaimedMatches(c, list, matches);
+    return claimWhatItAdopts(c, found);
+  } finally {
+    c.gate.leaveLookup();
+  }
+}
+
+/**
+ * The kind's resources made since `c.since` that `matches` accepts and no resource of the
+ * deployment holds, newest first. The client has retried each page already; a listing cut short
+ * starts again from the newest, {@link LISTINGS} times in all.
+ *
+ * @throws Error saying the create may have been made and what to look for, after the last failed listing.
+ */
+function listUnclaimedMatches<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  list: () => AsyncIterable<T>,
+  matches: (live: T) => boolean,
+): Promise<T[]> {
+  const { spec, registry, since } = c;
+  return listSince(
+    list,
+    since,
+    (live) => matches(live) && !registry.isClaimed(live.id),
+    LISTINGS,
+    (err) =>
+      new Error(
+        `${spec.what}: the create failed and may have been made (${describe(c.lost)}), and looking for it failed ` +
+          `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
+          `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
+      ),
+  );
+}
+
+/**
+ * Decides, in one step with nothing awaited, what the lookup's `found` (unclaimed matches, newest
+ * first) gives this create. A waiting twin whose request differs (a write-only secret): every
+ * match is claimed for no one (`unlike`). More matches than the creates of those values waiting
+ * (this one included): none adopted. Otherwise the first match not yet claimed is claimed and
+ * adopted, and the create stops waiting.
+ */
+function claimWhatItAdopts<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  found: T[],
+): LookupOutcome<T> {
+  if (found.length === 0) return { found };
+  const twins = [...c.gate.waiting].filter((w) => w.matches(found[0]));
+  if (twins.some((w) => w.fingerprint !== c.me.fingerprint)) {
+    // Whose they are cannot be told: no create of this deployment may take them now.
+    for (const f of found) c.registry.claim(f.id);
+    return { found, unlike: true };
+  }
+  if (found.length > twins.length) return { found };
+  // Claimed here, before the lookup lets the kind go on; tryClaim guards the rule itself.
+  const adopted = found.find((f) => c.registry.tryClaim(f.id));
+  if (!adopted) return { found: [] };
+  c.gate.waiting.delete(c.me);
+  return { adopted, found };
+}
+
+/** The warning before the create is sent once more with the same idempotency key. */
+function sameKeyWarning<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): string {
+  return `${c.spec.what}: the create failed and may have been made (${describe(c.lost)}); sending it again with the same Idempotency-Key, which the service honours`;
+}
+
+/**
+ * The error of a kind that cannot be listed (abuse reports), once the idempotency key could not
+ * settle the create: after an answer naming an ID held elsewhere, run `up` again; else the
+ * resource may or may not have been made, and the service should be asked.
+ */
+function cannotBeListedError<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): Error {
+  const { what } = c.spec;
+  return new Error(
+    c.conflict
+      ? `${what}: ${describe(c.lost)}, so it was not taken for this resource. ${what}s cannot be listed, so the ` +
+          `provider cannot look for a twin: run pulumi up again to create it.`
+      : `${what}: the create failed after reaching the service (${describe(c.lost)}), so it may or may not have been made. ` +
+          `${what}s cannot be listed, so the provider cannot look for it, and the service has not shown that it honours Idempotency-Key, ` +
+          `so sending it again could make a second one. Check with the service before running pulumi up again.`,
+  );
+}
+
+/** The warning of an adoption: `adopted`, among `found` (one match, or several twins of this deployment). */
+function adoptedWarning<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  found: T[],
+  adopted: T,
+): string {
+  const { what } = c.spec;
+  const which =
+    found.length === 1
+      ? `exactly one ${what} with these values made since it started that no other resource of this deployment holds`
+      : `${found.length} ${what}s with these values made since it started that no other resource of this deployment holds, ` +
+        `no more than the creates of these values whose answers were lost`;
+  return `${what}: the create failed and may have been made (${describe(c.lost)}); the service holds ${which}, ${adopted.id}: adopted it`;
+}
+
+/** The error when a waiting twin differs only in a write-only secret: names `found`, adopted by no one. */
+function writeOnlySecretError<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  found: T[],
+): Error {
+  const { what } = c.spec;
+  return new Error(
+    `${what}: the create failed and may have been made (${describe(c.lost)}), and the service holds ` +
+      `${found.map((f) => f.id).join(", ")} with these values, but another create of this deployment whose request differs ` +
+      `only in what the service does not return (a write-only secret) lost its answer too: the provider cannot tell whose ` +
+      `it is, so no resource of this deployment adopts ${found.length === 1 ? "it" : "them"}. Delete ${found.length === 1 ? "it" : "them"} (or adopt with adoptId) and run pulumi up again.`,
+  );
+}
+
+/** The error when more resources match than creates of those values wait: names every one of `found`. */
+function severalMatchesError<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  found: T[],
+): Error {
+  const { what } = c.spec;
+  return new Error(
+    `${what}: the create failed and may have been made (${describe(c.lost)}), and ${found.length} ${what}s made since ` +
+      `${new Date(c.since).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
+      `The provider cannot tell which one (if any) this create made, so it adopts none. Delete the extra ones ` +
+      `(or adopt one with adoptId) and run pulumi up again.`,
+  );
+}
+
+/** The warning when the lookup found none: the create did not happen and is sent once more. */
+function noneWarning<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): string {
+  return `${c.spec.what}: the create failed and may have been made (${describe(c.lost)}), but the service holds no such ${c.spec.what}: sending it again`;
+}
+
+/** The error when the create failed twice and the lookup found none either time: nothing was created. */
+function nothingCreatedError<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): Error {
+  const { what } = c.spec;
+  return new Error(
+    `${what}: the create failed twice (last: ${describe(c.lost)}), and the service holds no ${what} ` +
+      `with these values made since ${new Date(c.since).toISOString()}: nothing was created. Run pulumi up again.`,
+  );
 }
