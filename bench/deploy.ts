@@ -16,6 +16,7 @@
  *
  * @packageDocumentation
  */
+import type { Stack } from "@pulumi/pulumi/automation";
 import { timed, type Engine } from "./engine";
 import { compare, costs, type Compared, type PerResourceCosts, type Sample } from "./measure";
 import {
@@ -27,6 +28,7 @@ import {
   VARIANTS,
   withEmulator,
   withPeakRss,
+  type EmulatorMeter,
   type Variant,
 } from "./stacks";
 import { summarize, type Summary } from "./stats";
@@ -120,6 +122,284 @@ function perVariant<T>(counts: number[]): Record<Variant, T[][]> {
 /** A summary of the samples, or null when there are none. */
 const maybe = (v: number[]) => (v.length > 0 ? summarize(v) : null);
 
+/** An operation timed after `up` on each stack. */
+type Op = "preview" | "refresh" | "destroy";
+
+/**
+ * Every run's figures so far, one value per run in each list, the lists indexed by variant and by
+ * `i`, the index of N in `counts` (e.g. `ops.refresh.native[i]`): wall and CPU milliseconds of
+ * `up` and of each {@link Op}; bytes of state per resource; peak resident memory in bytes of the
+ * provider process and of the program (runs where a process wrote none left out); and, during
+ * the dynamic door's `up` alone, the emulator's requests and milliseconds per request.
+ */
+interface DeploySamples {
+  up: Record<Variant, Sample[][]>;
+  ops: Record<Op, Record<Variant, Sample[][]>>;
+  stateBytes: Record<Variant, number[][]>;
+  providerRss: Record<Variant, number[][]>;
+  programRss: Record<Variant, number[][]>;
+  emulatorRequests: number[][];
+  emulatorMsPerRequest: number[][];
+}
+
+/** Empty lists of samples for each N of `counts` (sorted). */
+function emptySamples(counts: number[]): DeploySamples {
+  return {
+    up: perVariant<Sample>(counts),
+    ops: { preview: perVariant(counts), refresh: perVariant(counts), destroy: perVariant(counts) },
+    stateBytes: perVariant<number>(counts),
+    providerRss: perVariant<number>(counts),
+    programRss: perVariant<number>(counts),
+    emulatorRequests: counts.map((): number[] => []),
+    emulatorMsPerRequest: counts.map((): number[] => []),
+  };
+}
+
+/** The in-process emulator of the benchmark, as {@link withEmulator} gives it. */
+interface BenchEmulator {
+  url: string;
+  apiKey: string;
+  meter: EmulatorMeter;
+}
+
+/**
+ * The figures of one `up` from empty: its wall and CPU milliseconds (`up`, with the engine's
+ * result), the peak resident memory in bytes of the provider process and of the program (null
+ * where a process wrote none), and the requests the emulator answered during it with their mean
+ * milliseconds (0 without requests).
+ */
+interface UpFigures {
+  up: Sample;
+  provider: number | null;
+  program: number | null;
+  emulator: { requests: number; msPerRequest: number };
+}
+
+/**
+ * The figures of the operations after `up`: bytes of exported state per resource (the Stack
+ * resource left out), and the wall and CPU milliseconds of preview (no changes), refresh and
+ * destroy.
+ */
+interface OperationFigures {
+  perRes: number;
+  preview: Sample;
+  refresh: Sample;
+  destroy: Sample;
+}
+
+/** Runs `fn` on a new stack `name` of the variant's program, then removes the stack, even after a throw. */
+async function onNewStack<T>(
+  engine: Engine,
+  variant: Variant,
+  name: string,
+  fn: (stack: Stack) => Promise<T>,
+): Promise<T> {
+  const stack = await engine.newStack(variantFixture(variant), name);
+  try {
+    return await fn(stack);
+  } finally {
+    await engine.removeStack(stack);
+  }
+}
+
+/**
+ * Configures the stack for `n` subscriptions and runs `up` from empty, timed, with the peak
+ * memory of its processes and the emulator's requests measured.
+ *
+ * @throws Error when `up` fails or creates other than `n + 2` resources.
+ */
+async function upFromEmpty(
+  stack: Stack,
+  emu: BenchEmulator,
+  variant: Variant,
+  n: number,
+): Promise<UpFigures> {
+  await configure(stack, variant, n, emu);
+  const served = { ...emu.meter };
+  const { result: u, provider, program } = await withPeakRss(stack, () => timed(() => stack.up()));
+  const requests = emu.meter.requests - served.requests;
+  const emulator = { requests, msPerRequest: requests ? (emu.meter.ms - served.ms) / requests : 0 };
+  expectCount(`${variant} up of ${n}`, u.result.summary.resourceChanges?.create, n + 2);
+  return { up: u, provider, program, emulator };
+}
+
+/**
+ * Measures the state of a stack of `n` subscriptions after `up`, then times preview (expecting
+ * no changes), refresh and destroy, in that order.
+ *
+ * @throws Error when an operation fails or reports other than `n + 2` resources.
+ */
+async function timedOperations(stack: Stack, variant: Variant, n: number): Promise<OperationFigures> {
+  const resources = await exportedResources(stack);
+  const perRes = bytes(resources) / (resources.length - 1); // minus the Stack resource
+  const p = await timed(() => stack.preview({ expectNoChanges: true }));
+  expectCount(`${variant} preview of ${n}`, p.result.changeSummary.same, n + 2);
+  const r = await timed(() => stack.refresh());
+  expectCount(`${variant} refresh of ${n}`, r.result.summary.resourceChanges?.same, n + 2);
+  const d = await timed(() => stack.destroy());
+  expectCount(`${variant} destroy of ${n}`, d.result.summary.resourceChanges?.delete, n + 2);
+  return { perRes, preview: p, refresh: r, destroy: d };
+}
+
+/**
+ * The warm-up of one variant: `up` of `n` subscriptions in a new stack `warmup-<variant>`,
+ * measured like any other but thrown away, then destroyed untimed.
+ *
+ * @throws Error when a deployment fails or changes a different number of resources than expected.
+ */
+async function warmUp(engine: Engine, emu: BenchEmulator, variant: Variant, n: number): Promise<void> {
+  await onNewStack(engine, variant, `warmup-${variant}`, async (stack) => {
+    await upFromEmpty(stack, emu, variant, n);
+    await stack.destroy();
+  });
+}
+
+/**
+ * One measured deployment: `up` of `n` subscriptions in a new stack `name`, then its state,
+ * preview, refresh and destroy.
+ *
+ * @throws Error when a deployment fails or changes a different number of resources than expected.
+ */
+async function measuredDeployment(
+  engine: Engine,
+  emu: BenchEmulator,
+  variant: Variant,
+  n: number,
+  name: string,
+): Promise<UpFigures & OperationFigures> {
+  return onNewStack(engine, variant, name, async (stack) => {
+    const up = await upFromEmpty(stack, emu, variant, n);
+    return { ...up, ...(await timedOperations(stack, variant, n)) };
+  });
+}
+
+/** The variants in the order run `run` (from 0) deploys them: which goes first turns with the run. */
+function runOrder(run: number): Variant[] {
+  const first = run % VARIANTS.length;
+  return [...VARIANTS.slice(first), ...VARIANTS.slice(0, first)];
+}
+
+/**
+ * Adds one measured deployment's figures to `samples` at N index `i`: the emulator's only for
+ * the dynamic door (`real`), peak memory only where measured.
+ */
+function record(
+  samples: DeploySamples,
+  variant: Variant,
+  i: number,
+  res: UpFigures & OperationFigures,
+): void {
+  samples.up[variant][i].push(res.up);
+  samples.ops.preview[variant][i].push(res.preview);
+  samples.ops.refresh[variant][i].push(res.refresh);
+  samples.ops.destroy[variant][i].push(res.destroy);
+  samples.stateBytes[variant][i].push(res.perRes);
+  if (res.provider !== null) samples.providerRss[variant][i].push(res.provider);
+  if (res.program !== null) samples.programRss[variant][i].push(res.program);
+  if (variant === "real") {
+    samples.emulatorRequests[i].push(res.emulator.requests);
+    samples.emulatorMsPerRequest[i].push(res.emulator.msPerRequest);
+  }
+}
+
+/** The progress line of one measured deployment: wall and CPU milliseconds of each operation, rounded. */
+function progressLine(
+  run: number,
+  runs: number,
+  variant: Variant,
+  n: number,
+  res: UpFigures & OperationFigures,
+): string {
+  const fmt = (t: Sample) =>
+    `${Math.round(t.ms)} ms (CPU ${t.cpuMs === null ? "?" : Math.round(t.cpuMs)} ms)`;
+  return (
+    `deploy: run ${run + 1}/${runs} ${variant} N=${n}: up ${fmt(res.up)}` +
+    `, preview ${fmt(res.preview)}, refresh ${fmt(res.refresh)}, destroy ${fmt(res.destroy)}`
+  );
+}
+
+/** The floor against one door, for N = counts[i]: `up` and each {@link Op}, run by run. */
+function against(samples: DeploySamples, door: "real" | "native", i: number) {
+  const { up, ops } = samples;
+  return {
+    up: compare(up.floor[i], up[door][i]),
+    preview: compare(ops.preview.floor[i], ops.preview[door][i]),
+    refresh: compare(ops.refresh.floor[i], ops.refresh[door][i]),
+    destroy: compare(ops.destroy.floor[i], ops.destroy[door][i]),
+  };
+}
+
+/**
+ * What grows with N = `n` (index `i`), floor against the dynamic door: state per resource, peak
+ * memory (null unless both were measured), the emulator's requests and time per request.
+ *
+ * @throws Error (from `summarize`) when a list of samples is empty.
+ */
+function scaleFigures(samples: DeploySamples, n: number, i: number): ScaleFigures {
+  const { stateBytes, providerRss, programRss, emulatorRequests, emulatorMsPerRequest } = samples;
+  const both = (m: Record<Variant, number[][]>) =>
+    m.floor[i].length > 0 && m.real[i].length > 0
+      ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
+      : null;
+  return {
+    n,
+    stateBytesPerResource: {
+      floor: summarize(stateBytes.floor[i]),
+      real: summarize(stateBytes.real[i]),
+    },
+    peakRssBytes: { provider: both(providerRss), program: both(programRss) },
+    emulator: {
+      requests: summarize(emulatorRequests[i]),
+      msPerRequest: summarize(emulatorMsPerRequest[i]),
+    },
+  };
+}
+
+/**
+ * The native door's figures of N = `n` (index `i`) against the floor.
+ *
+ * @throws Error (from `summarize`) when a list of samples is empty.
+ */
+function nativeFigures(samples: DeploySamples, n: number, i: number): NativeDoorFigures {
+  return {
+    n,
+    ...against(samples, "native", i),
+    stateBytesPerResource: summarize(samples.stateBytes.native[i]),
+    peakRssBytes: {
+      provider: maybe(samples.providerRss.native[i]),
+      program: maybe(samples.programRss.native[i]),
+    },
+  };
+}
+
+/**
+ * The results of every run's `samples` of `counts` (sorted): medians, ratios to the floor, the
+ * per-resource cost when there are two N or more.
+ *
+ * @throws Error (from `summarize`) when a list of samples is empty (no runs).
+ */
+function deployResults(counts: number[], samples: DeploySamples): DeployResults {
+  const operations = counts.map((n, i) => {
+    const { preview, refresh, destroy } = against(samples, "real", i);
+    return { n, preview, refresh, destroy };
+  });
+  const scale = counts.map((n, i) => scaleFigures(samples, n, i));
+  const { up } = samples;
+  return {
+    counts,
+    up: counts.map((n, i) => ({ n, ...compare(up.floor[i], up.real[i]) })),
+    perResource: counts.length >= 2 ? costs(counts, up) : null,
+    operations,
+    scale,
+    // The largest N's figures, as computed for every N.
+    largest: {
+      ...operations[operations.length - 1],
+      stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
+    },
+    native: counts.map((n, i) => nativeFigures(samples, n, i)),
+  };
+}
+
 /**
  * Runs benchmark 1. Each run deploys every N from empty with every program (the floor, the
  * dynamic door, the native door; which goes first turns with the run), each in a fresh stack,
@@ -129,132 +409,25 @@ const maybe = (v: number[]) => (v.length > 0 ? summarize(v) : null);
  */
 export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Promise<DeployResults> {
   const counts = [...opts.counts].sort((a, b) => a - b);
-  const up = perVariant<Sample>(counts);
-  type Op = "preview" | "refresh" | "destroy";
-  // ops[op][variant][i]: the samples of N = counts[i].
-  const ops: Record<Op, Record<Variant, Sample[][]>> = {
-    preview: perVariant(counts),
-    refresh: perVariant(counts),
-    destroy: perVariant(counts),
-  };
-  const stateBytes = perVariant<number>(counts);
-  const providerRss = perVariant<number>(counts);
-  const programRss = perVariant<number>(counts);
-  const emulatorRequests = counts.map((): number[] => []);
-  const emulatorMsPerRequest = counts.map((): number[] => []);
-
+  const samples = emptySamples(counts);
   return withEmulator(async (emu) => {
-    const deployOnce = async (variant: Variant, n: number, name: string, timeAll: boolean) => {
-      const stack = await engine.newStack(variantFixture(variant), name);
-      try {
-        await configure(stack, variant, n, emu);
-        const served = { ...emu.meter };
-        const { result: u, provider, program } = await withPeakRss(stack, () => timed(() => stack.up()));
-        const requests = emu.meter.requests - served.requests;
-        const emulator = { requests, msPerRequest: requests ? (emu.meter.ms - served.ms) / requests : 0 };
-        expectCount(`${variant} up of ${n}`, u.result.summary.resourceChanges?.create, n + 2);
-        if (!timeAll) {
-          await stack.destroy();
-          return { up: u };
-        }
-        const resources = await exportedResources(stack);
-        const perRes = bytes(resources) / (resources.length - 1); // minus the Stack resource
-        const p = await timed(() => stack.preview({ expectNoChanges: true }));
-        expectCount(`${variant} preview of ${n}`, p.result.changeSummary.same, n + 2);
-        const r = await timed(() => stack.refresh());
-        expectCount(`${variant} refresh of ${n}`, r.result.summary.resourceChanges?.same, n + 2);
-        const d = await timed(() => stack.destroy());
-        expectCount(`${variant} destroy of ${n}`, d.result.summary.resourceChanges?.delete, n + 2);
-        return { up: u, preview: p, refresh: r, destroy: d, perRes, provider, program, emulator };
-      } finally {
-        await engine.removeStack(stack);
-      }
-    };
-
     if (opts.warmup) {
       for (const variant of VARIANTS) {
         opts.log(`deploy: warm-up ${variant}`);
-        await deployOnce(variant, counts[0], `warmup-${variant}`, false);
+        await warmUp(engine, emu, variant, counts[0]);
       }
     }
     for (let run = 0; run < opts.runs; run++) {
-      const first = run % VARIANTS.length;
-      const order = [...VARIANTS.slice(first), ...VARIANTS.slice(0, first)];
+      const order = runOrder(run);
       for (let i = 0; i < counts.length; i++) {
         const n = counts[i];
         for (const variant of order) {
-          const res = await deployOnce(variant, n, `${variant}-n${n}-r${run}`, true);
-          up[variant][i].push(res.up);
-          if (res.preview !== undefined) {
-            ops.preview[variant][i].push(res.preview);
-            ops.refresh[variant][i].push(res.refresh);
-            ops.destroy[variant][i].push(res.destroy);
-            stateBytes[variant][i].push(res.perRes);
-            if (res.provider !== null) providerRss[variant][i].push(res.provider);
-            if (res.program !== null) programRss[variant][i].push(res.program);
-            if (variant === "real") {
-              emulatorRequests[i].push(res.emulator.requests);
-              emulatorMsPerRequest[i].push(res.emulator.msPerRequest);
-            }
-          }
-          const fmt = (t: Sample) =>
-            `${Math.round(t.ms)} ms (CPU ${t.cpuMs === null ? "?" : Math.round(t.cpuMs)} ms)`;
-          opts.log(
-            `deploy: run ${run + 1}/${opts.runs} ${variant} N=${n}: up ${fmt(res.up)}` +
-              (res.preview !== undefined
-                ? `, preview ${fmt(res.preview)}, refresh ${fmt(res.refresh)}, destroy ${fmt(res.destroy)}`
-                : ""),
-          );
+          const res = await measuredDeployment(engine, emu, variant, n, `${variant}-n${n}-r${run}`);
+          record(samples, variant, i, res);
+          opts.log(progressLine(run, opts.runs, variant, n, res));
         }
       }
     }
-
-    // The floor against one door, for N = counts[i].
-    const against = (door: "real" | "native", i: number) => ({
-      up: compare(up.floor[i], up[door][i]),
-      preview: compare(ops.preview.floor[i], ops.preview[door][i]),
-      refresh: compare(ops.refresh.floor[i], ops.refresh[door][i]),
-      destroy: compare(ops.destroy.floor[i], ops.destroy[door][i]),
-    });
-    const operations = counts.map((n, i) => {
-      const { preview, refresh, destroy } = against("real", i);
-      return { n, preview, refresh, destroy };
-    });
-    const scale = counts.map((n, i) => {
-      const both = (m: Record<Variant, number[][]>) =>
-        m.floor[i].length > 0 && m.real[i].length > 0
-          ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
-          : null;
-      return {
-        n,
-        stateBytesPerResource: {
-          floor: summarize(stateBytes.floor[i]),
-          real: summarize(stateBytes.real[i]),
-        },
-        peakRssBytes: { provider: both(providerRss), program: both(programRss) },
-        emulator: {
-          requests: summarize(emulatorRequests[i]),
-          msPerRequest: summarize(emulatorMsPerRequest[i]),
-        },
-      };
-    });
-    return {
-      counts,
-      up: counts.map((n, i) => ({ n, ...compare(up.floor[i], up.real[i]) })),
-      perResource: counts.length >= 2 ? costs(counts, up) : null,
-      operations,
-      scale,
-      // The largest N's figures, as computed for every N.
-      largest: {
-        ...operations[operations.length - 1],
-        stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
-      },
-      native: counts.map((n, i) => ({
-        n,
-        ...against("native", i),
-        stateBytesPerResource: summarize(stateBytes.native[i]),
-        peakRssBytes: { provider: maybe(providerRss.native[i]), program: maybe(programRss.native[i]) },
-      })),
-    };
+    return deployResults(counts, samples);
   });
 }
