@@ -13,7 +13,7 @@ import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { readCaCertificates, trustedCas } from "./ca";
 import { ServiceError } from "./errors";
 import { loggerFromEnv, type RequestLogger } from "./log";
-import { AbuseReports, EventDestinations, EventSubscriptions } from "./resources";
+import { AbuseReports, EventDestinations, EventSubscriptions } from "./collections";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import { Transport } from "./transport";
 

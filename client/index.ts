@@ -14,9 +14,9 @@ export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client"
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
 export type { CreateOptions, RequestOptions } from "./transport";
 export type { AttemptLogEntry, RequestLogEntry, RequestLogger, RetryLogEntry } from "./log";
-export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./resources";
+export { AbuseReports, EventDestinations, EventSubscriptions, type ListParams, type Page } from "./collections";
 export * from "./errors";
-export * from "./validation";
+export * from "./requestValidation";
 export {
   DEFAULT_RETRY_POLICY,
   backoffDelay,

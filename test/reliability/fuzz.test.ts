@@ -28,7 +28,7 @@ import {
   checkEventSubscriptionInputs,
   type CheckFailure,
 } from "../../provider/validation";
-import * as clientValidation from "../../client/validation";
+import * as clientValidation from "../../client/requestValidation";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { TARGETS } from "../helpers/emulator-fixtures";
 
@@ -1297,7 +1297,7 @@ function expectGoodFailures(kind: keyof typeof CHECKS, input: unknown, failures:
   } catch {
     ownKeys = [];
   }
-  // A key with no name is reported as `""` (client/validation.ts).
+  // A key with no name is reported as `""` (client/requestValidation.ts).
   const allowed = new Set([...INPUT_NAMES[kind], ...ownKeys.map((k) => (k === "" ? '""' : k))]);
   for (const f of failures) {
     const what = () => `${kind} check of ${show(input)}: ${JSON.stringify(f)}`;

@@ -24,7 +24,7 @@ import {
   type ResourceSchemas,
 } from "service-contract";
 import type { CreateOptions, RequestOptions, Transport } from "./transport";
-import * as validation from "./validation";
+import * as validation from "./requestValidation";
 
 /** Parameters of `list` and `pages`. */
 export interface ListParams {
