@@ -235,130 +235,174 @@ function resourcePaths(r: ResourceDescriptor): [string, Json][] {
  */
 export const EMULATOR_DEFAULT_PORT = 8787;
 
+/** The document's `info`: title, version ({@link OPENAPI_INFO_VERSION}) and what it describes. */
+function info(): Json {
+  return {
+    title: "Event subscriptions, event destinations and abuse reports",
+    version: OPENAPI_INFO_VERSION,
+    description:
+      "The service as this package's client, providers and emulator use it. Field names on the wire are " +
+      "snake_case. Every request needs `Authorization: Bearer <API key>` and `Service-Version: 2`. " +
+      "The `operator` tag lists the emulator's own endpoints (admin key), which the service does not have.",
+  };
+}
+
 /**
- * Builds the OpenAPI 3.1 document (a plain JSON object), the same on every call.
+ * The document's `servers`: the emulator at its default address ({@link EMULATOR_DEFAULT_PORT}),
+ * then the service at a base URL given as a variable.
+ */
+function servers(): Json[] {
+  return [
+    { url: `http://127.0.0.1:${EMULATOR_DEFAULT_PORT}`, description: "the emulator's default address" },
+    {
+      url: "{base_url}",
+      description: "the service: its base URL, as given to the client (`SERVICE_BASE_URL`)",
+      variables: {
+        base_url: {
+          default: "https://service.example.com",
+          description: "base URL of the service, with a path prefix if it has one, without a trailing slash",
+        },
+      },
+    },
+  ];
+}
+
+/** The document's `tags`: one per resource, in {@link RESOURCE_LIST}'s order, then `operator`. */
+function tags(): Json[] {
+  return [
+    ...RESOURCE_LIST.map((r) => ({ name: r.tag })),
+    { name: "operator", description: "emulator only: admin key; no Service-Version" },
+  ];
+}
+
+/**
+ * The public path that no resource descriptor gives: `{path}/{id}/sources/{type}` of event
+ * subscriptions (read one source), keyed by path.
+ */
+function eventSourcePaths(): Json {
+  return {
+    [`${eventSubscription.path}/{id}/sources/{type}`]: {
+      get: op(
+        eventSubscription.tag,
+        "getEventSource",
+        "Read one source of an event subscription",
+        { ...ok(200, "the source", "EventSource"), ...errors(...COMMON, 227, 404) },
+        {
+          parameters: [
+            idParam(eventSubscription.idPrefix, eventSubscription.names.singular),
+            { name: "type", in: "path", required: true, schema: { type: "string" } },
+          ],
+        },
+      ),
+    },
+  };
+}
+
+/**
+ * The emulator's own paths (tag `operator`), keyed by path, in the document's order: review of an
+ * abuse report, faults, the request log (all with the admin key), and this document (no
+ * authentication).
+ */
+function operatorPaths(): Json {
+  return {
+    "/_operator/abuse_reports/{id}/review": {
+      post: operatorOp(
+        "reviewAbuseReport",
+        "Set the status of hostnames of any account's abuse report",
+        { ...ok(200, "the report", "AbuseReport"), ...errors(203, 213, 214, 215, 227, 404) },
+        {
+          parameters: [idParam(abuseReport.idPrefix, abuseReport.names.singular)],
+          requestBody: body("Review"),
+        },
+      ),
+    },
+    "/_operator/faults": {
+      get: operatorOp("getFaults", "The fault configuration in force", {
+        ...ok(200, "the configuration", "FaultConfig"),
+        ...errors(203),
+      }),
+      put: operatorOp(
+        "setFaults",
+        "Replace the fault configuration (`{}` switches faults off)",
+        { ...ok(200, "the configuration now in force", "FaultConfig"), ...errors(203, 213, 214, 215) },
+        { requestBody: body("FaultConfig") },
+      ),
+    },
+    "/_operator/requests": {
+      get: operatorOp(
+        "getRequestLog",
+        "The request log, oldest first, a page at a time",
+        { ...ok(200, "one page", "RequestLogPage"), ...errors(203, 215, 233) },
+        {
+          parameters: [
+            {
+              name: "since",
+              in: "query",
+              description: "entries with a greater `seq`",
+              schema: { type: "integer", minimum: 0 },
+            },
+            {
+              name: "limit",
+              in: "query",
+              description: "page size, 1 to 1000",
+              schema: { type: "integer", minimum: 1, maximum: 1000 },
+            },
+          ],
+        },
+      ),
+      delete: operatorOp("clearRequestLog", "Empty the request log", {
+        ...ok(204, "emptied"),
+        ...errors(203),
+      }),
+    },
+    "/openapi.json": {
+      get: {
+        tags: ["operator"],
+        operationId: "getOpenApiDocument",
+        summary: "This document (emulator only; no authentication)",
+        security: [],
+        responses: {
+          "200": {
+            description: "the OpenAPI document",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The document's `components`: the two bearer security schemes (API key, admin key) and every schema. */
+function components(): Json {
+  return {
+    securitySchemes: {
+      apiKey: { type: "http", scheme: "bearer", description: "an API key of the account" },
+      adminKey: {
+        type: "http",
+        scheme: "bearer",
+        description: "the emulator's admin key (operator endpoints)",
+      },
+    },
+    schemas: COMPONENTS,
+  };
+}
+
+/**
+ * Builds the OpenAPI 3.1 document (a plain JSON object), the same on every call: its paths are
+ * each resource's ({@link resourcePaths}), then the event source's, then the operator's.
  */
 export function buildOpenApiDocument(): Json {
   return {
     openapi: "3.1.0",
-    info: {
-      title: "Event subscriptions, event destinations and abuse reports",
-      version: OPENAPI_INFO_VERSION,
-      description:
-        "The service as this package's client, providers and emulator use it. Field names on the wire are " +
-        "snake_case. Every request needs `Authorization: Bearer <API key>` and `Service-Version: 2`. " +
-        "The `operator` tag lists the emulator's own endpoints (admin key), which the service does not have.",
-    },
-    servers: [
-      { url: `http://127.0.0.1:${EMULATOR_DEFAULT_PORT}`, description: "the emulator's default address" },
-      {
-        url: "{base_url}",
-        description: "the service: its base URL, as given to the client (`SERVICE_BASE_URL`)",
-        variables: {
-          base_url: {
-            default: "https://service.example.com",
-            description:
-              "base URL of the service, with a path prefix if it has one, without a trailing slash",
-          },
-        },
-      },
-    ],
+    info: info(),
+    servers: servers(),
     security: [{ apiKey: [] }],
-    tags: [
-      ...RESOURCE_LIST.map((r) => ({ name: r.tag })),
-      { name: "operator", description: "emulator only: admin key; no Service-Version" },
-    ],
+    tags: tags(),
     paths: {
       ...Object.fromEntries(RESOURCE_LIST.flatMap(resourcePaths)),
-      [`${eventSubscription.path}/{id}/sources/{type}`]: {
-        get: op(
-          eventSubscription.tag,
-          "getEventSource",
-          "Read one source of an event subscription",
-          { ...ok(200, "the source", "EventSource"), ...errors(...COMMON, 227, 404) },
-          {
-            parameters: [
-              idParam(eventSubscription.idPrefix, eventSubscription.names.singular),
-              { name: "type", in: "path", required: true, schema: { type: "string" } },
-            ],
-          },
-        ),
-      },
-      "/_operator/abuse_reports/{id}/review": {
-        post: operatorOp(
-          "reviewAbuseReport",
-          "Set the status of hostnames of any account's abuse report",
-          { ...ok(200, "the report", "AbuseReport"), ...errors(203, 213, 214, 215, 227, 404) },
-          {
-            parameters: [idParam(abuseReport.idPrefix, abuseReport.names.singular)],
-            requestBody: body("Review"),
-          },
-        ),
-      },
-      "/_operator/faults": {
-        get: operatorOp("getFaults", "The fault configuration in force", {
-          ...ok(200, "the configuration", "FaultConfig"),
-          ...errors(203),
-        }),
-        put: operatorOp(
-          "setFaults",
-          "Replace the fault configuration (`{}` switches faults off)",
-          { ...ok(200, "the configuration now in force", "FaultConfig"), ...errors(203, 213, 214, 215) },
-          { requestBody: body("FaultConfig") },
-        ),
-      },
-      "/_operator/requests": {
-        get: operatorOp(
-          "getRequestLog",
-          "The request log, oldest first, a page at a time",
-          { ...ok(200, "one page", "RequestLogPage"), ...errors(203, 215, 233) },
-          {
-            parameters: [
-              {
-                name: "since",
-                in: "query",
-                description: "entries with a greater `seq`",
-                schema: { type: "integer", minimum: 0 },
-              },
-              {
-                name: "limit",
-                in: "query",
-                description: "page size, 1 to 1000",
-                schema: { type: "integer", minimum: 1, maximum: 1000 },
-              },
-            ],
-          },
-        ),
-        delete: operatorOp("clearRequestLog", "Empty the request log", {
-          ...ok(204, "emptied"),
-          ...errors(203),
-        }),
-      },
-      "/openapi.json": {
-        get: {
-          tags: ["operator"],
-          operationId: "getOpenApiDocument",
-          summary: "This document (emulator only; no authentication)",
-          security: [],
-          responses: {
-            "200": {
-              description: "the OpenAPI document",
-              content: { "application/json": { schema: { type: "object" } } },
-            },
-          },
-        },
-      },
+      ...eventSourcePaths(),
+      ...operatorPaths(),
     },
-    components: {
-      securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "an API key of the account" },
-        adminKey: {
-          type: "http",
-          scheme: "bearer",
-          description: "the emulator's admin key (operator endpoints)",
-        },
-      },
-      schemas: COMPONENTS,
-    },
+    components: components(),
   };
 }
