@@ -12,6 +12,179 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
 const isHex = (c: string | undefined) => c !== undefined && /^[0-9A-Fa-f]$/.test(c);
+const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r";
+
+/**
+ * A text being read as JSON by {@link jsonErrorIndex}: `i` is the index, in UTF-16 code units, of
+ * the next character to read (`text.length` at the end).
+ */
+interface Scan {
+  readonly text: string;
+  i: number;
+}
+
+/**
+ * What the scanner expects next: a value, an object's key, or what follows a value (a `,`, a
+ * closing bracket, or the end of the text).
+ */
+type Expecting = "value" | "key" | "after";
+
+/**
+ * What one step of the scanner gives: what it expects next, or the end of the scan: `at`, the
+ * index of the first character that cannot continue a JSON text (`text.length` when the text ends
+ * too early), `undefined` when the text is valid JSON.
+ */
+type Step = Expecting | { at: number | undefined };
+
+/** The end of the scan at the fault: the current index, no further than the text's end. */
+const fault = (s: Scan): Step => ({ at: Math.min(s.i, s.text.length) });
+
+/** Moves past JSON whitespace: space, tab, line feed, carriage return. */
+function skipSpace(s: Scan): void {
+  while (s.i < s.text.length && isSpace(s.text[s.i])) s.i++;
+}
+
+/**
+ * Reads a string starting at its opening quote, escapes included, up to and past its closing one.
+ * @returns true when it is well formed; false (with `s.i` at the fault) on a control character,
+ *   a bad escape, or the text's end before the closing quote.
+ */
+function scanString(s: Scan): boolean {
+  const { text } = s;
+  const n = text.length;
+  for (s.i++; s.i < n;) {
+    const c = text.charCodeAt(s.i);
+    if (c === 0x22) {
+      s.i++;
+      return true;
+    }
+    if (c < 0x20) return false;
+    if (c !== 0x5c) {
+      s.i++;
+      continue;
+    }
+    const e = text[++s.i];
+    if (e === "u") {
+      for (let k = 1; k <= 4; k++) {
+        if (!isHex(text[s.i + k])) {
+          s.i += k;
+          return false;
+        }
+      }
+      s.i += 5;
+    } else if (e !== undefined && '"\\/bfnrt'.includes(e)) s.i++;
+    else return false;
+  }
+  return false;
+}
+
+/** Reads one or more decimal digits; false (reading nothing) when there is none. */
+function scanDigits(s: Scan): boolean {
+  if (!isDigit(s.text[s.i])) return false;
+  while (isDigit(s.text[s.i])) s.i++;
+  return true;
+}
+
+/**
+ * Reads a number: an optional `-`, `0` or digits without a leading zero, an optional fraction and
+ * an optional exponent. False (with `s.i` at the fault) when a part has no digits.
+ */
+function scanNumber(s: Scan): boolean {
+  const { text } = s;
+  if (text[s.i] === "-") s.i++;
+  if (text[s.i] === "0") s.i++;
+  else if (!scanDigits(s)) return false;
+  if (text[s.i] === ".") {
+    s.i++;
+    if (!scanDigits(s)) return false;
+  }
+  if (text[s.i] === "e" || text[s.i] === "E") {
+    s.i++;
+    if (text[s.i] === "+" || text[s.i] === "-") s.i++;
+    if (!scanDigits(s)) return false;
+  }
+  return true;
+}
+
+/**
+ * Reads `word` (`true`, `false` or `null`); false, with `s.i` at the first character that differs,
+ * when the text does not spell it.
+ */
+function scanLiteral(s: Scan, word: string): boolean {
+  for (const c of word) {
+    if (s.text[s.i] !== c) return false;
+    s.i++;
+  }
+  return true;
+}
+
+/**
+ * Reads a value other than an object or an array: a string, a number or a literal, told apart by
+ * its first character. False (with `s.i` at the fault) when it is none of them or is malformed.
+ */
+function scanScalar(s: Scan): boolean {
+  const c = s.text[s.i];
+  return c === '"'
+    ? scanString(s)
+    : c === "-" || isDigit(c)
+      ? scanNumber(s)
+      : c === "t"
+        ? scanLiteral(s, "true")
+        : c === "f"
+          ? scanLiteral(s, "false")
+          : c === "n"
+            ? scanLiteral(s, "null")
+            : false;
+}
+
+/**
+ * Where a value is expected: an object or array is opened (and, when empty, closed at once); any
+ * other value is read whole. `open` holds the brackets (`{`, `[`) still open, innermost last.
+ */
+function atValue(s: Scan, open: string[]): Step {
+  const c = s.text[s.i];
+  if (c === "{" || c === "[") {
+    s.i++;
+    skipSpace(s);
+    if (s.text[s.i] === (c === "{" ? "}" : "]")) {
+      s.i++;
+      return "after";
+    }
+    open.push(c);
+    return c === "{" ? "key" : "value";
+  }
+  return scanScalar(s) ? "after" : fault(s);
+}
+
+/** Where an object's key is expected: reads the key string and its `:`, then a value is expected. */
+function atKey(s: Scan): Step {
+  if (s.text[s.i] !== '"' || !scanString(s)) return fault(s);
+  skipSpace(s);
+  if (s.text[s.i] !== ":") return fault(s);
+  s.i++;
+  return "value";
+}
+
+/**
+ * After a value: inside an object or array, a `,` (then a key or a value) or the closing bracket
+ * (popped from `open`); at the top level, the end of the text, where the scan ends (valid JSON)
+ * or finds trailing characters.
+ */
+function afterValue(s: Scan, open: string[]): Step {
+  const top = open[open.length - 1];
+  if (top === undefined) return { at: s.i < s.text.length ? s.i : undefined };
+  const c = s.text[s.i];
+  if (c === ",") {
+    s.i++;
+    return top === "{" ? "key" : "value";
+  }
+  if (c === (top === "{" ? "}" : "]")) {
+    s.i++;
+    open.pop();
+    return "after";
+  }
+  return fault(s);
+}
 
 /**
  * Where `text` stops being JSON (RFC 8259): the index, in UTF-16 code units, of the first
@@ -22,115 +195,15 @@ const isHex = (c: string | undefined) => c !== undefined && /^[0-9A-Fa-f]$/.test
  * secret; this gives the position alone.
  */
 export function jsonErrorIndex(text: string): number | undefined {
-  const n = text.length;
+  const s: Scan = { text, i: 0 };
   const open: string[] = [];
-  let i = 0;
-  const skipSpace = () => {
-    while (i < n && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  /** Reads a string starting at its opening quote; false (with `i` at the fault) when bad. */
-  const string = (): boolean => {
-    for (i++; i < n;) {
-      const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        i++;
-        return true;
-      }
-      if (c < 0x20) return false;
-      if (c !== 0x5c) {
-        i++;
-        continue;
-      }
-      const e = text[++i];
-      if (e === "u") {
-        for (let k = 1; k <= 4; k++) {
-          if (!isHex(text[i + k])) {
-            i += k;
-            return false;
-          }
-        }
-        i += 5;
-      } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i++;
-      else return false;
-    }
-    return false;
-  };
-  const digits = (): boolean => {
-    if (!isDigit(text[i])) return false;
-    while (isDigit(text[i])) i++;
-    return true;
-  };
-  const number = (): boolean => {
-    if (text[i] === "-") i++;
-    if (text[i] === "0") i++;
-    else if (!digits()) return false;
-    if (text[i] === ".") {
-      i++;
-      if (!digits()) return false;
-    }
-    if (text[i] === "e" || text[i] === "E") {
-      i++;
-      if (text[i] === "+" || text[i] === "-") i++;
-      if (!digits()) return false;
-    }
-    return true;
-  };
-  const literal = (word: string): boolean => {
-    for (const c of word) {
-      if (text[i] !== c) return false;
-      i++;
-    }
-    return true;
-  };
-  let state: "value" | "key" | "after" = "value";
+  let expecting: Expecting = "value";
   for (;;) {
-    skipSpace();
-    if (state === "value") {
-      const c = text[i];
-      if (c === "{" || c === "[") {
-        i++;
-        skipSpace();
-        if (text[i] === (c === "{" ? "}" : "]")) {
-          i++;
-          state = "after";
-        } else {
-          open.push(c);
-          state = c === "{" ? "key" : "value";
-        }
-        continue;
-      }
-      const ok =
-        c === '"'
-          ? string()
-          : c === "-" || isDigit(c)
-            ? number()
-            : c === "t"
-              ? literal("true")
-              : c === "f"
-                ? literal("false")
-                : c === "n"
-                  ? literal("null")
-                  : false;
-      if (!ok) return Math.min(i, n);
-      state = "after";
-    } else if (state === "key") {
-      if (text[i] !== '"' || !string()) return Math.min(i, n);
-      skipSpace();
-      if (text[i] !== ":") return Math.min(i, n);
-      i++;
-      state = "value";
-    } else {
-      const top = open[open.length - 1];
-      if (top === undefined) return i < n ? i : undefined;
-      const c = text[i];
-      if (c === ",") {
-        i++;
-        state = top === "{" ? "key" : "value";
-      } else if (c === (top === "{" ? "}" : "]")) {
-        i++;
-        open.pop();
-      } else return Math.min(i, n);
-    }
+    skipSpace(s);
+    const step: Step =
+      expecting === "value" ? atValue(s, open) : expecting === "key" ? atKey(s) : afterValue(s, open);
+    if (typeof step !== "string") return step.at;
+    expecting = step;
   }
 }
 
