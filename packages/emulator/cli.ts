@@ -53,10 +53,11 @@ import {
   parsePublicUrl,
   startKeys,
   type CliOptions,
+  type StartKeys,
 } from "./cliOptions";
 import { DEFAULT_PID_FILE, DETACHED_ENV, detach, removePidFile, stop } from "./detach";
 import { parseDuration, parseFaults, parseRateLimit } from "./faults";
-import { startEmulator, type RunningEmulator } from "./start";
+import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "./start";
 
 export { processIo, type CliIo } from "service-contract/cli";
 export { DEFAULT_PID_FILE } from "./detach";
@@ -75,19 +76,12 @@ export const EXIT_CODES = {
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /**
- * Runs `service-emulator` with `argv` (as `process.argv`): parses the options, starts the
- * emulator and prints one JSON line `{ url, apiKeys, restrictedApiKeys, adminKey }` on stdout.
- *
- * @returns the running emulator, or an exit code ({@link EXIT_CODES}) when it did not start (0
- *   after `--help` or `--version`, 1 for a bad command line).
- * @throws Error when a key is malformed, the port is taken or the data file cannot be opened.
+ * The command line of `service-emulator` (everything but `stop`): its options with their parsers
+ * and defaults, `--version` and `--help`, wired to `io` ({@link wireCommand}): parsing it throws
+ * instead of exiting, so it is run with {@link parseCommandLine}.
  */
-export async function main(
-  argv: readonly string[],
-  io: CliIo = processIo,
-): Promise<RunningEmulator | number> {
-  if (argv[2] === "stop") return stop(argv.slice(3), io);
-  const program = wireCommand(new Command(), io)
+function emulatorCommand(io: CliIo): Command {
+  return wireCommand(new Command(), io)
     .name("service-emulator")
     .description("Local emulator of the abuse reports, event subscriptions and event destinations API")
     .option("--port <port>", "TCP port; 0 picks a free one", argParser(parsePort), EMULATOR_DEFAULT_PORT)
@@ -150,17 +144,24 @@ export async function main(
       "with --detach: file the server's stderr is appended to (default: next to the PID file)",
     )
     .addHelpText("after", "\nStop a detached emulator: service-emulator stop [--pid-file <path>]");
-  const stopped = await parseCommandLine(() => program.parse([...argv]));
-  if (stopped !== undefined) return stopped;
-  const o = program.opts<CliOptions>();
-  const { apiKeys, restrictedApiKeys, adminKey } = startKeys(o, io.env);
-  if (o.detach) return detach(__filename, argv, o, io);
-  if (!LOOPBACK.has(o.host)) {
+}
+
+/** Warns on stderr when `host` is not a loopback address: other machines can then reach the emulator. */
+async function warnIfReachable(host: string, io: CliIo): Promise<void> {
+  if (!LOOPBACK.has(host)) {
     await io.stderr(
-      `service-emulator: warning: listening on ${o.host}, reachable from other machines; the emulator is for local use\n`,
+      `service-emulator: warning: listening on ${host}, reachable from other machines; the emulator is for local use\n`,
     );
   }
-  const emulator = await startEmulator({
+}
+
+/**
+ * What {@link startEmulator} gets from the parsed options `o` and the start keys: durations in
+ * milliseconds, the limits per account, and Fastify's log level (`info` with `--verbose`).
+ */
+function startOptions(o: CliOptions, keys: StartKeys): StartEmulatorOptions {
+  const { apiKeys, restrictedApiKeys, adminKey } = keys;
+  return {
     port: o.port,
     host: o.host,
     data: o.data,
@@ -174,19 +175,51 @@ export async function main(
     idempotencyKeys: o.idempotencyKeys,
     limits: { idempotencyKeysPerAccount: o.maxIdempotencyKeys, abuseReportsPerAccount: o.maxAbuseReports },
     logger: o.verbose ? "info" : "warn",
-  });
-  if (o.pidFile !== undefined) {
-    try {
-      mkdirSync(path.dirname(path.resolve(o.pidFile)), { recursive: true });
-      writeFileSync(o.pidFile, `${process.pid}\n`);
-    } catch (e) {
-      await emulator.close();
-      throw e;
-    }
-    const close = emulator.close.bind(emulator);
-    const pidFile = path.resolve(o.pidFile);
-    emulator.close = () => close().then(() => removePidFile(pidFile, process.pid));
+  };
+}
+
+/**
+ * Writes this process's PID to `pidFile` (its folders made as needed), and makes the emulator's
+ * `close` remove the file afterwards (if it still holds this PID).
+ *
+ * @throws the file system's error when the file cannot be written, after closing the emulator.
+ */
+async function writePidFile(emulator: RunningEmulator, pidFile: string): Promise<void> {
+  try {
+    mkdirSync(path.dirname(path.resolve(pidFile)), { recursive: true });
+    writeFileSync(pidFile, `${process.pid}\n`);
+  } catch (e) {
+    await emulator.close();
+    throw e;
   }
+  const close = emulator.close.bind(emulator);
+  const file = path.resolve(pidFile);
+  emulator.close = () => close().then(() => removePidFile(file, process.pid));
+}
+
+/**
+ * Runs `service-emulator` with `argv` (as `process.argv`): parses the options, starts the
+ * emulator and prints one JSON line `{ url, apiKeys, restrictedApiKeys, adminKey }` on stdout.
+ *
+ * @returns the running emulator, or an exit code ({@link EXIT_CODES}) when it did not start (0
+ *   after `--help` or `--version`, 1 for a bad command line).
+ * @throws Error when a key is malformed, the port is taken or the data file cannot be opened.
+ */
+export async function main(
+  argv: readonly string[],
+  io: CliIo = processIo,
+): Promise<RunningEmulator | number> {
+  if (argv[2] === "stop") return stop(argv.slice(3), io);
+  const program = emulatorCommand(io);
+  const stopped = await parseCommandLine(() => program.parse([...argv]));
+  if (stopped !== undefined) return stopped;
+  const o = program.opts<CliOptions>();
+  const keys = startKeys(o, io.env);
+  if (o.detach) return detach(__filename, argv, o, io);
+  await warnIfReachable(o.host, io);
+  const emulator = await startEmulator(startOptions(o, keys));
+  if (o.pidFile !== undefined) await writePidFile(emulator, o.pidFile);
+  const { apiKeys, restrictedApiKeys, adminKey } = keys;
   await io.stdout(JSON.stringify({ url: emulator.url, apiKeys, restrictedApiKeys, adminKey }) + "\n");
   return emulator;
 }
