@@ -389,7 +389,7 @@ function components(): Json {
 
 /**
  * Builds the OpenAPI 3.1 document (a plain JSON object), the same on every call: its paths are
- * each resource's ({@link resourcePaths}), then the event source's, then the operator's.
+ * each resource's (`resourcePaths`), then the event source's, then the operator's.
  */
 export function buildOpenApiDocument(): Json {
   return {
