@@ -7,18 +7,18 @@
  *
  * @module pulumi-service
  */
-export { EventSubscription, type EventSubscriptionArgs } from "./eventSubscription";
+export { EventSubscription, type EventSubscriptionArgs } from "./dynamic/eventSubscription";
 export {
   EventDestination,
   type EventDestinationArgs,
   type DestinationTargetInput,
   type AwsAuthInput,
-} from "./eventDestination";
-export { AbuseReport, type AbuseReportArgs } from "./abuseReport";
-export { ServiceResource } from "./resource";
+} from "./dynamic/eventDestination";
+export { AbuseReport, type AbuseReportArgs } from "./dynamic/abuseReport";
+export { ServiceResource } from "./dynamic/resource";
 export {
   checkAbuseReportInputs,
   checkEventDestinationInputs,
   checkEventSubscriptionInputs,
   type CheckFailure,
-} from "./validation";
+} from "./impl/checks";

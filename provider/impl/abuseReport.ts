@@ -1,6 +1,6 @@
 /**
  * Implementation of the `AbuseReport` dynamic provider, loaded by package name inside the
- * provider methods (see provider/abuseReport.ts). Reference: docs/service-api.md § Abuse reports.
+ * provider methods (see provider/dynamic/abuseReport.ts). Reference: docs/service-api.md § Abuse reports.
  * Reports can be created and read only: any change of an input
  * replaces the resource (a new report is filed), and delete makes no API call.
  *
@@ -9,7 +9,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { RESOURCES } from "service-contract";
 import type { AbuseReport } from "../../client";
-import { checkAbuseReportInputs } from "../validation";
+import { checkAbuseReportInputs } from "./checks";
 import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
 import { getClient, getUnlessGone, warn } from "./runtime";

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { UNKNOWN, unknownPaths } from "../validation";
+import { UNKNOWN, unknownPaths } from "./checks";
 
 /** True when `a` and `b` hold the same strings, in any order, and neither holds an unknown. */
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {

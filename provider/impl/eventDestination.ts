@@ -1,6 +1,6 @@
 /**
  * Implementation of the `EventDestination` dynamic provider, loaded by package name inside the
- * provider methods (see provider/eventDestination.ts). Reference: docs/service-api.md § Event destinations.
+ * provider methods (see provider/dynamic/eventDestination.ts). Reference: docs/service-api.md § Event destinations.
  *
  * Write-only secrets (`awsSecretAccessKey`, Datadog `apiKey`, Azure `clientSecret`) come back
  * from the API as `""`; the provider keeps the values the program gave, so a refresh shows no
@@ -24,7 +24,7 @@ import {
   writableFields,
   type WritableField,
 } from "service-contract";
-import { checkEventDestinationInputs } from "../validation";
+import { checkEventDestinationInputs } from "./checks";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";

@@ -1,13 +1,13 @@
 /**
  * Implementation of the `EventSubscription` dynamic provider, loaded by package name inside the
- * provider methods (see provider/eventSubscription.ts). Reference: docs/service-api.md § Event subscriptions.
+ * provider methods (see provider/dynamic/eventSubscription.ts). Reference: docs/service-api.md § Event subscriptions.
  *
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../client";
-import { checkEventSubscriptionInputs } from "../validation";
+import { checkEventSubscriptionInputs } from "./checks";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";

@@ -28,10 +28,10 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { configure } from "../impl/runtime";
-import { UNKNOWN } from "../validation";
+import { UNKNOWN } from "../impl/checks";
 import { fromPulumi } from "./deps";
 import { fromStruct, toStruct, type Props } from "./properties";
-import { implementationOf } from "./resources";
+import { implementationOf } from "./implementations";
 import { schemaText } from "./schema";
 
 const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");

@@ -9,7 +9,7 @@ import {
   sameSet,
   withoutUnknown,
 } from "../../../provider/impl/compare";
-import { UNKNOWN } from "../../../provider/validation";
+import { UNKNOWN } from "../../../provider/impl/checks";
 
 describe("comparisons", () => {
   it.each([

@@ -23,6 +23,7 @@ interface DynamicProvider {
 }
 
 /** Pulumi's host loads a serialized provider with require-from-string, its own dependency. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const requireFromString: (code: string, filename?: string) => { handler(): DynamicProvider } = require(
   require.resolve("require-from-string", {
     paths: [path.dirname(require.resolve("@pulumi/pulumi/package.json"))],

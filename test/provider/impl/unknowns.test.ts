@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import { UNKNOWN } from "../../../provider/validation";
+import { UNKNOWN } from "../../../provider/impl/checks";
 import * as subscriptions from "../../../provider/impl/eventSubscription";
 import * as destinations from "../../../provider/impl/eventDestination";
 import * as reports from "../../../provider/impl/abuseReport";
@@ -68,7 +68,7 @@ const REPORT_OUTPUTS: reports.ReportOutputs = {
  * @throws Error when the interface is missing or extends another (its inherited members would be missed).
  */
 function declaredInputs(file: string, interfaceName: string): string[] {
-  const source = path.join(__dirname, "../../../provider", file);
+  const source = path.join(__dirname, "../../../provider/dynamic", file);
   const sf = ts.createSourceFile(source, readFileSync(source, "utf8"), ts.ScriptTarget.ES2022, true);
   const decl = sf.statements.find(
     (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === interfaceName,

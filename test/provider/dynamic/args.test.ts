@@ -5,7 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { AbuseReportCreate, EventDestinationCreate, EventSubscriptionCreate } from "service-contract";
-import type { AbuseReportArgs, EventDestinationArgs, EventSubscriptionArgs } from "../../provider";
+import type { AbuseReportArgs, EventDestinationArgs, EventSubscriptionArgs } from "../../../provider";
 
 type Primitive = string | number | boolean;
 /** `T` lifted: every value, list and object may be a `pulumi.Input`. */

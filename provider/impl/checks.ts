@@ -13,8 +13,8 @@
  *
  * @packageDocumentation
  */
-import type { ValidationIssue } from "../client/errors";
-import type * as SdkValidation from "../client/requestValidation";
+import type { ValidationIssue } from "../../client/errors";
+import type * as SdkValidation from "../../client/requestValidation";
 import type * as Contract from "service-contract";
 
 /**
@@ -26,7 +26,7 @@ import type * as Contract from "service-contract";
 function load(): { validation: typeof SdkValidation; contract: typeof Contract } {
   return {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    validation: require("../client/requestValidation") as typeof SdkValidation,
+    validation: require("../../client/requestValidation") as typeof SdkValidation,
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     contract: require("service-contract") as typeof Contract,
   };
