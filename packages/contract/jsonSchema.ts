@@ -5,9 +5,9 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { ErrorResponse } from "./errors";
+import { ErrorResponse } from "./errorCodes";
 import { FaultConfig, RequestLogPage, Review } from "./operator";
-import { RESOURCE_LIST } from "./resources";
+import { RESOURCE_LIST } from "./descriptors";
 import { camelToSnake } from "./wire";
 
 /** A JSON object of the document. */

@@ -11,7 +11,7 @@
  * @packageDocumentation
  */
 import { idPattern } from "./common";
-import { ERROR_CODES } from "./errors";
+import { ERROR_CODES } from "./errorCodes";
 import { metaOf } from "./common";
 import { COMPONENTS, componentNames, json, type Json } from "./jsonSchema";
 import {
@@ -22,7 +22,7 @@ import {
   supports,
   type Operation,
   type ResourceDescriptor,
-} from "./resources";
+} from "./descriptors";
 import {
   ID_BODY_LENGTH,
   IDEMPOTENCY_KEY_PATTERN,

@@ -22,7 +22,7 @@ import { z } from "zod";
 import { membersOf, type CheckRule } from "./checks";
 import { metaOf } from "./common";
 import { codePoints, utf8Bytes } from "./limits";
-import { ID_KIND_NAMES } from "./resources";
+import { ID_KIND_NAMES } from "./descriptors";
 import { camelToSnake, snakeToCamel } from "./wire";
 
 /** A problem of a request body: its service code (214, 215, or 238 for an event type) and message. */

@@ -1,6 +1,6 @@
 /**
  * The Pulumi package schema of the native provider (`pulumi-resource-service`), generated from
- * the contract: one resource per descriptor (`RESOURCE_LIST` of packages/contract/resources.ts:
+ * the contract: one resource per descriptor (`RESOURCE_LIST` of packages/contract/descriptors.ts:
  * its Pulumi type name, schemas, secret and immutable fields); its inputs are the create body,
  * its outputs the response without `id`; object types, enums and the secret flag of write-only
  * fields come from the zod schemas and their metadata. `scripts/gen-schema.ts` writes it to

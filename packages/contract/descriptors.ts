@@ -16,7 +16,7 @@
 import type { z } from "zod";
 import { AbuseReport, AbuseReportCreate } from "./abuseReport";
 import { metaOf } from "./common";
-import type { ErrorCode } from "./errors";
+import type { ErrorCode } from "./errorCodes";
 import {
   EventDestination,
   EventDestinationCreate,
