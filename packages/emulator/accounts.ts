@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { TOKEN_PATTERN } from "./options";
-import type { Account } from "./resources";
+import type { Account } from "./records";
 import type { Store } from "./store";
 
 /** SHA-256 digest of a UTF-8 string. */

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { ServiceError } from "./errors";
+import { ErrorReply } from "./errorReply";
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -212,12 +212,12 @@ export function jsonErrorIndex(text: string): number | undefined {
  * object. Messages never quote the body: invalid JSON is answered with the offset of the first
  * bad byte (counted from 0, in bytes of the body as UTF-8) and the body's length in bytes.
  *
- * @throws ServiceError 213 when the body is missing, is not valid JSON, or is JSON but not an
+ * @throws ErrorReply 213 when the body is missing, is not valid JSON, or is JSON but not an
  * object (an array, a string, `null`, …).
  */
 export function parseJsonObject(raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null || raw === "") {
-    throw new ServiceError(213, "request body is empty; expected a JSON object");
+    throw new ErrorReply(213, "request body is empty; expected a JSON object");
   }
   let value: unknown;
   if (typeof raw === "string") {
@@ -226,7 +226,7 @@ export function parseJsonObject(raw: unknown): Record<string, unknown> {
     } catch {
       // V8's message quotes part of the body; only the position is given.
       const at = jsonErrorIndex(raw) ?? raw.length;
-      throw new ServiceError(
+      throw new ErrorReply(
         213,
         `request body is not valid JSON (at byte ${Buffer.byteLength(raw.slice(0, at))} of ${Buffer.byteLength(raw)})`,
       );
@@ -236,7 +236,7 @@ export function parseJsonObject(raw: unknown): Record<string, unknown> {
   }
   if (!isPlainObject(value)) {
     const got = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
-    throw new ServiceError(213, `request body must be a JSON object, got ${got}`);
+    throw new ErrorReply(213, `request body must be a JSON object, got ${got}`);
   }
   return value;
 }

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { FastifyRequest } from "fastify";
-import { ServiceError } from "./errors";
+import { ErrorReply } from "./errorReply";
 
 /** Prefix of the operator endpoints. */
 export const OPERATOR_PREFIX = "/_operator";
@@ -55,6 +55,6 @@ export function accessOf(request: FastifyRequest): Access {
 }
 
 /** The one "no such route" error, used for unknown paths everywhere. */
-export function routeNotFound(request: FastifyRequest): ServiceError {
-  return new ServiceError(404, `no route for ${request.method} ${request.url.split("?")[0]}`);
+export function routeNotFound(request: FastifyRequest): ErrorReply {
+  return new ErrorReply(404, `no route for ${request.method} ${request.url.split("?")[0]}`);
 }

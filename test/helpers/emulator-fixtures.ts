@@ -3,7 +3,7 @@
  */
 import type { Wire } from "service-contract";
 import type { EventDestinationCreate } from "service-contract";
-import { destinationFields, type DestinationFields } from "../../packages/emulator/resources";
+import { destinationFields, type DestinationFields } from "../../packages/emulator/records";
 import { openStore } from "../../packages/emulator/store";
 import type { Store } from "../../packages/emulator/store/types";
 import type { RawResponse } from "./emulator";

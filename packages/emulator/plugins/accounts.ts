@@ -8,9 +8,9 @@
 import type { FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AccountKeys } from "../accounts";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { TOKEN_PATTERN } from "../options";
-import type { Account } from "../resources";
+import type { Account } from "../records";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -22,7 +22,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The account the request authenticated as; `null` before authentication or without one. */
     account: Account | null;
-    /** The ID of the request's account. @throws ServiceError 500 when it has none (a route bug). */
+    /** The ID of the request's account. @throws ErrorReply 500 when it has none (a route bug). */
     accountId(): string;
   }
 }
@@ -49,7 +49,7 @@ export const accountsPlugin = fp<AccountsOptions>(
     });
     app.decorateRequest("account", null);
     app.decorateRequest("accountId", function (this: FastifyRequest) {
-      if (this.account === null) throw new ServiceError(500, "request has no account");
+      if (this.account === null) throw new ErrorReply(500, "request has no account");
       return this.account.id;
     });
     done();

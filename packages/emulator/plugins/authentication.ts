@@ -8,30 +8,27 @@
  */
 import type { FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { TOKEN_PATTERN } from "../options";
 import { accessOf, routeNotFound } from "../routeInfo";
 import { bearerOf } from "./accounts";
 import { checkHook } from "./check";
 
-/** The bearer token of a request. @throws ServiceError 201 (missing), 202 (malformed). */
+/** The bearer token of a request. @throws ErrorReply 201 (missing), 202 (malformed). */
 function bearerToken(request: FastifyRequest): string {
   const token = bearerOf(request);
   if (token === undefined) {
-    throw new ServiceError(
-      201,
-      "the Authorization header must be present and of the form 'Bearer <API key>'",
-    );
+    throw new ErrorReply(201, "the Authorization header must be present and of the form 'Bearer <API key>'");
   }
   if (!TOKEN_PATTERN.test(token))
-    throw new ServiceError(202, "the API key in the Authorization header is malformed");
+    throw new ErrorReply(202, "the API key in the Authorization header is malformed");
   return token;
 }
 
 /**
  * Checks the request's key.
  *
- * @throws ServiceError 404 (operator path without an admin key), 201, 202, 203.
+ * @throws ErrorReply 404 (operator path without an admin key), 201, 202, 203.
  */
 function authenticate(request: FastifyRequest): void {
   const { keys } = request.server;
@@ -39,11 +36,11 @@ function authenticate(request: FastifyRequest): void {
   if (access === "document") return;
   if (access === "operator") {
     if (!keys.hasAdmin) throw routeNotFound(request);
-    if (!keys.isAdmin(bearerToken(request))) throw new ServiceError(203, "the admin key is not valid");
+    if (!keys.isAdmin(bearerToken(request))) throw new ErrorReply(203, "the admin key is not valid");
     return;
   }
   const account = keys.accountOf(bearerToken(request));
-  if (!account) throw new ServiceError(203, "the API key is not valid");
+  if (!account) throw new ErrorReply(203, "the API key is not valid");
   request.account = account;
 }
 

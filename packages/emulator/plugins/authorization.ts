@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { matchedRoute } from "../routeInfo";
 
 /** The abuse report authorization (see the module comment). */
@@ -13,7 +13,7 @@ export const authorizationPlugin = fp(
   (app, _opts, done) => {
     app.addHook("onRequest", (request, _reply, next) => {
       if (matchedRoute(request)?.abuse === true && request.account?.abuseReportsAuthorized !== true) {
-        next(new ServiceError(221, "this account is not authorized to use abuse reports"));
+        next(new ErrorReply(221, "this account is not authorized to use abuse reports"));
       } else next();
     });
     done();

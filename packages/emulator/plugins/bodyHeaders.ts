@@ -7,29 +7,29 @@
  */
 import type { FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { accessOf } from "../routeInfo";
 import { checkHook } from "./check";
 
-/** Body headers. @throws ServiceError 211 (body on GET/HEAD/DELETE), 216 (no Content-Type), 210. */
+/** Body headers. @throws ErrorReply 211 (body on GET/HEAD/DELETE), 216 (no Content-Type), 210. */
 function checkBodyHeaders(request: FastifyRequest): void {
   const h = request.headers;
   const cl = h["content-length"];
   const hasBody = (cl !== undefined && cl.trim() !== "0") || h["transfer-encoding"] !== undefined;
   const method = request.method;
   if (method === "GET" || method === "HEAD" || method === "DELETE") {
-    if (hasBody) throw new ServiceError(211, `a ${method} request must not have a body`);
+    if (hasBody) throw new ErrorReply(211, `a ${method} request must not have a body`);
     return;
   }
   const ct = h["content-type"];
   if (ct === undefined) {
     if (hasBody)
-      throw new ServiceError(216, "the request has a body but no Content-Type header; use application/json");
+      throw new ErrorReply(216, "the request has a body but no Content-Type header; use application/json");
     return;
   }
   if (ct.split(";")[0].trim().toLowerCase() !== "application/json") {
     // The header's value is not quoted: error messages echo no header value.
-    throw new ServiceError(210, "Content-Type must be application/json (a charset parameter may follow)");
+    throw new ErrorReply(210, "Content-Type must be application/json (a charset parameter may follow)");
   }
 }
 

@@ -17,7 +17,7 @@ import fp from "fastify-plugin";
 import { keysToCamel, validateRequest } from "service-contract";
 import type { z } from "zod";
 import { parseJsonObject } from "../body";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -37,7 +37,7 @@ export function camelCaseBody<S extends z.ZodType>(schema: S): S {
 
 /**
  * Fastify's validator compiler for the routes' zod body schemas: the validator parses the raw
- * body, checks it against the schema with the service's codes and answers a `ServiceError` (213,
+ * body, checks it against the schema with the service's codes and answers a `ErrorReply` (213,
  * 214, 215) or the body with camelCase keys.
  *
  * @throws Error when a route declares a schema for another part than the body (params and query
@@ -51,7 +51,7 @@ export const bodyValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema
     try {
       const body = parseJsonObject(data);
       const issue = validateRequest(schema, body, camelCase);
-      if (issue) return { error: new ServiceError(issue.code, issue.message) };
+      if (issue) return { error: new ErrorReply(issue.code, issue.message) };
       return { value: camelCase ? body : keysToCamel(body) };
     } catch (err) {
       return { error: err as Error };

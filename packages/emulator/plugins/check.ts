@@ -1,5 +1,5 @@
 /**
- * The shape of the request checks: a function that throws the `ServiceError` of the first problem
+ * The shape of the request checks: a function that throws the `ErrorReply` of the first problem
  * it finds, run as an `onRequest` hook.
  *
  * @packageDocumentation

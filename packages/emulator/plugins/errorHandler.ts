@@ -10,12 +10,12 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { errorBody, ServiceError, toServiceError } from "../errors";
+import { errorBody, ErrorReply, toErrorReply } from "../errorReply";
 import { routeNotFound } from "../routeInfo";
 
 /** Renders any error as the service's error body, with its status and headers. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const e = toServiceError(error);
+  const e = toErrorReply(error);
   if (e.status === 500 && e.options.status === undefined)
     request.log.error({ err: error }, "unexpected error");
   if (e.options.retryAfterSeconds !== undefined)
@@ -38,7 +38,7 @@ export function rawErrorResponse(id: string, parserCode: string | undefined, hea
       : status === 408
         ? "the request was not received in time"
         : `the request is not valid HTTP/1.1 (${parserCode ?? "parse error"})`;
-  const body = JSON.stringify(errorBody(new ServiceError(213, message, { status }), id));
+  const body = JSON.stringify(errorBody(new ErrorReply(213, message, { status }), id));
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nOperation-Id: ${id}\r\nConnection: close\r\n\r\n` +
@@ -52,7 +52,7 @@ export const errorsPlugin = fp(
     // CONNECT requests are not routed by Fastify; without a listener Node would drop the connection.
     app.server.on("connect", (_request: unknown, socket: Duplex) => {
       const id = app.newOperationId();
-      const body = JSON.stringify(errorBody(new ServiceError(404, "no route for CONNECT"), id));
+      const body = JSON.stringify(errorBody(new ErrorReply(404, "no route for CONNECT"), id));
       socket.on("error", () => undefined);
       socket.end(
         `HTTP/1.1 404 Not Found\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -9,7 +9,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import type { FaultOutcome } from "../faults";
 import { accessOf } from "../routeInfo";
 import { logRequest } from "./requestLog";
@@ -25,7 +25,7 @@ declare module "fastify" {
  * Draws the fault of a public request and applies it: `true` when the connection was destroyed
  * (nothing more may happen), else `false`.
  *
- * @throws ServiceError 500 with status 503, or 226 (429), for those injected faults.
+ * @throws ErrorReply 500 with status 503, or 226 (429), for those injected faults.
  */
 function applyFault(request: FastifyRequest, reply: FastifyReply): boolean {
   const outcome = request.server.faults.draw();
@@ -41,14 +41,14 @@ function applyFault(request: FastifyRequest, reply: FastifyReply): boolean {
   }
   if (outcome === "503") {
     request.account = request.server.accountOfRequest(request);
-    throw new ServiceError(500, "service unavailable (injected fault)", {
+    throw new ErrorReply(500, "service unavailable (injected fault)", {
       status: 503,
       retryAfterSeconds: 1,
     });
   }
   if (outcome === "429") {
     request.account = request.server.accountOfRequest(request);
-    throw new ServiceError(226, "rate limited (injected fault); retry after 1 second", {
+    throw new ErrorReply(226, "rate limited (injected fault); retry after 1 second", {
       retryAfterSeconds: 1,
     });
   }

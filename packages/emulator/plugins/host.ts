@@ -6,14 +6,14 @@
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 
 /** The `Host` check (see the module comment). */
 export const hostPlugin = fp(
   (app, _opts, done) => {
     app.addHook("onRequest", (request, _reply, next) => {
       if (request.headers.host === undefined && request.raw.httpVersion === "1.1") {
-        next(new ServiceError(213, "an HTTP/1.1 request must have a Host header"));
+        next(new ErrorReply(213, "an HTTP/1.1 request must have a Host header"));
       } else next();
     });
     done();

@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { IDEMPOTENCY_KEY_PATTERN } from "service-contract";
 import { sha256 } from "../accounts";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { matchedRoute } from "../routeInfo";
 
 declare module "fastify" {
@@ -28,7 +28,7 @@ declare module "fastify" {
      * honoured), `run` happens inside the store's `idempotentCreate`: at most once per account
      * and key, in the transaction that stores the key; a repeat gets the first response again.
      *
-     * @throws ServiceError 240 for a key reused with another request, and whatever `run` throws.
+     * @throws ErrorReply 240 for a key reused with another request, and whatever `run` throws.
      */
     created(run: () => unknown): FastifyReply;
   }
@@ -82,7 +82,7 @@ export const idempotencyPlugin = fp<IdempotencyOptions>(
       const key = keyOf(request);
       if (key !== undefined && (typeof key !== "string" || !IDEMPOTENCY_KEY_PATTERN.test(key))) {
         next(
-          new ServiceError(
+          new ErrorReply(
             215,
             "Idempotency-Key: must be 1 to 255 visible ASCII characters (a UUID, for example)",
           ),

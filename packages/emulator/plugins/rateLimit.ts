@@ -17,7 +17,7 @@
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 
 /** Options of {@link rateLimitPlugin}: at most `max` requests per rolling `windowMs` **milliseconds**. */
 export interface RateLimitOptions {
@@ -43,7 +43,7 @@ export const rateLimitPlugin = fp<RateLimitOptions>(
       if (q.length >= max) {
         const retryAfterSeconds = Math.max(1, Math.ceil((q[0] + windowMs - now) / 1000));
         next(
-          new ServiceError(
+          new ErrorReply(
             226,
             `rate limited: at most ${max} requests per ${windowMs / 1000} seconds; retry after ${retryAfterSeconds} seconds`,
             { retryAfterSeconds },

@@ -13,7 +13,7 @@
 import { METHODS } from "node:http";
 import type { FastifyRequest, RouteOptions } from "fastify";
 import fp from "fastify-plugin";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { matchedRoute, routeNotFound, type RouteInfo } from "../routeInfo";
 
 declare module "fastify" {
@@ -24,8 +24,8 @@ declare module "fastify" {
 }
 
 /** The 405 of a method its path does not declare; `allow` lists those it does. */
-function methodNotAllowed(request: FastifyRequest, allow: string): ServiceError {
-  return new ServiceError(405, `method ${request.method} is not allowed on this path; allowed: ${allow}`, {
+function methodNotAllowed(request: FastifyRequest, allow: string): ErrorReply {
+  return new ErrorReply(405, `method ${request.method} is not allowed on this path; allowed: ${allow}`, {
     allow,
   });
 }

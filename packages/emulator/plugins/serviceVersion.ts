@@ -7,7 +7,7 @@
  */
 import fp from "fastify-plugin";
 import { SERVICE_VERSION } from "service-contract";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { accessOf } from "../routeInfo";
 
 /** The `Service-Version` check (see the module comment). */
@@ -18,15 +18,13 @@ export const serviceVersionPlugin = fp(
       if (accessOf(request) !== "public") next();
       else if (version === undefined) {
         next(
-          new ServiceError(
+          new ErrorReply(
             218,
             `the Service-Version header is required; use Service-Version: ${SERVICE_VERSION}`,
           ),
         );
       } else if (typeof version !== "string" || version.trim() !== SERVICE_VERSION) {
-        next(
-          new ServiceError(217, `unsupported Service-Version; the supported version is ${SERVICE_VERSION}`),
-        );
+        next(new ErrorReply(217, `unsupported Service-Version; the supported version is ${SERVICE_VERSION}`));
       } else next();
     });
     done();

@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { RESOURCES } from "service-contract";
-import { renderAbuseReport } from "../resources";
+import { renderAbuseReport } from "../records";
 import { routeAccess } from "./common";
 import { resourceRoutes } from "./resource";
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { EVENT_TYPES, isEventType, isWellFormedId, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { routeNotFound, type RouteInfo } from "../routeInfo";
 
 /**
@@ -30,13 +30,13 @@ export function pathId(request: FastifyRequest, prefix: string, what: string): s
   const id = (request.params as { id: string }).id;
   if (id === "") throw routeNotFound(request);
   if (!id.startsWith(prefix)) {
-    throw new ServiceError(
+    throw new ErrorReply(
       227,
       `the ID ${JSON.stringify(id)} in the path is not ${what} ID (they start with ${prefix})`,
     );
   }
   if (!isWellFormedId(id, prefix))
-    throw new ServiceError(404, `no ${what.replace(/^an? /, "")} with ID ${JSON.stringify(id)}`);
+    throw new ErrorReply(404, `no ${what.replace(/^an? /, "")} with ID ${JSON.stringify(id)}`);
   return id;
 }
 
@@ -47,7 +47,7 @@ export function pageQuery(request: FastifyRequest, prefix: string): { limit: num
   if (q.limit !== undefined) {
     const n = typeof q.limit === "string" && /^\d{1,4}$/.test(q.limit) ? Number(q.limit) : NaN;
     if (!(n >= PAGE_LIMIT_MIN && n <= PAGE_LIMIT_MAX)) {
-      throw new ServiceError(
+      throw new ErrorReply(
         233,
         `limit must be an integer between ${PAGE_LIMIT_MIN} and ${PAGE_LIMIT_MAX}, got ${JSON.stringify(q.limit)}`,
       );
@@ -57,7 +57,7 @@ export function pageQuery(request: FastifyRequest, prefix: string): { limit: num
   let beforeId: string | undefined;
   if (q.before_id !== undefined) {
     if (typeof q.before_id !== "string" || !isWellFormedId(q.before_id, prefix)) {
-      throw new ServiceError(
+      throw new ErrorReply(
         215,
         `before_id: must be an ID starting with ${prefix}, got ${JSON.stringify(q.before_id)}`,
       );
@@ -68,13 +68,13 @@ export function pageQuery(request: FastifyRequest, prefix: string): { limit: num
 }
 
 /**
- * @throws ServiceError 238 for the first source whose type is not in the catalogue (the message
+ * @throws ErrorReply 238 for the first source whose type is not in the catalogue (the message
  * names the field, not the rejected value).
  */
 export function checkEventTypes(sources: { type: string }[] | undefined): void {
   sources?.forEach((s, i) => {
     if (!isEventType(s.type)) {
-      throw new ServiceError(
+      throw new ErrorReply(
         238,
         `sources[${i}].type: unknown event type; known types include ${EVENT_TYPES.slice(0, 3).join(", ")}, … (${EVENT_TYPES.length} in all)`,
       );
@@ -83,11 +83,11 @@ export function checkEventTypes(sources: { type: string }[] | undefined): void {
 }
 
 /**
- * @throws ServiceError 215 when a PATCH body repeats an `id` other than the path's (the message
+ * @throws ErrorReply 215 when a PATCH body repeats an `id` other than the path's (the message
  * gives the path's ID, not the body's value).
  */
 export function checkBodyId(body: { id?: string }, id: string): void {
   if (body.id !== undefined && body.id !== id) {
-    throw new ServiceError(215, `id: must equal the ID in the path (${id})`);
+    throw new ErrorReply(215, `id: must equal the ID in the path (${id})`);
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { keysToSnake, RESOURCES, type EventDestinationUpdate, type Wire } from "service-contract";
-import { destinationFields, renderDestination, type DestinationFields } from "../resources";
+import { destinationFields, renderDestination, type DestinationFields } from "../records";
 import { routeAccess } from "./common";
 import { resourceRoutes } from "./resource";
 

@@ -6,8 +6,8 @@
  */
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { RESOURCES } from "service-contract";
-import { ServiceError } from "../errors";
-import { renderSubscription } from "../resources";
+import { ErrorReply } from "../errorReply";
+import { renderSubscription } from "../records";
 import { checkEventTypes, pathId, routeAccess } from "./common";
 import { resourceRoutes } from "./resource";
 
@@ -42,9 +42,9 @@ export const eventSubscriptionRoutes: FastifyPluginCallbackZod = (app, _opts, do
     const id = pathId(request, eventSubscription.idPrefix, eventSubscription.names.article);
     const { type } = request.params as { type: string };
     const sub = store.getSubscription(request.accountId(), id);
-    if (!sub) throw new ServiceError(404, `no event subscription with ID ${JSON.stringify(id)}`);
+    if (!sub) throw new ErrorReply(404, `no event subscription with ID ${JSON.stringify(id)}`);
     if (!sub.sources.includes(type))
-      throw new ServiceError(404, `event subscription ${id} has no source ${JSON.stringify(type)}`);
+      throw new ErrorReply(404, `event subscription ${id} has no source ${JSON.stringify(type)}`);
     return { type, uri: `${request.baseUrl()}${eventSubscription.path}/${id}/sources/${type}` };
   });
   done();

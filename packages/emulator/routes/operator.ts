@@ -7,10 +7,10 @@
  */
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { FaultConfig, RESOURCES, Review } from "service-contract";
-import { ServiceError } from "../errors";
-import { camelCaseBody } from "../plugins/validation";
+import { ErrorReply } from "../errorReply";
+import { camelCaseBody } from "../plugins/bodyValidation";
 import { OPERATOR_PREFIX } from "../routeInfo";
-import { renderAbuseReport } from "../resources";
+import { renderAbuseReport } from "../records";
 import { pathId, routeAccess } from "./common";
 
 /** Most request log entries in one page of `GET /_operator/requests` (also its default `limit`). */
@@ -36,20 +36,20 @@ export const operatorRoutes: FastifyPluginCallbackZod = (app, _opts, done) => {
       return emulator.setFaults(request.body);
     } catch (e) {
       // A rule across fields (the shares add up to at most 1), which the body check leaves to it.
-      throw new ServiceError(215, (e as Error).message);
+      throw new ErrorReply(215, (e as Error).message);
     }
   });
   app.get("/requests", (request) => {
     const q = request.query as Record<string, unknown>;
     const since = q.since;
     if (since !== undefined && (typeof since !== "string" || !/^\d{1,15}$/.test(since))) {
-      throw new ServiceError(215, `since: must be a non-negative integer, got ${JSON.stringify(since)}`);
+      throw new ErrorReply(215, `since: must be a non-negative integer, got ${JSON.stringify(since)}`);
     }
     let limit = REQUEST_LOG_PAGE_MAX;
     if (q.limit !== undefined) {
       const n = typeof q.limit === "string" && /^\d{1,5}$/.test(q.limit) ? Number(q.limit) : NaN;
       if (!(n >= 1 && n <= REQUEST_LOG_PAGE_MAX)) {
-        throw new ServiceError(
+        throw new ErrorReply(
           233,
           `limit must be an integer between 1 and ${REQUEST_LOG_PAGE_MAX}, got ${JSON.stringify(q.limit)}`,
         );

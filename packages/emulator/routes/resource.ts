@@ -11,7 +11,7 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { supports, type ResourceDescriptor, type ResourceSchemas } from "service-contract";
 import type { z } from "zod";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import type { Page, PageQuery } from "../store";
 import { checkBodyId, pageQuery, pathId } from "./common";
 
@@ -83,7 +83,7 @@ export function resourceRoutes<S extends ResourceSchemas, R>(
       const recordId = id(request);
       const record = h.get(request, recordId);
       if (record === undefined)
-        throw new ServiceError(404, `no ${names.singular} with ID ${JSON.stringify(recordId)}`);
+        throw new ErrorReply(404, `no ${names.singular} with ID ${JSON.stringify(recordId)}`);
       return h.render(record, request.baseUrl());
     });
   }

@@ -6,8 +6,8 @@
  * @packageDocumentation
  */
 import { AbuseReportHostnameStatus, RESOURCES } from "service-contract";
-import { ServiceError } from "../errors";
-import type { AbuseReportRecord, StoredHostname } from "../resources";
+import { ErrorReply } from "../errorReply";
+import type { AbuseReportRecord, StoredHostname } from "../records";
 import { autoReviewStatus } from "../review";
 import type { StoreBase } from "./database";
 import { resourceTable, type Column } from "./resourceTable";
@@ -28,7 +28,7 @@ export function abuseReportsRepository(
     createAbuseReport(accountId, input, now = Date.now(), maxPerAccount) {
       return write(() => {
         if (maxPerAccount !== undefined && table.count(accountId) >= maxPerAccount) {
-          throw new ServiceError(
+          throw new ErrorReply(
             241,
             `this account already has ${maxPerAccount} abuse report${maxPerAccount === 1 ? "" : "s"}, the most an account may have; reports are never deleted, so no more can be created`,
           );
@@ -65,7 +65,7 @@ export function abuseReportsRepository(
         updates.forEach((u, i) => {
           const h = r.hostnames.find((x) => x.hostname === u.hostname.toLowerCase());
           if (!h) {
-            throw new ServiceError(
+            throw new ErrorReply(
               215,
               `hostnames[${i}].hostname: not a hostname of abuse report ${id} (it has ${r.hostnames.map((x) => x.hostname).join(", ")})`,
             );

@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-import type { Account } from "../resources";
+import type { Account } from "../records";
 import { ACCOUNT_ID_PREFIX, type StoreBase } from "./database";
 import type { Store } from "./types";
 

@@ -17,7 +17,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import { KsuidGenerator, rfc3339 } from "../ids";
 
 /** Prefix of account IDs (ours; accounts are not part of the public API). */
@@ -115,6 +115,6 @@ export function openDatabase(path: string): StoreBase {
 }
 
 /** The 404 of a resource that does not exist (in the account). */
-export function notFound(what: string, id: string): ServiceError {
-  return new ServiceError(404, `no ${what} with ID ${JSON.stringify(id)}`);
+export function notFound(what: string, id: string): ErrorReply {
+  return new ErrorReply(404, `no ${what} with ID ${JSON.stringify(id)}`);
 }

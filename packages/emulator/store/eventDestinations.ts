@@ -7,8 +7,8 @@
  * @packageDocumentation
  */
 import { RESOURCES } from "service-contract";
-import { ServiceError } from "../errors";
-import type { DestinationRecord } from "../resources";
+import { ErrorReply } from "../errorReply";
+import type { DestinationRecord } from "../records";
 import type { StoreBase } from "./database";
 import { resourceTable } from "./resourceTable";
 import type { Store } from "./types";
@@ -45,7 +45,7 @@ export function eventDestinationsRepository(
         if (!table.exists(accountId, id)) throw table.notFound(id);
         const refs = referencing.all(id);
         if (refs.length > 0) {
-          throw new ServiceError(
+          throw new ErrorReply(
             409,
             `event destination ${id} is still used by event subscription(s) ${refs.map((r) => r.subscription_id).join(", ")}; remove it from them first`,
           );

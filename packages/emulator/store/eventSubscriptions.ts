@@ -6,8 +6,8 @@
  * @packageDocumentation
  */
 import { isWellFormedId, RESOURCES } from "service-contract";
-import { ServiceError } from "../errors";
-import type { SubscriptionRecord } from "../resources";
+import { ErrorReply } from "../errorReply";
+import type { SubscriptionRecord } from "../records";
 import type { StoreBase } from "./database";
 import { resourceTable } from "./resourceTable";
 import type { Store } from "./types";
@@ -38,7 +38,7 @@ export function eventSubscriptionsRepository(
       const what = isWellFormedId(id, destinations.idPrefix)
         ? `${JSON.stringify(id)} is not ${destinations.names.article} of this account`
         : `not ${destinations.names.article} ID (${destinations.idPrefix}…)`;
-      throw new ServiceError(223, `destination_ids[${i}]: ${what}`);
+      throw new ErrorReply(223, `destination_ids[${i}]: ${what}`);
     });
   }
   function link(subscriptionId: string, destinationIds: string[]): void {

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { ServiceError } from "../errors";
+import { ErrorReply } from "../errorReply";
 import type { StoreBase } from "./database";
 import type { Store } from "./types";
 
@@ -40,7 +40,7 @@ export function idempotencyKeysRepository({ db, write }: StoreBase): Pick<Store,
         if (known) {
           if (known.fingerprint !== request.fingerprint) {
             const hours = Math.round(request.ttlMs / 3_600_000);
-            throw new ServiceError(
+            throw new ErrorReply(
               240,
               `this Idempotency-Key was already used in the last ${hours} hours with a different request (another path or body); use a new key for a new request`,
             );

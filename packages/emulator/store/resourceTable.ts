@@ -49,7 +49,7 @@ export interface ResourceTable<T extends StoredRecord> {
   get(accountId: string, id: string): T | undefined;
   /** The record `id` of any account (operator endpoints); `undefined` when none. */
   getAny(id: string): T | undefined;
-  /** The record `id` of the account. @throws ServiceError 404 when none. */
+  /** The record `id` of the account. @throws ErrorReply 404 when none. */
   require(accountId: string, id: string): T;
   /** One page of the account's records, newest first. */
   list(accountId: string, query: PageQuery): Page<T>;

@@ -10,7 +10,7 @@ import type {
   DestinationRecord,
   DestinationFields,
   SubscriptionRecord,
-} from "../resources";
+} from "../records";
 import type { HostnameStatus } from "../review";
 
 /** One recorded public API request (never the API key or the body). */
@@ -121,7 +121,7 @@ export interface StoreSnapshot {
 /**
  * The emulator's data: accounts, abuse reports, event destinations, event subscriptions and the
  * request log. Methods are synchronous. Methods that enforce the API's existence rules throw
- * `ServiceError` (404, 223, 409, or 215 for an unknown hostname in a review) and leave the
+ * `ErrorReply` (404, 223, 409, or 215 for an unknown hostname in a review) and leave the
  * data unchanged when they do.
  */
 export interface Store {
@@ -138,7 +138,7 @@ export interface Store {
    * Unix epoch; default `Date.now()`). With `maxPerAccount`, refuses once the account has that
    * many reports (reports are never deleted).
    *
-   * @throws ServiceError 241 when the account already has `maxPerAccount` reports; nothing is stored.
+   * @throws ErrorReply 241 when the account already has `maxPerAccount` reports; nothing is stored.
    */
   createAbuseReport(
     accountId: string,
@@ -160,7 +160,7 @@ export interface Store {
    * Sets the status of some hostnames of a report (of any account; operator review). A hostname
    * set back to `PENDING` is pending since `nowMs` (**milliseconds**; default `Date.now()`).
    *
-   * @throws ServiceError 404 (no such report) or 215 (a hostname not in the report).
+   * @throws ErrorReply 404 (no such report) or 215 (a hostname not in the report).
    */
   reviewAbuseReport(
     id: string,
@@ -176,12 +176,12 @@ export interface Store {
   getDestination(accountId: string, id: string): DestinationRecord | undefined;
   /** Lists the account's destinations, newest first. */
   listDestinations(accountId: string, query: PageQuery): Page<DestinationRecord>;
-  /** @throws ServiceError 404. */
+  /** @throws ErrorReply 404. */
   updateDestination(accountId: string, id: string, patch: DestinationPatch): DestinationRecord;
-  /** @throws ServiceError 404, or 409 while a subscription references it. */
+  /** @throws ErrorReply 404, or 409 while a subscription references it. */
   deleteDestination(accountId: string, id: string): void;
 
-  /** @throws ServiceError 223 when a destination ID does not name a destination of the account. */
+  /** @throws ErrorReply 223 when a destination ID does not name a destination of the account. */
   createSubscription(
     accountId: string,
     input: { metadata: string; description: string; sources: string[]; destinationIds: string[] },
@@ -190,9 +190,9 @@ export interface Store {
   getSubscription(accountId: string, id: string): SubscriptionRecord | undefined;
   /** Lists the account's subscriptions, newest first. */
   listSubscriptions(accountId: string, query: PageQuery): Page<SubscriptionRecord>;
-  /** @throws ServiceError 404, or 223 for a destination ID outside the account. */
+  /** @throws ErrorReply 404, or 223 for a destination ID outside the account. */
   updateSubscription(accountId: string, id: string, patch: SubscriptionPatch): SubscriptionRecord;
-  /** @throws ServiceError 404. */
+  /** @throws ErrorReply 404. */
   deleteSubscription(accountId: string, id: string): void;
 
   /**
@@ -200,13 +200,13 @@ export interface Store {
    * transaction that first purges keys older than `ttlMs` (lazily, every account), then:
    * - the key is known with the same fingerprint: returns its first response, `replayed: true`,
    *   without calling `create`;
-   * - the key is known with another fingerprint: throws ServiceError 240 (HTTP 409);
+   * - the key is known with another fingerprint: throws ErrorReply 240 (HTTP 409);
    * - the key is new: calls `create` (which writes the resource, in the same transaction) and
    *   remembers the key with the response, so the resource and the key are committed together;
    *   when the account already has `maxPerAccount` keys, its oldest are forgotten first.
    *   A `create` that throws rolls everything back, and the key is not remembered.
    *
-   * @throws ServiceError 240 for a key reused with another request; whatever `create` throws.
+   * @throws ErrorReply 240 for a key reused with another request; whatever `create` throws.
    */
   idempotentCreate(
     accountId: string,

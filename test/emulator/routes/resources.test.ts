@@ -2,15 +2,15 @@
  * Success shapes of every endpoint, field by field (docs/service-api.md § Requests, § Abuse reports, § Event subscriptions, § Event destinations).
  */
 import type { AddressInfo } from "node:net";
-import { createApp } from "../../packages/emulator/app";
-import { openStore } from "../../packages/emulator/store";
+import { createApp } from "../../../packages/emulator/app";
+import { openStore } from "../../../packages/emulator/store";
 import {
   apiRequest,
   getRequestLog,
   startEmulator,
   type RawResponse,
   type RunningEmulator,
-} from "../helpers/emulator";
+} from "../../helpers/emulator";
 import {
   destinationBody,
   expectError,
@@ -19,7 +19,7 @@ import {
   subscriptionBody,
   TARGETS,
   TARGETS_AS_RETURNED,
-} from "../helpers/emulator-fixtures";
+} from "../../helpers/emulator-fixtures";
 
 const KEY = "key-resources";
 let em: RunningEmulator;
@@ -462,7 +462,7 @@ describe("request log", () => {
 
   it("does not record operator requests, and can be cleared", async () => {
     await call("GET", "/event_subscriptions");
-    const { clearRequestLog } = await import("../helpers/emulator");
+    const { clearRequestLog } = await import("../../helpers/emulator");
     await clearRequestLog(em.url, em.adminKey);
     await getRequestLog(em.url, em.adminKey);
     expect((await getRequestLog(em.url, em.adminKey)).requests).toEqual([]);

@@ -2,7 +2,7 @@
  * The store's database (emulator/store/database.ts): one transaction per write, reopened files.
  */
 import path from "node:path";
-import { ServiceError } from "../../../packages/emulator/errors";
+import { ErrorReply } from "../../../packages/emulator/errorReply";
 import { openStore } from "../../../packages/emulator/store";
 import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
 import { useTempDir } from "../../helpers/temp-dir";
@@ -22,7 +22,7 @@ describe("store", () => {
           sources: ["domain_created.v0"],
           destinationIds: [d.id, "ed_000000000000000000000000001"],
         }),
-      ).toThrow(ServiceError);
+      ).toThrow(ErrorReply);
       const sub = store.createSubscription(acct.id, {
         metadata: "",
         description: "",
