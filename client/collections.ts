@@ -1,6 +1,6 @@
 /**
  * The resource groups of the client: `abuseReports`, `eventSubscriptions`, `eventDestinations`.
- * Every method validates its input with `validation.ts` first (throwing `ValidationError` before
+ * Every method validates its input with `requestValidation.ts` first (throwing `ValidationError` before
  * any request), then sends one operation through the transport (retries included).
  *
  * Reference: docs/service-api.md § Paging.

@@ -259,7 +259,7 @@ export class APIResponseValidationError extends ServiceError {
 
 /**
  * Input rejected by client-side validation before any request was sent. `issues` lists every
- * problem found (see `validation.ts`); `message` joins them.
+ * problem found (see `requestValidation.ts`); `message` joins them.
  */
 export class ValidationError extends ServiceError {
   override name = "ValidationError";

@@ -1,6 +1,6 @@
 /**
  * Request bodies in the emulator: parsing the raw body as a JSON object (213), the first stage of
- * the routes' body validation (see `plugins/validation.ts`).
+ * the routes' body validation (see `plugins/bodyValidation.ts`).
  *
  * @packageDocumentation
  */

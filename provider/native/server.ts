@@ -2,7 +2,7 @@
  * The gRPC server of the native provider plugin `pulumi-resource-service`: Pulumi's resource
  * provider protocol (`pulumirpc.ResourceProvider`, the service definitions and messages that ship
  * in `@pulumi/pulumi/proto`), answered by the same implementation the dynamic providers call
- * (provider/impl, through ./resources.ts).
+ * (provider/impl, through ./implementations.ts).
  *
  * Why not `@pulumi/pulumi/provider`'s `main()`: its server (provider/server.js, 3.248) was
  * written for component providers; its `Configure` answers without reading the configuration it
