@@ -201,15 +201,30 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   return results;
 }
 
-if (require.main === module) {
-  const opts = benchOptions();
-  runBench(opts)
+/**
+ * Runs a benchmark as its command does (`npm run bench`, `npm run bench:scale`): awaits `run`,
+ * then writes `markdown` of its results to stdout and, through `opts.log`, where the results
+ * file `opts.outFile` went and how long the run took (`durationSeconds`, in seconds). Returns at
+ * once; throws nothing: an error of `run` or `markdown` is written to stderr (its stack) and the
+ * process exits with status 1.
+ */
+export function runFromCommandLine<R extends { durationSeconds: number }>(
+  run: Promise<R>,
+  markdown: (results: R) => string,
+  opts: { outFile: string; log: (line: string) => void },
+): void {
+  run
     .then((r) => {
-      process.stdout.write(toMarkdown(r) + "\n");
+      process.stdout.write(markdown(r) + "\n");
       opts.log(`wrote ${path.relative(process.cwd(), opts.outFile)} in ${r.durationSeconds} s`);
     })
     .catch((e: unknown) => {
       process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
       process.exit(1);
     });
+}
+
+if (require.main === module) {
+  const opts = benchOptions();
+  runFromCommandLine(runBench(opts), toMarkdown, opts);
 }

@@ -27,7 +27,7 @@ import { startPostgres } from "../scripts/postgres-server";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
 import { machineInfo, type MachineInfo } from "./report";
-import { writeCharts } from "./run";
+import { runFromCommandLine, writeCharts } from "./run";
 import { scaleGoals, scaleMarkdown } from "./scale-goals";
 import type { Goal } from "./goals";
 import {
@@ -375,13 +375,5 @@ if (require.main === module) {
   opts.log(
     `N = ${opts.counts.join(", ")} (checkpoints up to ${opts.checkpointMax}), backends ${opts.backends.join(", ")}, ${opts.runs} run(s)`,
   );
-  benchScale(opts)
-    .then((r) => {
-      process.stdout.write(scaleMarkdown(r) + "\n");
-      opts.log(`wrote ${path.relative(process.cwd(), opts.outFile)} in ${r.durationSeconds} s`);
-    })
-    .catch((e: unknown) => {
-      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-      process.exit(1);
-    });
+  runFromCommandLine(benchScale(opts), scaleMarkdown, opts);
 }
