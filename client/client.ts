@@ -16,6 +16,7 @@ import { loggerFromEnv, type RequestLogger } from "./log";
 import { AbuseReports, EventDestinations, EventSubscriptions } from "./collections";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import { Transport } from "./transport";
+import { RESOURCES } from "service-contract";
 
 /** Version of this client, sent in the default `User-Agent`. */
 export const SDK_VERSION = "0.1.0";
@@ -218,9 +219,13 @@ export class ServiceClient {
       idempotency: this.idempotency,
       logger,
     });
-    this.abuseReports = new AbuseReports(transport, this.idempotency);
-    this.eventSubscriptions = new EventSubscriptions(transport, this.idempotency);
-    this.eventDestinations = new EventDestinations(transport, this.idempotency);
+    this.abuseReports = new AbuseReports(transport, RESOURCES.abuseReport, this.idempotency);
+    this.eventSubscriptions = new EventSubscriptions(
+      transport,
+      RESOURCES.eventSubscription,
+      this.idempotency,
+    );
+    this.eventDestinations = new EventDestinations(transport, RESOURCES.eventDestination, this.idempotency);
   }
 
   /** Closes the client's own connection pool (not a `dispatcher` passed in). Idempotent. */

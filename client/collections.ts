@@ -11,7 +11,6 @@ import type { Idempotency } from "./idempotency";
 import type { z } from "zod";
 import { APIResponseValidationError, ValidationError, type ValidationIssue } from "./errors";
 import {
-  RESOURCES,
   type AbuseReport,
   type AbuseReportCreate,
   type EventDestination,
@@ -234,12 +233,7 @@ abstract class Collection<T extends z.ZodObject, Create, Update> extends ListedR
  * Only accounts authorized for abuse reports may use it; others get `PermissionDeniedError`.
  * Reference: docs/service-api.md § Abuse reports.
  */
-export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate> {
-  /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, idempotency: Idempotency) {
-    super(transport, RESOURCES.abuseReport, idempotency);
-  }
-}
+export class AbuseReports extends Resource<typeof AbuseReport, AbuseReportCreate> {}
 
 /**
  * `client.eventSubscriptions`: create, get, list, update and delete event subscriptions.
@@ -249,12 +243,7 @@ export class EventSubscriptions extends Collection<
   typeof EventSubscription,
   EventSubscriptionCreate,
   EventSubscriptionUpdate
-> {
-  /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, idempotency: Idempotency) {
-    super(transport, RESOURCES.eventSubscription, idempotency);
-  }
-}
+> {}
 
 /**
  * `client.eventDestinations`: create, get, list, update and delete event destinations. Secrets
@@ -266,9 +255,4 @@ export class EventDestinations extends Collection<
   typeof EventDestination,
   EventDestinationCreate,
   EventDestinationUpdate
-> {
-  /** @internal Built by `ServiceClient`. */
-  constructor(transport: Transport, idempotency: Idempotency) {
-    super(transport, RESOURCES.eventDestination, idempotency);
-  }
-}
+> {}
