@@ -118,6 +118,13 @@ function results(change: (cells: ScaleCell[]) => void = () => {}): ScaleResults 
 const find = (cells: ScaleCell[], mode: ScaleCell["mode"], variant: Variant, n: number) =>
   cells.find((c) => c.mode === mode && c.variant === variant && c.n === n)!;
 
+/** A change for {@link results}: the operation `op` of one cell takes `ms` milliseconds. */
+const slower =
+  (mode: ScaleCell["mode"], variant: Variant, n: number, op: (typeof SCALE_OPS)[number], ms: number) =>
+  (cells: ScaleCell[]) => {
+    find(cells, mode, variant, n).ms[op] = summarize([ms]);
+  };
+
 describe("scaleGoals", () => {
   it("judges every goal met by figures that meet it", () => {
     const goals = results().goals;
@@ -134,40 +141,24 @@ describe("scaleGoals", () => {
   });
 
   it.each([
-    [
-      "file-fast-up-1000",
-      "a native fast up of 16 s",
-      (c: ScaleCell[]) => (find(c, "fast", "native", 1000).ms.up = summarize([16_000])),
-    ],
-    [
-      "file-fast-up-1000",
-      "a floor 1.2× faster",
-      (c: ScaleCell[]) => (find(c, "fast", "floor", 1000).ms.up = summarize([9_900])),
-    ],
+    ["file-fast-up-1000", "a native fast up of 16 s", slower("fast", "native", 1000, "up", 16_000)],
+    ["file-fast-up-1000", "a floor 1.2× faster", slower("fast", "floor", 1000, "up", 9_900)],
     [
       "file-checkpoints-up-1000",
       "a dynamic door 2.9× slower",
-      (c: ScaleCell[]) => (find(c, "checkpoints", "real", 1000).ms.up = summarize([58_000])),
+      slower("checkpoints", "real", 1000, "up", 58_000),
     ],
     [
       "file-upNoChange-1000",
       "one up with no changes of 10.1 s",
-      (c: ScaleCell[]) => (find(c, "checkpoints", "real", 1000).ms.upNoChange = summarize([10_100])),
+      slower("checkpoints", "real", 1000, "upNoChange", 10_100),
     ],
-    [
-      "file-preview-1000",
-      "one preview of 10.1 s",
-      (c: ScaleCell[]) => (find(c, "fast", "native", 1000).ms.preview = summarize([10_100])),
-    ],
-    [
-      "file-refresh-1000",
-      "one refresh of 15.1 s",
-      (c: ScaleCell[]) => (find(c, "fast", "real", 1000).ms.refresh = summarize([15_100])),
-    ],
+    ["file-preview-1000", "one preview of 10.1 s", slower("fast", "native", 1000, "preview", 10_100)],
+    ["file-refresh-1000", "one refresh of 15.1 s", slower("fast", "real", 1000, "refresh", 15_100)],
     [
       "file-fast-linear",
       "a marginal cost at 3,000 1.6× that at 300",
-      (c: ScaleCell[]) => (find(c, "fast", "native", 3000).ms.up = summarize([12_000 + 2000 * 8 * 1.6])),
+      slower("fast", "native", 3000, "up", 12_000 + 2000 * 8 * 1.6),
     ],
   ])("judges %s missed by %s", (id, _what, change) => {
     const goal = results(change).goals.find((g) => g.id === id)!;
