@@ -14,9 +14,19 @@ import {
 import { blankWriteOnly, complete, RESOURCES, writableFields, type Wire } from "service-contract";
 import type { HostnameStatus } from "./review";
 import { reportStatus } from "./review";
-import type { StoredRecord } from "./store/resourceTable";
 
 const { abuseReport, eventDestination, eventSubscription } = RESOURCES;
+
+/**
+ * A stored resource: its ID, account and creation time; each resource's record adds one member
+ * per column of its table (store/resourceTable.ts).
+ */
+export interface StoredRecord {
+  id: string;
+  accountId: string;
+  /** RFC 3339, whole seconds, UTC. */
+  createdAt: string;
+}
 
 /** One account; each API key is its own account. */
 export interface Account {

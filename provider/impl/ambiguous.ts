@@ -62,6 +62,7 @@ import { randomUUID } from "node:crypto";
 import { APIConnectionError, APIError } from "../../client/errors";
 import { isLostAnswer } from "../../client/retry";
 import { ClaimRegistry, processClaims } from "./claims";
+import type { CreateOnceSpec } from "./createOnceSpec";
 import { listSince } from "./listing";
 import { adoptListed } from "./recoveryAdoption";
 
@@ -76,47 +77,7 @@ export const CLOCK_SKEW_MS = 30_000;
 /** How many times a lookup lists the kind before it gives up (each listing's pages retried by the client). */
 export const LISTINGS = 3;
 
-/** What {@link createOnce} needs to know about one kind of resource. */
-export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
-  /** Kind in words, for messages, e.g. `event subscription`. */
-  what: string;
-  /** Sends the create with this `Idempotency-Key` (the same for every attempt). */
-  create(idempotencyKey: string): Promise<T>;
-  /** Every resource of the kind, newest first; absent for kinds without a list. */
-  list?(): AsyncIterable<T>;
-  /** True when `live` has exactly the values the create sent. Required with `list`. */
-  matches?(live: T): boolean;
-  /**
-   * The request in one canonical form, write-only secrets included (kept in this process's
-   * memory, never shown). Two lost creates that `matches` cannot tell apart but whose
-   * fingerprints differ (a destination's API key) never adopt each other's resource. Default:
-   * every create of the kind counts as the same request.
-   */
-  fingerprint?: string;
-  /** What the client has seen of the server and `Idempotency-Key` (`ServiceClient.idempotency.honoured`). */
-  keysHonoured(): boolean | undefined;
-  /** Warning shown by `pulumi up` when the provider adopts or retries; default none. */
-  warn?(message: string): Promise<void> | void;
-  /** Clock in **milliseconds** since the Unix epoch (tests); default `Date.now`. */
-  now?(): number;
-  /** Where IDs are claimed and creates of one kind are coordinated; default {@link processClaims}. */
-  registry?: ClaimRegistry;
-  /**
-   * Recovery adoption (`SERVICE_ADOPT_FROM`, see runtime.ts): the resources of the kind that an
-   * interrupted deployment made and its stack does not hold. Before sending anything, the create
-   * looks among them for one with exactly its values that no resource of this deployment holds,
-   * and adopts the newest such one. The kind is listed once per provider process (back to the
-   * oldest of them), by its first create, and every create of the kind waits for that listing
-   * before it sends anything. Needs `list` and `matches`; ignored without them. Default: off.
-   */
-  adoptFrom?: { ids: ReadonlySet<string>; oldestMs: number };
-  /**
-   * Called with a resource adopted by recovery adoption, before it is returned: what it returns
-   * is the create's result (a destination re-sends its write-only secret here, which cannot be
-   * compared). Default: the resource as listed.
-   */
-  afterRecoveryAdoption?(adopted: T): Promise<T>;
-}
+export type { CreateOnceSpec } from "./createOnceSpec";
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

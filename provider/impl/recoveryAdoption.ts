@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import type { CreateOnceSpec } from "./ambiguous";
+import type { CreateOnceSpec } from "./createOnceSpec";
 import type { ClaimRegistry } from "./claims";
 import { listSince } from "./listing";
 

@@ -14,6 +14,7 @@
 import type Database from "better-sqlite3";
 import { writableFields, type ResourceDescriptor } from "service-contract";
 import { notFound, type StoreBase } from "./database";
+import type { StoredRecord } from "../records";
 import type { Page, PageQuery } from "./types";
 
 /** A column of a resource table after `id`, `account_id` and `created_at`. */
@@ -26,14 +27,6 @@ export interface Column {
   structured: boolean;
   /** Value of the rows already stored when the column is added to an older data file. */
   default: unknown;
-}
-
-/** A stored resource: its ID, account and creation time, then one member per column. */
-export interface StoredRecord {
-  id: string;
-  accountId: string;
-  /** RFC 3339, whole seconds, UTC. */
-  createdAt: string;
 }
 
 /** The members of a record its columns hold. */
