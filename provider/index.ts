@@ -21,4 +21,4 @@ export {
   checkEventDestinationInputs,
   checkEventSubscriptionInputs,
   type CheckFailure,
-} from "./impl/checks";
+} from "./impl/inputChecks";

@@ -9,7 +9,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { RESOURCES } from "service-contract";
 import type { AbuseReport } from "../../client";
-import { checkAbuseReportInputs } from "./checks";
+import { checkAbuseReportInputs } from "./inputChecks";
 import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
 import { getClient, getUnlessGone, warn } from "./runtime";

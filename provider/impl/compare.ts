@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import { UNKNOWN, unknownPaths } from "./checks";
+import { UNKNOWN, unknownPaths } from "./inputChecks";
 
 /** True when `a` and `b` hold the same strings, in any order, and neither holds an unknown. */
 export function sameSet(a: readonly string[], b: readonly string[]): boolean {

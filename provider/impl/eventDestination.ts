@@ -24,7 +24,7 @@ import {
   writableFields,
   type WritableField,
 } from "service-contract";
-import { checkEventDestinationInputs } from "./checks";
+import { checkEventDestinationInputs } from "./inputChecks";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";

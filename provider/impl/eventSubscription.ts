@@ -7,7 +7,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../client";
-import { checkEventSubscriptionInputs } from "./checks";
+import { checkEventSubscriptionInputs } from "./inputChecks";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";

@@ -3,7 +3,7 @@
  * properties as a `google.protobuf.Struct` in which a secret is an object carrying Pulumi's
  * secret signature (`{ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
  * value }`, `@pulumi/pulumi/runtime`'s `specialSigKey`/`specialSecretSig`) and an unknown value
- * (preview) is the string `UNKNOWN` of provider/impl/checks.ts, which the implementation already
+ * (preview) is the string `UNKNOWN` of provider/impl/inputChecks.ts, which the implementation already
  * handles. The implementation (provider/impl) works on plain values, as it does behind the
  * dynamic provider; these functions take the secrets off on the way in and put them back, one
  * level deep (a whole top-level property), on the way out.

@@ -28,7 +28,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { configure } from "../impl/runtime";
-import { UNKNOWN } from "../impl/checks";
+import { UNKNOWN } from "../impl/inputChecks";
 import { fromPulumi } from "./deps";
 import { fromStruct, toStruct, type Props } from "./properties";
 import { implementationOf } from "./implementations";

@@ -27,7 +27,7 @@ import {
   checkEventDestinationInputs,
   checkEventSubscriptionInputs,
   type CheckFailure,
-} from "../../provider/impl/checks";
+} from "../../provider/impl/inputChecks";
 import * as clientValidation from "../../client/requestValidation";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { TARGETS } from "../helpers/emulator-fixtures";

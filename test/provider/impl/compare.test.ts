@@ -9,7 +9,7 @@ import {
   sameSet,
   withoutUnknown,
 } from "../../../provider/impl/compare";
-import { UNKNOWN } from "../../../provider/impl/checks";
+import { UNKNOWN } from "../../../provider/impl/inputChecks";
 
 describe("comparisons", () => {
   it.each([

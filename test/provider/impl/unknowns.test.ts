@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import { UNKNOWN } from "../../../provider/impl/checks";
+import { UNKNOWN } from "../../../provider/impl/inputChecks";
 import * as subscriptions from "../../../provider/impl/eventSubscription";
 import * as destinations from "../../../provider/impl/eventDestination";
 import * as reports from "../../../provider/impl/abuseReport";

@@ -1,5 +1,5 @@
 /**
- * The providers' input checks (provider/impl/checks.ts): client issues as Pulumi check failures
+ * The providers' input checks (provider/impl/inputChecks.ts): client issues as Pulumi check failures
  * on the top-level property, values not known yet during a preview never a failure, Pulumi's own
  * keys ignored, `adoptId` checked, and nothing thrown whatever the input.
  */
@@ -9,7 +9,7 @@ import {
   checkEventDestinationInputs,
   checkEventSubscriptionInputs,
   unknownPaths,
-} from "../../../provider/impl/checks";
+} from "../../../provider/impl/inputChecks";
 
 const ED = `ed_${"A".repeat(27)}`;
 const sub = { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [ED] };
