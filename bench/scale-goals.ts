@@ -69,6 +69,15 @@ export function marginalCosts(
 
 const unmeasured = (id: string, goal: string): Goal => ({ id, goal, figure: "not measured", met: null });
 
+/**
+ * The goal `id` stated as `goal`, judged by `verdict`: its figure as printed and whether it is
+ * met, or undefined when the run lacks the cells it needs ("not measured").
+ */
+const judged = (id: string, goal: string, verdict: () => Pick<Goal, "figure" | "met"> | undefined): Goal => {
+  const v = verdict();
+  return v ? { id, goal, ...v } : unmeasured(id, goal);
+};
+
 /** The goals of one backend. */
 function backendGoals(r: ScaleResults, backend: Backend): Goal[] {
   const n = GOAL_N;
@@ -79,16 +88,16 @@ function backendGoals(r: ScaleResults, backend: Backend): Goal[] {
   {
     const id = `${backend}-fast-up-${n}`;
     const goal = `${backend}: up of ${n} from empty, native door, fast mode, within ${FAST_UP_MS / 1000} s and ${FAST_UP_FLOOR_RATIO}× the floor in fast mode`;
-    if (!nativeFast || !floorFast) goals.push(unmeasured(id, goal));
-    else {
-      const ratio = nativeFast.ms.up.median / floorFast.ms.up.median;
-      goals.push({
-        id,
-        goal,
-        figure: `${sec(nativeFast.ms.up)}, ${round(ratio, 2)}× the floor's ${sec(floorFast.ms.up)}`,
-        met: nativeFast.ms.up.median <= FAST_UP_MS && ratio <= FAST_UP_FLOOR_RATIO,
-      });
-    }
+    goals.push(
+      judged(id, goal, () => {
+        if (!nativeFast || !floorFast) return undefined;
+        const ratio = nativeFast.ms.up.median / floorFast.ms.up.median;
+        return {
+          figure: `${sec(nativeFast.ms.up)}, ${round(ratio, 2)}× the floor's ${sec(floorFast.ms.up)}`,
+          met: nativeFast.ms.up.median <= FAST_UP_MS && ratio <= FAST_UP_FLOOR_RATIO,
+        };
+      }),
+    );
   }
   {
     const id = `${backend}-checkpoints-up-${n}`;
@@ -96,18 +105,18 @@ function backendGoals(r: ScaleResults, backend: Backend): Goal[] {
     const nat = at("checkpoints", "native");
     const dyn = at("checkpoints", "real");
     const floorCheckpoints = at("checkpoints", "floor");
-    if (!nat || !dyn) goals.push(unmeasured(id, goal));
-    else {
-      const speedup = dyn.ms.up.median / nat.ms.up.median;
-      goals.push({
-        id,
-        goal,
-        figure:
-          `${round(speedup, 2)}× (${sec(nat.ms.up)} against ${sec(dyn.ms.up)}` +
-          `${floorCheckpoints ? `; floor ${sec(floorCheckpoints.ms.up)}` : ""})`,
-        met: speedup >= CHECKPOINT_SPEEDUP,
-      });
-    }
+    goals.push(
+      judged(id, goal, () => {
+        if (!nat || !dyn) return undefined;
+        const speedup = dyn.ms.up.median / nat.ms.up.median;
+        return {
+          figure:
+            `${round(speedup, 2)}× (${sec(nat.ms.up)} against ${sec(dyn.ms.up)}` +
+            `${floorCheckpoints ? `; floor ${sec(floorCheckpoints.ms.up)}` : ""})`,
+          met: speedup >= CHECKPOINT_SPEEDUP,
+        };
+      }),
+    );
   }
   // The operations that write no step (no changes) and refresh, in each mode, for both doors.
   const timeGoal = (op: ScaleOp, what: string, limit: number) => {
@@ -116,14 +125,14 @@ function backendGoals(r: ScaleResults, backend: Backend): Goal[] {
     const cells = (["checkpoints", "fast"] as Mode[]).flatMap((mode) =>
       (["real", "native"] as Variant[]).map((variant) => at(mode, variant)),
     );
-    if (cells.some((c) => c === undefined)) return unmeasured(id, goal);
-    const measured = cells as ScaleCell[];
-    return {
-      id,
-      goal,
-      figure: measured.map((c) => `${VARIANT_NAMES[c.variant]} ${c.mode} ${sec(c.ms[op])}`).join(", "),
-      met: measured.every((c) => c.ms[op].median <= limit),
-    };
+    return judged(id, goal, () => {
+      if (cells.some((c) => c === undefined)) return undefined;
+      const measured = cells as ScaleCell[];
+      return {
+        figure: measured.map((c) => `${VARIANT_NAMES[c.variant]} ${c.mode} ${sec(c.ms[op])}`).join(", "),
+        met: measured.every((c) => c.ms[op].median <= limit),
+      };
+    });
   };
   goals.push(timeGoal("upNoChange", "up with no changes", NO_CHANGE_MS));
   goals.push(timeGoal("preview", "preview", NO_CHANGE_MS));
@@ -135,22 +144,22 @@ function backendGoals(r: ScaleResults, backend: Backend): Goal[] {
     const m = marginalCosts(r, backend, "fast", "native");
     const base = m.find((s) => s.to === LINEAR_FROM_N);
     const last = m[m.length - 1];
-    if (!base || !last || last.to <= LINEAR_FROM_N) goals.push(unmeasured(id, goal));
-    else {
-      const growth = last.msPerResource / base.msPerResource;
-      const floor = marginalCosts(r, backend, "fast", "floor");
-      const fb = floor.find((s) => s.to === LINEAR_FROM_N);
-      const fl = floor[floor.length - 1];
-      const floorGrowth = fb && fl ? `; floor ${round(fl.msPerResource / fb.msPerResource, 2)}×` : "";
-      goals.push({
-        id,
-        goal,
-        figure:
-          `${round(growth, 2)}× (${round(base.msPerResource, 2)} ms from ${base.from} to ${base.to}, ` +
-          `${round(last.msPerResource, 2)} ms from ${last.from} to ${last.to}${floorGrowth})`,
-        met: growth <= LINEAR_GROWTH,
-      });
-    }
+    goals.push(
+      judged(id, goal, () => {
+        if (!base || !last || last.to <= LINEAR_FROM_N) return undefined;
+        const growth = last.msPerResource / base.msPerResource;
+        const floor = marginalCosts(r, backend, "fast", "floor");
+        const fb = floor.find((s) => s.to === LINEAR_FROM_N);
+        const fl = floor[floor.length - 1];
+        const floorGrowth = fb && fl ? `; floor ${round(fl.msPerResource / fb.msPerResource, 2)}×` : "";
+        return {
+          figure:
+            `${round(growth, 2)}× (${round(base.msPerResource, 2)} ms from ${base.from} to ${base.to}, ` +
+            `${round(last.msPerResource, 2)} ms from ${last.from} to ${last.to}${floorGrowth})`,
+          met: growth <= LINEAR_GROWTH,
+        };
+      }),
+    );
   }
   return goals;
 }
