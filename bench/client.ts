@@ -17,6 +17,26 @@ import { Pool } from "undici";
 import { SDK_VERSION, SERVICE_VERSION, ServiceClient } from "../client";
 import { type Summary, summarize } from "./stats";
 
+/** One mode (sequential or concurrent) of this benchmark. */
+export interface ClientModeResult {
+  /** 1 (sequential) or the concurrency. */
+  concurrency: number;
+  /** Wall time of the GETs through `ServiceClient`, ms. */
+  clientMs: Summary;
+  /** Wall time of the same GETs through a bare undici pool, ms. */
+  undiciMs: Summary;
+  /** client / undici, computed within each run. */
+  ratio: Summary;
+}
+
+/** The client benchmark's figures (bench/client.ts), per run paired. */
+export interface ClientResults {
+  /** GETs per measurement. */
+  requests: number;
+  /** Sequential, then concurrent. */
+  modes: ClientModeResult[];
+}
+
 /** Options of {@link benchClient}. */
 export interface ClientBenchOptions {
   baseUrl: string;

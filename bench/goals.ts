@@ -6,7 +6,7 @@
  */
 import type { Compared, DeployResults, ScaleFigures } from "./deploy";
 import type { EmulatorResults } from "./emulator";
-import type { ClientResults } from "./report";
+import type { ClientResults } from "./client";
 import type { StateResults } from "./state";
 import { round, type Summary } from "./stats";
 

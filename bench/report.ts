@@ -6,35 +6,13 @@
  * @packageDocumentation
  */
 import os from "node:os";
+import type { ClientResults } from "./client";
 import type { DeployResults } from "./deploy";
 import type { EmulatorResults } from "./emulator";
 import type { Goal } from "./goals";
 import type { StartupResults } from "./startup";
 import type { StateResults } from "./state";
-import { round, type Summary } from "./stats";
-
-export { evaluateGoals, FIXED_COST_LIMIT, SCALE_MAX_GROWTH, SCALE_MAX_RATIO_RISE, type Goal } from "./goals";
-export { toMarkdown } from "./markdown";
-
-/** One mode (sequential or concurrent) of the client benchmark (bench/client.ts). */
-export interface ClientModeResult {
-  /** 1 (sequential) or the concurrency. */
-  concurrency: number;
-  /** Wall time of the GETs through `ServiceClient`, ms. */
-  clientMs: Summary;
-  /** Wall time of the same GETs through a bare undici pool, ms. */
-  undiciMs: Summary;
-  /** client / undici, computed within each run. */
-  ratio: Summary;
-}
-
-/** The client benchmark's figures (bench/client.ts), per run paired. */
-export interface ClientResults {
-  /** GETs per measurement. */
-  requests: number;
-  /** Sequential, then concurrent. */
-  modes: ClientModeResult[];
-}
+import { round } from "./stats";
 
 /** The machine the figures were taken on. */
 export interface MachineInfo {

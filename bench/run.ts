@@ -24,7 +24,10 @@ import { benchEmulator, spawnEmulatorProcess } from "./emulator";
 import { openEngine, REPO_ROOT } from "./engine";
 import { benchStartup } from "./startup";
 import { benchState } from "./state";
-import { evaluateGoals, machineInfo, toMarkdown, type BenchResults, type ClientResults } from "./report";
+import type { ClientResults } from "./client";
+import { evaluateGoals } from "./goals";
+import { toMarkdown } from "./markdown";
+import { machineInfo, type BenchResults } from "./report";
 import { round, summarize } from "./stats";
 
 /** Settings of one benchmark run. */

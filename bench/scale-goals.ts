@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { Goal } from "./goals";
-import type { Backend, Mode, ScaleCell, ScaleOp, ScaleResults } from "./scale";
+import type { Backend, Mode, ScaleCell, ScaleOp, ScaleResults } from "./scale-results";
 import type { Variant } from "./stacks";
 import { round, type Summary } from "./stats";
 

@@ -26,10 +26,9 @@ import path from "node:path";
 import { startPostgres } from "../scripts/postgres-server";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
-import { machineInfo, type MachineInfo } from "./report";
+import { machineInfo } from "./report";
 import { runFromCommandLine, writeCharts } from "./run";
 import { scaleGoals, scaleMarkdown } from "./scale-goals";
-import type { Goal } from "./goals";
 import {
   bytes,
   configure,
@@ -42,27 +41,36 @@ import {
   type Variant,
 } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
-
-/** Where the engine keeps the state: a local folder, or a PostgreSQL database. */
-export type Backend = "file" | "postgres";
-/** Every backend, in the order measured. */
-export const BACKENDS: readonly Backend[] = ["file", "postgres"];
-
-/** The engine's default (`checkpoints`: the state after every step) or skipped checkpoints. */
-export type Mode = "checkpoints" | "fast";
-/** Every mode, in the order measured. */
-export const MODES: readonly Mode[] = ["checkpoints", "fast"];
+export {
+  BACKENDS,
+  MODES,
+  PARTS,
+  SCALE_OPS,
+  type Backend,
+  type Mode,
+  type Part,
+  type ScaleCell,
+  type ScaleOp,
+  type ScaleResults,
+} from "./scale-results";
+import {
+  BACKENDS,
+  MODES,
+  PARTS,
+  SCALE_OPS,
+  type Backend,
+  type Mode,
+  type Part,
+  type ScaleCell,
+  type ScaleOp,
+  type ScaleResults,
+} from "./scale-results";
 
 /** The engine's settings of fast mode. */
 export const FAST_MODE_ENV: Readonly<Record<string, string>> = {
   PULUMI_EXPERIMENTAL: "true",
   PULUMI_SKIP_CHECKPOINTS: "true",
 };
-
-/** The operations timed on each stack, in the order run. */
-export const SCALE_OPS = ["up", "upNoChange", "preview", "refresh", "destroy"] as const;
-/** One of {@link SCALE_OPS}: `upNoChange` is a second `up` of the same program. */
-export type ScaleOp = (typeof SCALE_OPS)[number];
 
 /** Settings of {@link benchScale}. */
 export interface ScaleOptions {
@@ -83,48 +91,6 @@ export interface ScaleOptions {
   outFile: string;
   /** Progress lines. */
   log: (line: string) => void;
-}
-
-/** The figures of one program, in one mode, on one backend, at one N. */
-export interface ScaleCell {
-  backend: Backend;
-  mode: Mode;
-  variant: Variant;
-  n: number;
-  /** Wall time of each operation, in milliseconds. */
-  ms: Record<ScaleOp, Summary>;
-  /**
-   * CPU time of each operation (the CLI and everything it ran, and the in-process emulator), in
-   * milliseconds; null where /proc is missing.
-   */
-  cpuMs: Record<ScaleOp, Summary> | null;
-  /**
-   * That CPU time by process, in milliseconds (medians): `engine` (the Pulumi CLI and its
-   * language host), `program` (the Node.js program), `provider` (the dynamic-provider process or
-   * the native plugin) and `emulator` (this process: the in-process emulator, and the Automation
-   * API reading the engine's events); null where /proc is missing.
-   */
-  cpuByPart: Record<ScaleOp, Record<Part, number>> | null;
-  /** Bytes of the exported state (compact JSON) after `up`, divided by its resources minus the Stack. */
-  stateBytesPerResource: Summary;
-}
-
-/** The results document of `npm run bench:scale`. */
-export interface ScaleResults {
-  schemaVersion: 1;
-  kind: "scale";
-  /** ISO 8601 time the run started. */
-  date: string;
-  quick: boolean;
-  runs: number;
-  machine: MachineInfo;
-  versions: { node: string; pulumi: string; package: string; pulumiSdk: string };
-  counts: number[];
-  checkpointMax: number;
-  backends: Backend[];
-  cells: ScaleCell[];
-  goals: Goal[];
-  durationSeconds: number;
 }
 
 /**
@@ -174,11 +140,6 @@ export function scaleOptions(
     ...overrides,
   };
 }
-
-/** The processes an operation's CPU time is split into (see {@link ScaleCell.cpuByPart}). */
-export const PARTS = ["engine", "program", "provider", "emulator"] as const;
-/** One of {@link PARTS}. */
-export type Part = (typeof PARTS)[number];
 
 type Sample = { ms: number; cpuMs: number | null; parts: Record<Part, number> | null };
 

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { benchOptions, runBench } from "../../bench/run";
-import { toMarkdown, type BenchResults } from "../../bench/report";
+import { toMarkdown } from "../../bench/markdown";
+import type { BenchResults } from "../../bench/report";
 import type { Compared } from "../../bench/measure";
 import { round, type Summary } from "../../bench/stats";
 
