@@ -41,18 +41,6 @@ import {
   type Variant,
 } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
-export {
-  BACKENDS,
-  MODES,
-  PARTS,
-  SCALE_OPS,
-  type Backend,
-  type Mode,
-  type Part,
-  type ScaleCell,
-  type ScaleOp,
-  type ScaleResults,
-} from "./scale-results";
 import {
   BACKENDS,
   MODES,

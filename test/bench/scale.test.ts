@@ -5,14 +5,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  benchScale,
-  scaleCells,
-  scaleOptions,
-  SCALE_OPS,
-  type ScaleCell,
-  type ScaleResults,
-} from "../../bench/scale";
+import { benchScale, scaleCells, scaleOptions } from "../../bench/scale";
+import { SCALE_OPS, type ScaleCell, type ScaleResults } from "../../bench/scale-results";
 import { scaleGoals, scaleMarkdown } from "../../bench/scale-goals";
 import type { Variant } from "../../bench/stacks";
 import { summarize } from "../../bench/stats";
