@@ -17,9 +17,16 @@
 const fs = require("fs");
 const path = require("path");
 const { spawn, spawnSync } = require("child_process");
-const { PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath, findPulumi, versionOf } = require("./pulumi-env");
+const {
+  BUILD_MODULE,
+  PULUMI_VERSION,
+  REPO_ROOT,
+  cacheBinDir,
+  findOnPath,
+  findPulumi,
+  versionOf,
+} = require("./pulumi-env");
 
-const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const VERSION_LDFLAG = `github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v${PULUMI_VERSION}`;
 
 function log(msg) {

@@ -23,10 +23,9 @@ const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const { PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath } = require("./pulumi-env");
+const { BUILD_MODULE, PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath } = require("./pulumi-env");
 const { goBuild } = require("./ensure-pulumi");
 
-const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const GENERATOR_PACKAGE = "pulumi-gen-sdks";
 const DEFAULT_SCHEMA = path.join(REPO_ROOT, "provider", "native", "schema.json");
 const DEFAULT_OUT = path.join(REPO_ROOT, "sdk");

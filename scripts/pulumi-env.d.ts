@@ -4,6 +4,8 @@
 export const PULUMI_VERSION: string;
 /** Absolute path of the repository root. */
 export const REPO_ROOT: string;
+/** Absolute path of the Go module tools/pulumi (the CLI, language hosts and generators). */
+export const BUILD_MODULE: string;
 /** Files a usable CLI folder must hold. */
 export const REQUIRED_BINARIES: string[];
 /** A usable CLI: folders to put first on PATH, where it came from, and `pulumi version`. */

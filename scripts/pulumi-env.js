@@ -14,7 +14,10 @@ const PULUMI_VERSION = "3.248.0";
 /** Folder at the repository root that holds the local file backend of tests and the demo. */
 const REPO_ROOT = path.resolve(__dirname, "..");
 
-/** The Go sources scripts/ensure-pulumi.js builds the CLI and the language hosts from. */
+/**
+ * The Go module tools/pulumi: the sources scripts/ensure-pulumi.js builds the CLI and the language
+ * hosts from, and gen-sdks.js the generators.
+ */
 const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const BUILD_SOURCES = [
   "go.mod",
@@ -153,6 +156,7 @@ function pulumiEnv(found, base = process.env) {
 module.exports = {
   PULUMI_VERSION,
   REPO_ROOT,
+  BUILD_MODULE,
   REQUIRED_BINARIES,
   cacheBase,
   cacheBinDir,
