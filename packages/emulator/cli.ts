@@ -185,15 +185,15 @@ function startOptions(o: CliOptions, keys: StartKeys): StartEmulatorOptions {
  * @throws the file system's error when the file cannot be written, after closing the emulator.
  */
 async function writePidFile(emulator: RunningEmulator, pidFile: string): Promise<void> {
+  const file = path.resolve(pidFile);
   try {
-    mkdirSync(path.dirname(path.resolve(pidFile)), { recursive: true });
-    writeFileSync(pidFile, `${process.pid}\n`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${process.pid}\n`);
   } catch (e) {
     await emulator.close();
     throw e;
   }
   const close = emulator.close.bind(emulator);
-  const file = path.resolve(pidFile);
   emulator.close = () => close().then(() => removePidFile(file, process.pid));
 }
 
