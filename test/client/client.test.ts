@@ -9,21 +9,21 @@ import {
   NotFoundError,
   RateLimitError,
   ServiceClient,
-  type ServiceClientOptions,
   ValidationError,
 } from "../../client";
 import {
+  busy,
   fakeId,
   hang,
   json,
   reset,
-  type ScriptedServer,
   serviceError,
   startScriptedServer,
   type Step,
   wireDestination,
   wireSubscription,
 } from "../helpers/scripted-server";
+import { scriptedClients } from "../helpers/scripted-client";
 import { startProxy, type TestProxy } from "../helpers/proxy";
 import { makeTestCa, startTlsEmulator, type TestCa, type TlsEmulator } from "../helpers/tls";
 
@@ -31,21 +31,11 @@ const API_KEY = "sk_test_SECRET_0123456789abcdef";
 const SUB_ID = fakeId("esb_", 1);
 const ED_ID = fakeId("ed_", 1);
 
-let server: ScriptedServer | undefined;
-let client: ServiceClient | undefined;
+const scripted = scriptedClients(API_KEY);
+/** Starts a scripted server and a client of it, both closed after the test. */
+const setup = scripted.start;
 
-async function setup(steps: Step[], options: ServiceClientOptions = {}) {
-  server = await startScriptedServer(steps);
-  client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, ...options });
-  return { server, client };
-}
-
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+afterEach(() => scripted.close());
 
 const ok = (base = "http://svc") => json(200, wireSubscription(base, 1));
 const created = json(201, wireSubscription("http://svc", 1));
@@ -343,7 +333,7 @@ describe("POST retry rule", () => {
   });
 
   test("503 with Retry-After is retried; 503 without is not", async () => {
-    const a = await setup([serviceError(503, 500, "busy", { "retry-after": "0" }), created]);
+    const a = await setup([busy, created]);
     await expect(a.client.eventSubscriptions.create(newSub)).resolves.toMatchObject({ id: SUB_ID });
     expect(a.server.requests).toHaveLength(2);
     await a.client.close();

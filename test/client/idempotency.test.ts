@@ -5,24 +5,10 @@
  * the server has echoed a key; `idempotency.honoured` follows the server's answers. Against
  * a scripted server and against the emulator (keys honoured, and ignored).
  */
-import {
-  APIConnectionError,
-  type APIError,
-  Idempotency,
-  ServiceClient,
-  type ServiceClientOptions,
-} from "../../client";
+import { APIConnectionError, type APIError, Idempotency, ServiceClient } from "../../client";
 import { setFaults, startEmulator, type RunningEmulator } from "../helpers/emulator";
-import {
-  fakeId,
-  json,
-  reset,
-  type ScriptedServer,
-  serviceError,
-  type Step,
-  startScriptedServer,
-  wireSubscription,
-} from "../helpers/scripted-server";
+import { busy, fakeId, json, reset, type Step, wireSubscription } from "../helpers/scripted-server";
+import { scriptedClients } from "../helpers/scripted-client";
 
 const API_KEY = "sk_test_idempotency_0123456789";
 const ED_ID = fakeId("ed_", 1);
@@ -87,17 +73,9 @@ describe("Idempotency", () => {
 });
 
 describe('idempotencyKeys: "auto" against a scripted server', () => {
-  let server: ScriptedServer | undefined;
-  let client: ServiceClient | undefined;
-  async function setup(steps: Step[], options: ServiceClientOptions = {}) {
-    server = await startScriptedServer(steps);
-    client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, idempotencyKeys: "auto", ...options });
-    return { server, client };
-  }
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-  });
+  const scripted = scriptedClients(API_KEY, { idempotencyKeys: "auto" });
+  const setup = scripted.start;
+  afterEach(() => scripted.close());
 
   test("before any answer, a reset create is not retried (the server may ignore keys)", async () => {
     const { server, client } = await setup([reset, echoed]);
@@ -136,15 +114,13 @@ describe('idempotencyKeys: "auto" against a scripted server', () => {
   });
 
   test("maybeApplied: set when any attempt's answer was lost, even if the last one was refused", async () => {
-    const refused = serviceError(503, 500, "busy", { "retry-after": "0" });
-    const lostFirst = await setup([reset, refused], { idempotencyKeys: true, maxRetries: 2 });
+    const lostFirst = await setup([reset, busy], { idempotencyKeys: true, maxRetries: 2 });
     const e1 = (await lostFirst.client.eventSubscriptions
       .create(newSub)
       .catch((e: unknown) => e)) as APIError;
     expect([e1.status, e1.attempts, e1.maybeApplied]).toEqual([503, 3, true]);
-    await client?.close();
-    await server?.close();
-    const refusedOnly = await setup([refused], { idempotencyKeys: true, maxRetries: 2 });
+    await scripted.close();
+    const refusedOnly = await setup([busy], { idempotencyKeys: true, maxRetries: 2 });
     const e2 = (await refusedOnly.client.eventSubscriptions
       .create(newSub)
       .catch((e: unknown) => e)) as APIError;

@@ -5,16 +5,15 @@
 import { ServiceClient, ServiceError } from "../../client";
 import type { RequestLogEntry } from "../../client";
 import {
+  busy,
   fakeId,
   json,
   reset,
-  type ScriptedServer,
-  serviceError,
-  startScriptedServer,
   type Step,
   wireDestination,
   wireSubscription,
 } from "../helpers/scripted-server";
+import { scriptedClients } from "../helpers/scripted-client";
 
 const API_KEY = "sk_test_LOGSECRET_0123456789abcdef";
 const DEST_SECRET = "aws-secret-DO-NOT-LOG-42";
@@ -30,17 +29,12 @@ const create = (client: ServiceClient) =>
       },
     },
   });
-/** 503 with `Retry-After: 0`: the service turning the create away, so even a POST is retried. */
-const busy: Step = serviceError(503, 500, "busy", { "retry-after": "0" });
 
-let server: ScriptedServer | undefined;
-let client: ServiceClient | undefined;
+const scripted = scriptedClients(API_KEY);
 const savedLog = process.env.SERVICE_LOG;
 
 afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = server = undefined;
+  await scripted.close();
   if (savedLog === undefined) delete process.env.SERVICE_LOG;
   else process.env.SERVICE_LOG = savedLog;
   jest.restoreAllMocks();
@@ -64,12 +58,9 @@ async function output(fn: () => Promise<unknown>): Promise<string> {
 
 describe("with a logger", () => {
   test("a create retried after a 503: both attempts with status and duration, the wait between", async () => {
-    server = await startScriptedServer([busy, json(201, destination)]);
     const lines: string[] = [];
     const entries: RequestLogEntry[] = [];
-    client = new ServiceClient({
-      apiKey: API_KEY,
-      baseUrl: server.url,
+    const { server, client } = await scripted.start([busy, json(201, destination)], {
       logger: (line, entry) => (lines.push(line), entries.push(entry)),
     });
     await create(client);
@@ -95,9 +86,8 @@ describe("with a logger", () => {
   test("a duration is the attempt's own time, in milliseconds", async () => {
     const slow: Step = (_req, res) =>
       setTimeout(() => json(200, wireSubscription("http://svc", 1))(_req, res, null as never), 150);
-    server = await startScriptedServer([slow]);
     const entries: RequestLogEntry[] = [];
-    client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, logger: (_l, e) => entries.push(e) });
+    const { client } = await scripted.start([slow], { logger: (_l, e) => entries.push(e) });
     await client.eventSubscriptions.get(SUB_ID);
     const [entry] = entries;
     expect(entry.kind === "attempt" && entry.durationMs).toBeGreaterThanOrEqual(140);
@@ -106,9 +96,10 @@ describe("with a logger", () => {
 
   test("query values are left out, names kept; a reset is logged with undici's code", async () => {
     const page = { event_subscriptions: [], uri: "http://svc/event_subscriptions", next_page_uri: null };
-    server = await startScriptedServer([reset, json(200, page)]);
     const lines: string[] = [];
-    client = new ServiceClient({ apiKey: API_KEY, baseUrl: server.url, logger: (l) => lines.push(l) });
+    const { server, client } = await scripted.start([reset, json(200, page)], {
+      logger: (l) => lines.push(l),
+    });
     for await (const p of client.eventSubscriptions.pages({ limit: 7 })) expect(p.items).toEqual([]);
     expect(server.requests[1].url).toBe("/event_subscriptions?limit=7");
     expect(lines[0]).toMatch(
@@ -118,10 +109,7 @@ describe("with a logger", () => {
   });
 
   test("a logger that throws loses its line, not the request", async () => {
-    server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
-    client = new ServiceClient({
-      apiKey: API_KEY,
-      baseUrl: server.url,
+    const { client } = await scripted.start([json(200, wireSubscription("http://svc", 1))], {
       logger: () => {
         throw new Error("log sink down");
       },
@@ -133,9 +121,8 @@ describe("with a logger", () => {
 describe("SERVICE_LOG", () => {
   test("=debug: the lines go to stderr, without the key or the destination's secret", async () => {
     process.env.SERVICE_LOG = "debug";
-    server = await startScriptedServer([busy, json(201, destination)]);
     const out = await output(async () => {
-      client = new ServiceClient({ apiKey: API_KEY, baseUrl: server!.url });
+      const { client } = await scripted.start([busy, json(201, destination)]);
       await create(client);
     });
     const lines = out.trimEnd().split("\n");
@@ -149,12 +136,11 @@ describe("SERVICE_LOG", () => {
   test.each([[undefined], ["off"]])("=%s: nothing is written anywhere", async (value) => {
     if (value === undefined) delete process.env.SERVICE_LOG;
     else process.env.SERVICE_LOG = value;
-    server = await startScriptedServer([busy, json(201, destination)]);
     const out = await output(async () => {
-      client = new ServiceClient({ apiKey: API_KEY, baseUrl: server!.url });
+      const { client } = await scripted.start([busy, json(201, destination)]);
       await create(client);
     });
-    expect(server.requests).toHaveLength(2);
+    expect(scripted.server?.requests).toHaveLength(2);
     expect(out).toBe("");
   });
 

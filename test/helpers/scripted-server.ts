@@ -48,6 +48,9 @@ export function serviceError(
   );
 }
 
+/** 503 with `Retry-After: 0`: the service turning a request away for now, so even a POST is sent again. */
+export const busy: Step = serviceError(503, 500, "busy", { "retry-after": "0" });
+
 /** Kills the connection without answering (after the request was read). */
 export const reset: Step = (_req, _res, socket) => {
   socket.destroy();
