@@ -30,22 +30,26 @@ import { toMarkdown } from "./markdown";
 import { machineInfo, type BenchResults } from "./report";
 import { round, summarize } from "./stats";
 
-/** Settings of one benchmark run. */
-export interface BenchOptions {
-  /** Quick mode (see the module's documentation). */
+/** The settings every benchmark command has (`npm run bench`, `npm run bench:scale`). */
+export interface CommandOptions {
+  /** Quick mode (`BENCH_QUICK=1`): a smoke run, not figures to compare. */
   quick: boolean;
-  /** Runs of each figure. */
+  /** Runs of each figure (each figure is the median of these). */
   runs: number;
+  /** Where to write the results document (JSON); its charts are written beside it. */
+  outFile: string;
+  /** Progress lines. */
+  log: (line: string) => void;
+}
+
+/** Settings of one benchmark run. */
+export interface BenchOptions extends CommandOptions {
   /** N of the deploy benchmark. */
   counts: number[];
   /** GETs per client measurement. */
   clientRequests: number;
   /** Seconds of each autocannon run. */
   loadSeconds: number;
-  /** Where to write the JSON document. */
-  outFile: string;
-  /** Progress lines. */
-  log: (line: string) => void;
 }
 
 /**
@@ -214,7 +218,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
 export function runFromCommandLine<R extends { durationSeconds: number }>(
   run: Promise<R>,
   markdown: (results: R) => string,
-  opts: { outFile: string; log: (line: string) => void },
+  opts: Pick<CommandOptions, "outFile" | "log">,
 ): void {
   run
     .then((r) => {

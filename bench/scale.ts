@@ -27,7 +27,7 @@ import { startPostgres } from "../scripts/postgres-server";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
 import { machineInfo } from "./report";
-import { runFromCommandLine, writeCharts } from "./run";
+import { runFromCommandLine, writeCharts, type CommandOptions } from "./run";
 import { scaleGoals, scaleMarkdown } from "./scale-goals";
 import {
   bytes,
@@ -61,7 +61,7 @@ export const FAST_MODE_ENV: Readonly<Record<string, string>> = {
 };
 
 /** Settings of {@link benchScale}. */
-export interface ScaleOptions {
+export interface ScaleOptions extends CommandOptions {
   /** N (subscriptions; the stack holds N + 1 resources of the program), ascending. */
   counts: number[];
   /** The largest N measured with checkpoints on; larger N only in fast mode. */
@@ -71,14 +71,6 @@ export interface ScaleOptions {
   modes: Mode[];
   /** The programs measured (all three by default; the goals need all three). */
   variants: Variant[];
-  /** Runs of each figure (each figure is the median of these). */
-  runs: number;
-  /** Quick mode: a smoke run, not figures. */
-  quick: boolean;
-  /** The results document; its chart is written beside it. */
-  outFile: string;
-  /** Progress lines. */
-  log: (line: string) => void;
 }
 
 /**
