@@ -1,5 +1,5 @@
 /**
- * Helpers of the engine-driven reliability tests (faults.test.ts, interrupted.test.ts): the
+ * Helpers of the engine-driven reliability tests (faults, interrupted, fast-mode…): the
  * project's Pulumi CLI run as a child process (so that a test can kill it) against a backend
  * folder of its own, the reliability program (test/fixtures/reliability), and the checks and
  * figures that compare the stack's state with the emulator's data.
@@ -7,7 +7,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { RequestLogEntry, RunningEmulator } from "./emulator";
+import {
+  startEmulator,
+  type RequestLogEntry,
+  type RunningEmulator,
+  type StartEmulatorOptions,
+} from "./emulator";
 import { engineEnv, freshBackend } from "./pulumi";
 import { TYPE_TOKENS, type ExportedStack } from "../../gitops/recovery";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
@@ -376,4 +381,135 @@ export function recoveryAdoptions(r: CliResult): string[] {
         )?.[1],
     )
     .filter((id): id is string => id !== undefined);
+}
+
+/** The compiled `service-recover` command line (gitops/recover-cli.ts). */
+export const RECOVER_CLI = path.join(REPO_ROOT, "dist", "gitops", "recover-cli.js");
+
+/** A scenario's emulator, its stack of the reliability program, and the timer of its steps. */
+export interface ReliabilityRun {
+  em: RunningEmulator;
+  stack: TestStack;
+  /** The steps' wall times in seconds (see {@link stepTimer}). */
+  t: Record<string, number>;
+  timed<T>(step: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Runs the scenario `fn` on a fresh emulator (started with `emulatorOptions`) and stack `name`
+ * of the reliability program on it with `counts` ({@link createStack}), with a fresh
+ * {@link stepTimer}; then, whatever happened, disposes of the stack and closes the emulator.
+ */
+export async function withReliabilityStack<T>(
+  name: string,
+  emulatorOptions: StartEmulatorOptions,
+  counts: { destinations: number; subscriptions: number },
+  fn: (run: ReliabilityRun) => Promise<T>,
+): Promise<T> {
+  let em: RunningEmulator | undefined;
+  let stack: TestStack | undefined;
+  try {
+    em = await startEmulator(emulatorOptions);
+    stack = await createStack(name, em, counts);
+    return await fn({ em, stack, ...stepTimer() });
+  } finally {
+    stack?.dispose();
+    await em?.close();
+  }
+}
+
+/**
+ * The kill of the kill tests: {@link killUpAfterCreates} (timed as "up until killed", its output
+ * written as `<name>-killed-up`, asserted killed by SIGKILL); then, `graceMs` later, the plugins
+ * the CLI left ({@link killEngineProcesses}); then half a second, for the requests the service had
+ * already received to finish.
+ *
+ * @returns what {@link killUpAfterCreates} returns, and the PIDs of the plugins killed.
+ */
+export async function killUpThenPlugins(
+  { em, stack, timed }: ReliabilityRun,
+  name: string,
+  opts: { killAfter: number; graceMs: number; env?: Record<string, string> },
+): Promise<{ result: CliResult; ackedAtKill: number; leftovers: number[] }> {
+  const killed = await timed("up until killed", () =>
+    killUpAfterCreates(stack, em, opts.killAfter, opts.env),
+  );
+  writeOutput(`${name}-killed-up`, killed.result);
+  expect(killed.result.signal).toBe("SIGKILL");
+  if (opts.graceMs > 0) await sleep(opts.graceMs);
+  const leftovers = killEngineProcesses(stack.backend);
+  await sleep(500);
+  return { ...killed, leftovers };
+}
+
+/**
+ * Steps 1 and 2 of the recovery (docs/reliability.md): `pulumi cancel` (the killed run left its
+ * lock; asserted to cancel it), then `pulumi stack export --show-secrets` into the backend folder
+ * and `service-recover <exported> <fixed> ...args` against the emulator (timed as
+ * "service-recover", its output written as `<name>-service-recover`, asserted to exit 0).
+ * `importFixed()` then runs `pulumi stack import` of the fixed state (timed as "stack import")
+ * and removes both files.
+ */
+export async function cancelAndRecover(
+  { em, stack, timed }: ReliabilityRun,
+  name: string,
+  args: string[] = [],
+): Promise<{ recover: CliResult; fixed: string; importFixed(): Promise<void> }> {
+  const cancel = await timed("cancel", () => stack.run(["cancel", "--yes"]));
+  expect(`${cancel.stdout}${cancel.stderr}`).toMatch(/canceled|cancelled/i);
+  const exported = path.join(stack.backend, "exported.json");
+  const fixed = path.join(stack.backend, "fixed.json");
+  await stack.ok(["stack", "export", "--show-secrets", "--file", exported]);
+  const recover = await timed("service-recover", () =>
+    runNode(RECOVER_CLI, [exported, fixed, ...args], {
+      ...process.env,
+      SERVICE_API_KEY: em.apiKeys[0],
+      SERVICE_BASE_URL: em.url,
+    } as Record<string, string>),
+  );
+  writeOutput(`${name}-service-recover`, recover);
+  expect(recover.code).toBe(0);
+  return {
+    recover,
+    fixed,
+    async importFixed() {
+      await timed("stack import", () => stack.ok(["stack", "import", "--file", fixed]));
+      rmSync(exported, { force: true });
+      rmSync(fixed, { force: true });
+    },
+  };
+}
+
+/**
+ * The last `up` of a recovery: `up()` (a CLI run of the stack), timed as `step`, its output
+ * written as `<name>-up`.
+ *
+ * @returns its result, and how many creates the service answered 201 during it (counted from
+ *   the request log).
+ */
+export async function finalUp(
+  { em, timed }: ReliabilityRun,
+  name: string,
+  step: string,
+  up: () => Promise<CliResult>,
+): Promise<{ up: CliResult; createdByFinalUp: number }> {
+  const before = em.store.requests().at(-1)?.seq ?? 0;
+  const result = await timed(step, up);
+  writeOutput(`${name}-up`, result);
+  const createdByFinalUp = em.store
+    .requests(before)
+    .filter((r) => r.method === "POST" && r.status === 201).length;
+  return { up: result, createdByFinalUp };
+}
+
+/**
+ * Writes the figures of a test's runs, `{ variant, counts, runs }` (`variant`: `long` under
+ * `RELIABILITY_LONG=1`, else `short`), to `.pulumi-state/reliability-figures/<name>.json`; returns the path.
+ */
+export function writeRunFigures(
+  name: string,
+  counts: { destinations: number; subscriptions: number },
+  runs: unknown[],
+): string {
+  return writeFigures(name, { variant: LONG ? "long" : "short", counts, runs });
 }

@@ -22,46 +22,34 @@
  *
  * The short variant runs 2 seeds; `RELIABILITY_LONG=1` runs 8.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { seededRandom } from "../../packages/emulator/faults";
 import type { ExportedStack } from "../../gitops/recovery";
 import {
-  createStack,
+  cancelAndRecover,
   emulatorContents,
   expectConverged,
-  killEngineProcesses,
-  killUpAfterCreates,
+  finalUp,
+  killUpThenPlugins,
   LONG,
   recoveryAdoptions,
-  runNode,
   SKIP_CHECKPOINTS_ENV,
   stateIds,
-  stepTimer,
   UP,
-  writeFigures,
-  writeOutput,
-  type TestStack,
+  withReliabilityStack,
+  writeRunFigures,
 } from "../helpers/reliability";
 
 /** The declared resources: 305, plus the stack and the default provider. */
 const COUNTS = { destinations: 5, subscriptions: 300 };
 const DECLARED = COUNTS.destinations + COUNTS.subscriptions;
 const SEEDS = LONG ? [1, 2, 3, 4, 5, 6, 7, 8] : [1, 2];
-const RECOVER_CLI = path.join(REPO_ROOT, "dist", "gitops", "recover-cli.js");
 const results: Record<string, unknown>[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovered (real engine, real emulator)", () => {
   afterAll(() => {
-    const file = writeFigures("fast-mode", {
-      variant: LONG ? "long" : "short",
-      counts: COUNTS,
-      runs: results,
-    });
+    const file = writeRunFigures("fast-mode", COUNTS, results);
     console.log(`reliability figures: ${file}\n${JSON.stringify(results)}`);
   });
 
@@ -73,24 +61,17 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
       // seeds) or 1.5 s later (even seeds: the provider finishes what was in flight).
       const killAfter = 10 + Math.floor(random() * 281);
       const graceMs = seed % 2 === 0 ? 1500 : 0;
-      let em: RunningEmulator | undefined;
-      let stack: TestStack | undefined;
-      const { t, timed } = stepTimer();
-      try {
-        em = await startEmulator({ faults: { latencyMs: 20, seed } });
-        stack = await createStack(`fast-${seed}`, em, COUNTS);
+      await withReliabilityStack(`fast-${seed}`, { faults: { latencyMs: 20, seed } }, COUNTS, async (run) => {
+        const { em, stack, t, timed } = run;
 
         // 1. The fast up, killed. The start is taken before the CLI starts, as a pipeline would.
         const since = new Date().toISOString();
-        const killed = await timed("up until killed", () =>
-          killUpAfterCreates(stack!, em!, killAfter, SKIP_CHECKPOINTS_ENV),
-        );
-        writeOutput(`fast-${seed}-killed-up`, killed.result);
-        expect(killed.result.signal).toBe("SIGKILL");
+        const killed = await killUpThenPlugins(run, `fast-${seed}`, {
+          killAfter,
+          graceMs,
+          env: SKIP_CHECKPOINTS_ENV,
+        });
         expect(killed.ackedAtKill).toBeGreaterThanOrEqual(killAfter);
-        if (graceMs > 0) await sleep(graceMs);
-        const leftovers = killEngineProcesses(stack.backend);
-        await sleep(500); // requests the service had already received finish
 
         // 2. What the kill left: nothing of the run in the state, its creates on the service.
         const afterKill = await stack.exportState();
@@ -102,21 +83,13 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
         expect(onService).toBeLessThan(DECLARED);
 
         // 3. Recovery: the lock, then service-recover, then up --refresh adopting.
-        const cancel = await timed("cancel", () => stack!.run(["cancel", "--yes"]));
-        expect(`${cancel.stdout}${cancel.stderr}`).toMatch(/canceled|cancelled/i);
-        const exported = path.join(stack.backend, "exported.json");
-        const fixed = path.join(stack.backend, "fixed.json");
         const foundFile = path.join(stack.backend, "found.json");
-        await stack.ok(["stack", "export", "--show-secrets", "--file", exported]);
-        const recover = await timed("service-recover", () =>
-          runNode(RECOVER_CLI, [exported, fixed, "--since", since, "--found", foundFile], {
-            ...process.env,
-            SERVICE_API_KEY: em!.apiKeys[0],
-            SERVICE_BASE_URL: em!.url,
-          } as Record<string, string>),
-        );
-        writeOutput(`fast-${seed}-service-recover`, recover);
-        expect(recover.code).toBe(0);
+        const { recover, fixed, importFixed } = await cancelAndRecover(run, `fast-${seed}`, [
+          "--since",
+          since,
+          "--found",
+          foundFile,
+        ]);
         const found = recover.stderr.split("\n").filter((l) => l.startsWith("found "));
         // Everything the killed run made, and nothing else, is listed.
         expect(found.map((l) => l.split(/\s+/)[2]).sort()).toEqual(
@@ -129,24 +102,17 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
         );
         const written = JSON.parse(readFileSync(fixed, "utf8")) as ExportedStack;
         expect(stateIds(written)).toEqual(inState);
-        await timed("stack import", () => stack!.ok(["stack", "import", "--file", fixed]));
-        rmSync(exported, { force: true });
-        rmSync(fixed, { force: true });
+        await importFixed();
 
-        const beforeFinalUp = em.store.requests().at(-1)?.seq ?? 0;
-        const up = await timed("up --refresh (adopting)", () =>
-          stack!.run([...UP, "--refresh"], {
+        const { up, createdByFinalUp } = await finalUp(run, `fast-${seed}`, "up --refresh (adopting)", () =>
+          stack.run([...UP, "--refresh"], {
             env: { ...SKIP_CHECKPOINTS_ENV, SERVICE_ADOPT_FROM: foundFile },
           }),
         );
-        writeOutput(`fast-${seed}-up`, up);
         expect({ code: up.code, tail: up.code === 0 ? "" : up.stdout.slice(-3000) + up.stderr }).toEqual({
           code: 0,
           tail: "",
         });
-        const createdByFinalUp = em.store
-          .requests(beforeFinalUp)
-          .filter((r) => r.method === "POST" && r.status === 201).length;
         const adopted = recoveryAdoptions(up);
 
         // 4. Exactly the declared resources, all in the state; every one the killed run made
@@ -156,7 +122,7 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
         expect(adopted.sort()).toEqual([...live.subscriptions, ...live.destinations].map((r) => r.id).sort());
         expect(createdByFinalUp).toBe(DECLARED - onService);
         await timed("preview --expect-no-changes", () =>
-          stack!.ok(["preview", "--expect-no-changes", "--non-interactive"]),
+          stack.ok(["preview", "--expect-no-changes", "--non-interactive"]),
         );
         const ids = stateIds(final);
         const liveAfter = emulatorContents(em);
@@ -166,7 +132,7 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
           killAfterCreates: killAfter,
           pluginsKilledAfterMs: graceMs,
           acknowledgedAtKill: killed.ackedAtKill,
-          leftoverEngineProcessesKilled: leftovers.length,
+          leftoverEngineProcessesKilled: killed.leftovers.length,
           afterKill: { inState: 0, pendingOperations: 0, onService, foundByServiceRecover: found.length },
           recovery: { adopted: adopted.length, createdByFinalUp },
           final: {
@@ -178,10 +144,7 @@ describe("pulumi up with skipped checkpoints, killed with SIGKILL, then recovere
           },
           seconds: t,
         });
-      } finally {
-        stack?.dispose();
-        await em?.close();
-      }
+      });
     },
     300_000,
   );

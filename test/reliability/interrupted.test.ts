@@ -29,26 +29,22 @@
  * The short variant kills one `up`; `RELIABILITY_LONG=1` kills at eight different points, with
  * and without a grace period for the plugins.
  */
-import { rmSync, statSync, truncateSync } from "node:fs";
+import { statSync, truncateSync } from "node:fs";
 import path from "node:path";
-import { startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { REPO_ROOT } from "../../scripts/pulumi-env";
 import {
+  cancelAndRecover,
   COUNTS,
-  createStack,
   emulatorContents,
   expectConverged,
-  killEngineProcesses,
-  killUpAfterCreates,
+  finalUp,
+  killUpThenPlugins,
   LONG,
   removeEmptyCheckpointAttrs,
-  runNode,
   stateIds,
-  stepTimer,
   UP,
-  writeFigures,
+  withReliabilityStack,
   writeOutput,
-  type TestStack,
+  writeRunFigures,
 } from "../helpers/reliability";
 
 /**
@@ -67,18 +63,11 @@ const KILLS: [killAfter: number, graceMs: number][] = LONG
       [44, 0],
     ]
   : [[20, 0]];
-const RECOVER_CLI = path.join(REPO_ROOT, "dist", "gitops", "recover-cli.js");
 const results: unknown[] = [];
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("pulumi up killed with SIGKILL, then recovered (real engine, real emulator)", () => {
   afterAll(() => {
-    const file = writeFigures("interrupted", {
-      variant: LONG ? "long" : "short",
-      counts: COUNTS,
-      runs: results,
-    });
+    const file = writeRunFigures("interrupted", COUNTS, results);
     const byKill = results.filter(
       (r) => (r as { checkpointAttrs: string }).checkpointAttrs === "emptied by the kill",
     ).length;
@@ -91,22 +80,12 @@ describe("pulumi up killed with SIGKILL, then recovered (real engine, real emula
   it.each(KILLS)(
     "killed after %i creates (plugins %i ms later): cancel, service-recover, refresh and up converge",
     async (killAfter, graceMs) => {
-      let em: RunningEmulator | undefined;
-      let stack: TestStack | undefined;
-      const { t, timed } = stepTimer();
-      try {
-        em = await startEmulator({
-          faults: { latencyMs: 100, status503: 0.1, status429: 0.05, seed: killAfter },
-        });
-        stack = await createStack(`interrupted-${killAfter}`, em, COUNTS);
+      const faults = { latencyMs: 100, status503: 0.1, status429: 0.05, seed: killAfter };
+      await withReliabilityStack(`interrupted-${killAfter}`, { faults }, COUNTS, async (run) => {
+        const { em, stack, t, timed } = run;
 
         // 1. The up, killed.
-        const killed = await timed("up until killed", () => killUpAfterCreates(stack!, em!, killAfter));
-        writeOutput(`interrupted-${killAfter}-killed-up`, killed.result);
-        expect(killed.result.signal).toBe("SIGKILL");
-        if (graceMs > 0) await sleep(graceMs);
-        const leftovers = killEngineProcesses(stack.backend);
-        await sleep(500); // requests the service had already received finish
+        const killed = await killUpThenPlugins(run, `interrupted-${killAfter}`, { killAfter, graceMs });
         const attrs = path.join(
           stack.backend,
           ".pulumi",
@@ -131,52 +110,31 @@ describe("pulumi up killed with SIGKILL, then recovered (real engine, real emula
         expect(inState.pending).toBeGreaterThan(0);
 
         // 3. Recovery.
-        const cancel = await timed("cancel", () => stack!.run(["cancel", "--yes"]));
-        expect(`${cancel.stdout}${cancel.stderr}`).toMatch(/canceled|cancelled/i);
-        const exported = path.join(stack.backend, "exported.json");
-        const fixed = path.join(stack.backend, "fixed.json");
-        await stack.ok(["stack", "export", "--show-secrets", "--file", exported]);
-        const recover = await timed("service-recover", () =>
-          runNode(RECOVER_CLI, [exported, fixed], {
-            ...process.env,
-            SERVICE_API_KEY: em!.apiKeys[0],
-            SERVICE_BASE_URL: em!.url,
-          } as Record<string, string>),
-        );
-        writeOutput(`interrupted-${killAfter}-service-recover`, recover);
-        expect(recover.code).toBe(0);
+        const { recover, importFixed } = await cancelAndRecover(run, `interrupted-${killAfter}`);
         const decisions = recover.stderr.split("\n").filter((l) => /^(adopt|clear|keep) /.test(l));
         const adopted = decisions.filter((l) => l.startsWith("adopt")).length;
         const cleared = decisions.filter((l) => l.startsWith("clear")).length;
         expect(adopted + cleared).toBe(inState.pending);
         // Every resource the service made for a pending create is adopted, none is left over.
         expect(adopted).toBe(notInState.length);
-        await timed("stack import", () => stack!.ok(["stack", "import", "--file", fixed]));
-        rmSync(exported, { force: true });
-        rmSync(fixed, { force: true });
+        await importFixed();
         const refresh = await timed("refresh", () =>
-          stack!.ok(["refresh", "--yes", "--skip-preview", "--non-interactive"]),
+          stack.ok(["refresh", "--yes", "--skip-preview", "--non-interactive"]),
         );
         writeOutput(`interrupted-${killAfter}-refresh`, refresh);
-        const beforeFinalUp = em.store.requests().at(-1)?.seq ?? 0;
-        const up = await timed("up", () => stack!.ok(UP));
-        writeOutput(`interrupted-${killAfter}-up`, up);
-        // Counted from the request log: creates the service answered 201 during the final up.
-        const createdByFinalUp = em.store
-          .requests(beforeFinalUp)
-          .filter((r) => r.method === "POST" && r.status === 201).length;
+        const { createdByFinalUp } = await finalUp(run, `interrupted-${killAfter}`, "up", () => stack.ok(UP));
 
         // 4. Exactly the declared resources, all in the state; nothing left to do.
         const final = await stack.exportState();
         expectConverged(em, final, COUNTS);
         await timed("preview --expect-no-changes", () =>
-          stack!.ok(["preview", "--expect-no-changes", "--non-interactive"]),
+          stack.ok(["preview", "--expect-no-changes", "--non-interactive"]),
         );
         results.push({
           killAfterCreates: killAfter,
           pluginsKilledAfterMs: graceMs,
           acknowledgedAtKill: killed.ackedAtKill,
-          leftoverEngineProcessesKilled: leftovers.length,
+          leftoverEngineProcessesKilled: killed.leftovers.length,
           // The kill left an empty checkpoint metadata file, or the test emptied it to reproduce
           // that failure: reported apart, so that a figure is never taken for the kill's doing.
           checkpointAttrs: emptiedByTheKill
@@ -199,10 +157,7 @@ describe("pulumi up killed with SIGKILL, then recovered (real engine, real emula
           },
           seconds: t,
         });
-      } finally {
-        stack?.dispose();
-        await em?.close();
-      }
+      });
     },
     600_000,
   );
