@@ -3,7 +3,10 @@
  * the contract: one resource per descriptor (`RESOURCE_LIST` of packages/contract/descriptors.ts:
  * its Pulumi type name, schemas, secret and immutable fields); its inputs are the create body,
  * its outputs the response without `id`; object types, enums and the secret flag of write-only
- * fields come from the zod schemas and their metadata. `scripts/gen-schema.ts` writes it to
+ * fields come from the zod schemas and their metadata. Its functions (invokes) are lookups, also
+ * one set per descriptor (see {@link FUNCTIONS}): `get<Type>` by ID for a resource the service
+ * reads, `get<Types>` (every page of the list) for one it lists; they return the resource's
+ * outputs and `id`, its secret fields secret. `scripts/gen-schema.ts` writes it to
  * `provider/native/schema.json` (`npm run gen:schema`), the file `GetSchema` serves.
  * Reference: https://www.pulumi.com/docs/iac/extending-pulumi/schema/
  *
@@ -66,6 +69,8 @@ export interface ResourceSpec {
   replaceOnChanges: string[];
   /** Properties stored as secrets, inputs and outputs (the descriptor's `secret`). */
   secrets: string[];
+  /** The contract's descriptor of the resource (names, ID prefix, operations). */
+  descriptor: contract.ResourceDescriptor;
 }
 
 /** What the schema adds to each descriptor of the contract, by Pulumi type name. */
@@ -110,7 +115,41 @@ export const RESOURCES: ResourceSpec[] = contract.RESOURCE_LIST.map((d): Resourc
     inputsAsOutputs: extra.inputsAsOutputs ?? [],
     replaceOnChanges: [...d.fields.immutable],
     secrets: [...d.fields.secret],
+    descriptor: d,
   };
+});
+
+/**
+ * A function (invoke) of the schema: a lookup of one resource by ID (`get`) or of every resource
+ * of a kind in the account (`list`). Its result holds the resource's outputs and `id`.
+ */
+export interface FunctionSpec {
+  /** `service:index:getEventSubscription` (`get`), `service:index:getEventSubscriptions` (`list`). */
+  token: string;
+  /** `get`: input `id`, the result is one resource; `list`: no input, the result is `items`. */
+  kind: "get" | "list";
+  /** The resource whose outputs the result holds. */
+  resource: ResourceSpec;
+}
+
+/** `eventSubscriptions` → `EventSubscriptions`. */
+const pascal = (camel: string) => camel[0].toUpperCase() + camel.slice(1);
+
+/**
+ * The functions, from the descriptors' operations: `get<Type>` for each resource the service
+ * reads by ID (`get`), `get<Types>` for each it lists (`list`, named after the descriptor's
+ * `listKey`), in the order of {@link RESOURCES}.
+ */
+export const FUNCTIONS: FunctionSpec[] = RESOURCES.flatMap((r): FunctionSpec[] => {
+  const d = r.descriptor;
+  const get: FunctionSpec[] = contract.supports(d, "get")
+    ? [{ token: `${PACKAGE}:index:get${d.pulumiType}`, kind: "get", resource: r }]
+    : [];
+  const list: FunctionSpec[] =
+    contract.supports(d, "list") && d.listKey
+      ? [{ token: `${PACKAGE}:index:get${pascal(d.listKey)}`, kind: "list", resource: r }]
+      : [];
+  return [...get, ...list];
 });
 
 /** The provider's configuration: each setting of provider/impl/runtime.ts. */
@@ -298,16 +337,29 @@ function flag(properties: Record<string, Json>, spec: ResourceSpec): void {
   for (const p of spec.replaceOnChanges) if (properties[p]) properties[p].replaceOnChanges = true;
 }
 
-/** The resource's schema: inputs from the create body, outputs from the response. */
-function resource(spec: ResourceSpec, types: TypeBuilder): Json {
+/** The resource's input properties (the create body and the extra inputs) and required names. */
+function inputsOf(spec: ResourceSpec, types: TypeBuilder) {
   const inputs = types.properties(spec.create.shape as Record<string, z.ZodType>);
   Object.assign(inputs.properties, spec.extraInputs);
+  return inputs;
+}
+
+/** The resource's output properties (the response without `id`, and inputs kept as outputs). */
+function outputsOf(spec: ResourceSpec, types: TypeBuilder) {
+  const inputs = inputsOf(spec, types);
   const { id: _id, ...responseShape } = spec.response.shape as Record<string, z.ZodType>;
   const outputs = types.properties(responseShape);
   for (const name of spec.inputsAsOutputs) {
     outputs.properties[name] = inputs.properties[name];
     outputs.required.push(name);
   }
+  return outputs;
+}
+
+/** The resource's schema: inputs from the create body, outputs from the response. */
+function resource(spec: ResourceSpec, types: TypeBuilder): Json {
+  const inputs = inputsOf(spec, types);
+  const outputs = outputsOf(spec, types);
   flag(inputs.properties, spec);
   flag(outputs.properties, spec);
   return {
@@ -320,6 +372,85 @@ function resource(spec: ResourceSpec, types: TypeBuilder): Json {
 }
 
 /**
+ * What one lookup returns: `id` and the resource's outputs, its secret properties marked
+ * secret (a function has nothing to replace: no `replaceOnChanges`).
+ */
+function lookupResult(
+  spec: ResourceSpec,
+  types: TypeBuilder,
+): { properties: Record<string, Json>; required: string[] } {
+  const { names, idPrefix } = spec.descriptor;
+  const outputs = outputsOf(spec, types);
+  for (const p of spec.secrets) if (outputs.properties[p]) outputs.properties[p].secret = true;
+  // A lookup knows no program's values: write-only fields read back as the API returns them.
+  for (const [p, prop] of Object.entries(outputs.properties)) {
+    const writeOnly = spec.descriptor.fields.writeOnly.filter((w) => w.startsWith(`${p}.`));
+    if (writeOnly.length === 0) continue;
+    const leaves = [...new Set(writeOnly.map((w) => `\`${w.split(".").pop()}\``))];
+    const first = String(prop.description).split(/(?<=\.) /)[0];
+    prop.description = `${first} Its write-only credentials (${leaves.join(", ")}) read back as \`""\`: the API never returns them.`;
+  }
+  const id: Json = { type: "string", description: `ID (\`${idPrefix}…\`) of the ${names.singular}.` };
+  return { properties: { id, ...outputs.properties }, required: ["id", ...outputs.required] };
+}
+
+/** The description of a function, from its descriptor's names (and its secret fields). */
+function functionDescription(fn: FunctionSpec): string {
+  const { names, idPrefix, pulumiType } = fn.resource.descriptor;
+  const resource = `${names.article.split(" ")[0]} \`${pulumiType}\` resource`;
+  const secrets = fn.resource.secrets.map((p) => `\`${p}\``);
+  const secretNote =
+    secrets.length > 0 ? ` ${secrets.join(", ")} ${secrets.length > 1 ? "are secrets" : "is a secret"}.` : "";
+  if (fn.kind === "get")
+    return (
+      `Reads ${names.article} by its ID (\`${idPrefix}…\`): \`id\` and the outputs ${resource} has. ` +
+      `Fails, naming the ID, when the account of the provider's API key has no such ` +
+      `${names.singular}.${secretNote}`
+    );
+  return (
+    `Lists every ${names.singular} of the account of the provider's API key (all pages, newest ` +
+    `first) as \`items\`: each with \`id\` and the outputs ${resource} has.${secretNote}`
+  );
+}
+
+/** The schema of a function; a list's item type is added to `types` (`service:index:get<Types>Item`). */
+function functionSchema(fn: FunctionSpec, types: TypeBuilder): Json {
+  const result = lookupResult(fn.resource, types);
+  const { names, idPrefix } = fn.resource.descriptor;
+  if (fn.kind === "get") {
+    return {
+      description: functionDescription(fn),
+      inputs: {
+        properties: {
+          id: { type: "string", description: `ID (\`${idPrefix}…\`) of the ${names.singular} to read.` },
+        },
+        required: ["id"],
+      },
+      outputs: result,
+    };
+  }
+  const itemToken = `${fn.token}Item`;
+  types.types[itemToken] = {
+    type: "object",
+    description: `One ${names.singular} of the list: \`id\` and the outputs of the resource.`,
+    ...result,
+  };
+  return {
+    description: functionDescription(fn),
+    outputs: {
+      properties: {
+        items: {
+          type: "array",
+          items: { $ref: `#/types/${itemToken}` },
+          description: `Every ${names.singular} of the account, newest first.`,
+        },
+      },
+      required: ["items"],
+    },
+  };
+}
+
+/**
  * The whole package schema, deterministic (the same contract gives the same JSON).
  * @param version the package version (package.json's).
  * @throws Error when the contract holds a kind of schema the mapping lacks.
@@ -327,6 +458,7 @@ function resource(spec: ResourceSpec, types: TypeBuilder): Json {
 export function buildSchema(version: string): Json {
   const types = new TypeBuilder();
   const resources = Object.fromEntries(RESOURCES.map((r) => [r.token, resource(r, types)]));
+  const functions = Object.fromEntries(FUNCTIONS.map((f) => [f.token, functionSchema(f, types)]));
   const config = configProperties();
   return {
     name: PACKAGE,
@@ -348,6 +480,7 @@ export function buildSchema(version: string): Json {
       inputProperties: config,
     },
     resources,
+    functions,
     types: Object.fromEntries(Object.entries(types.types).sort(([a], [b]) => a.localeCompare(b))),
     language: {
       nodejs: {

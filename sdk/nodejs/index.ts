@@ -20,6 +20,31 @@ export type EventSubscription = import("./eventSubscription").EventSubscription;
 export const EventSubscription: typeof import("./eventSubscription").EventSubscription = null as any;
 utilities.lazyLoad(exports, ["EventSubscription"], () => require("./eventSubscription"));
 
+export { GetAbuseReportArgs, GetAbuseReportResult, GetAbuseReportOutputArgs } from "./getAbuseReport";
+export const getAbuseReport: typeof import("./getAbuseReport").getAbuseReport = null as any;
+export const getAbuseReportOutput: typeof import("./getAbuseReport").getAbuseReportOutput = null as any;
+utilities.lazyLoad(exports, ["getAbuseReport","getAbuseReportOutput"], () => require("./getAbuseReport"));
+
+export { GetEventDestinationArgs, GetEventDestinationResult, GetEventDestinationOutputArgs } from "./getEventDestination";
+export const getEventDestination: typeof import("./getEventDestination").getEventDestination = null as any;
+export const getEventDestinationOutput: typeof import("./getEventDestination").getEventDestinationOutput = null as any;
+utilities.lazyLoad(exports, ["getEventDestination","getEventDestinationOutput"], () => require("./getEventDestination"));
+
+export { GetEventDestinationsResult } from "./getEventDestinations";
+export const getEventDestinations: typeof import("./getEventDestinations").getEventDestinations = null as any;
+export const getEventDestinationsOutput: typeof import("./getEventDestinations").getEventDestinationsOutput = null as any;
+utilities.lazyLoad(exports, ["getEventDestinations","getEventDestinationsOutput"], () => require("./getEventDestinations"));
+
+export { GetEventSubscriptionArgs, GetEventSubscriptionResult, GetEventSubscriptionOutputArgs } from "./getEventSubscription";
+export const getEventSubscription: typeof import("./getEventSubscription").getEventSubscription = null as any;
+export const getEventSubscriptionOutput: typeof import("./getEventSubscription").getEventSubscriptionOutput = null as any;
+utilities.lazyLoad(exports, ["getEventSubscription","getEventSubscriptionOutput"], () => require("./getEventSubscription"));
+
+export { GetEventSubscriptionsResult } from "./getEventSubscriptions";
+export const getEventSubscriptions: typeof import("./getEventSubscriptions").getEventSubscriptions = null as any;
+export const getEventSubscriptionsOutput: typeof import("./getEventSubscriptions").getEventSubscriptionsOutput = null as any;
+utilities.lazyLoad(exports, ["getEventSubscriptions","getEventSubscriptionsOutput"], () => require("./getEventSubscriptions"));
+
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;

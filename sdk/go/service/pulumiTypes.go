@@ -1730,6 +1730,189 @@ func (o RefArrayOutput) Index(i pulumi.IntInput) RefOutput {
 	}).(RefOutput)
 }
 
+// One event destination of the list: `id` and the outputs of the resource.
+type GetEventDestinationsItem struct {
+	// Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+	CreatedAt string `pulumi:"createdAt"`
+	// Human-readable description; `""` when not set. Removing it clears it.
+	Description string `pulumi:"description"`
+	// Payload format; only `"json"` exists (the default).
+	Format EventDestinationFormat `pulumi:"format"`
+	// ID (`ed_…`) of the event destination.
+	Id string `pulumi:"id"`
+	// Machine-readable data; `""` when not set. Removing it clears it.
+	Metadata string `pulumi:"metadata"`
+	// Where events are sent: exactly one kind. Its write-only credentials (`awsSecretAccessKey`, `apiKey`, `clientSecret`) read back as `""`: the API never returns them.
+	Target DestinationTarget `pulumi:"target"`
+	// Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+	Uri string `pulumi:"uri"`
+}
+
+// One event destination of the list: `id` and the outputs of the resource.
+type GetEventDestinationsItemOutput struct{ *pulumi.OutputState }
+
+func (GetEventDestinationsItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEventDestinationsItem)(nil)).Elem()
+}
+
+func (o GetEventDestinationsItemOutput) ToGetEventDestinationsItemOutput() GetEventDestinationsItemOutput {
+	return o
+}
+
+func (o GetEventDestinationsItemOutput) ToGetEventDestinationsItemOutputWithContext(ctx context.Context) GetEventDestinationsItemOutput {
+	return o
+}
+
+// Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+func (o GetEventDestinationsItemOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// Human-readable description; `""` when not set. Removing it clears it.
+func (o GetEventDestinationsItemOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) string { return v.Description }).(pulumi.StringOutput)
+}
+
+// Payload format; only `"json"` exists (the default).
+func (o GetEventDestinationsItemOutput) Format() EventDestinationFormatOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) EventDestinationFormat { return v.Format }).(EventDestinationFormatOutput)
+}
+
+// ID (`ed_…`) of the event destination.
+func (o GetEventDestinationsItemOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// Machine-readable data; `""` when not set. Removing it clears it.
+func (o GetEventDestinationsItemOutput) Metadata() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) string { return v.Metadata }).(pulumi.StringOutput)
+}
+
+// Where events are sent: exactly one kind. Its write-only credentials (`awsSecretAccessKey`, `apiKey`, `clientSecret`) read back as `""`: the API never returns them.
+func (o GetEventDestinationsItemOutput) Target() DestinationTargetOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) DestinationTarget { return v.Target }).(DestinationTargetOutput)
+}
+
+// Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+func (o GetEventDestinationsItemOutput) Uri() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventDestinationsItem) string { return v.Uri }).(pulumi.StringOutput)
+}
+
+type GetEventDestinationsItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GetEventDestinationsItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEventDestinationsItem)(nil)).Elem()
+}
+
+func (o GetEventDestinationsItemArrayOutput) ToGetEventDestinationsItemArrayOutput() GetEventDestinationsItemArrayOutput {
+	return o
+}
+
+func (o GetEventDestinationsItemArrayOutput) ToGetEventDestinationsItemArrayOutputWithContext(ctx context.Context) GetEventDestinationsItemArrayOutput {
+	return o
+}
+
+func (o GetEventDestinationsItemArrayOutput) Index(i pulumi.IntInput) GetEventDestinationsItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetEventDestinationsItem {
+		return vs[0].([]GetEventDestinationsItem)[vs[1].(int)]
+	}).(GetEventDestinationsItemOutput)
+}
+
+// One event subscription of the list: `id` and the outputs of the resource.
+type GetEventSubscriptionsItem struct {
+	// Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+	CreatedAt string `pulumi:"createdAt"`
+	// Human-readable description; `""` when not set. Removing it clears it.
+	Description string `pulumi:"description"`
+	// IDs (`ed_…`) of 1 to 10 event destinations of the account; order does not matter.
+	DestinationIds []string `pulumi:"destinationIds"`
+	// The destinations as references (`id`, `uri`), in the service's order.
+	Destinations []Ref `pulumi:"destinations"`
+	// ID (`esb_…`) of the event subscription.
+	Id string `pulumi:"id"`
+	// Machine-readable data; `""` when not set. Removing it clears it.
+	Metadata string `pulumi:"metadata"`
+	// Event types that trigger the subscription (1 to 10, no duplicates); order does not matter.
+	Sources []EventSource `pulumi:"sources"`
+	// Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+	Uri string `pulumi:"uri"`
+}
+
+// One event subscription of the list: `id` and the outputs of the resource.
+type GetEventSubscriptionsItemOutput struct{ *pulumi.OutputState }
+
+func (GetEventSubscriptionsItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*GetEventSubscriptionsItem)(nil)).Elem()
+}
+
+func (o GetEventSubscriptionsItemOutput) ToGetEventSubscriptionsItemOutput() GetEventSubscriptionsItemOutput {
+	return o
+}
+
+func (o GetEventSubscriptionsItemOutput) ToGetEventSubscriptionsItemOutputWithContext(ctx context.Context) GetEventSubscriptionsItemOutput {
+	return o
+}
+
+// Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+func (o GetEventSubscriptionsItemOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// Human-readable description; `""` when not set. Removing it clears it.
+func (o GetEventSubscriptionsItemOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) string { return v.Description }).(pulumi.StringOutput)
+}
+
+// IDs (`ed_…`) of 1 to 10 event destinations of the account; order does not matter.
+func (o GetEventSubscriptionsItemOutput) DestinationIds() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) []string { return v.DestinationIds }).(pulumi.StringArrayOutput)
+}
+
+// The destinations as references (`id`, `uri`), in the service's order.
+func (o GetEventSubscriptionsItemOutput) Destinations() RefArrayOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) []Ref { return v.Destinations }).(RefArrayOutput)
+}
+
+// ID (`esb_…`) of the event subscription.
+func (o GetEventSubscriptionsItemOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// Machine-readable data; `""` when not set. Removing it clears it.
+func (o GetEventSubscriptionsItemOutput) Metadata() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) string { return v.Metadata }).(pulumi.StringOutput)
+}
+
+// Event types that trigger the subscription (1 to 10, no duplicates); order does not matter.
+func (o GetEventSubscriptionsItemOutput) Sources() EventSourceArrayOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) []EventSource { return v.Sources }).(EventSourceArrayOutput)
+}
+
+// Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+func (o GetEventSubscriptionsItemOutput) Uri() pulumi.StringOutput {
+	return o.ApplyT(func(v GetEventSubscriptionsItem) string { return v.Uri }).(pulumi.StringOutput)
+}
+
+type GetEventSubscriptionsItemArrayOutput struct{ *pulumi.OutputState }
+
+func (GetEventSubscriptionsItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]GetEventSubscriptionsItem)(nil)).Elem()
+}
+
+func (o GetEventSubscriptionsItemArrayOutput) ToGetEventSubscriptionsItemArrayOutput() GetEventSubscriptionsItemArrayOutput {
+	return o
+}
+
+func (o GetEventSubscriptionsItemArrayOutput) ToGetEventSubscriptionsItemArrayOutputWithContext(ctx context.Context) GetEventSubscriptionsItemArrayOutput {
+	return o
+}
+
+func (o GetEventSubscriptionsItemArrayOutput) Index(i pulumi.IntInput) GetEventSubscriptionsItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) GetEventSubscriptionsItem {
+		return vs[0].([]GetEventSubscriptionsItem)[vs[1].(int)]
+	}).(GetEventSubscriptionsItemOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AwsAuthInput)(nil)).Elem(), AwsAuthArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*AwsAuthPtrInput)(nil)).Elem(), AwsAuthArgs{})
@@ -1775,4 +1958,8 @@ func init() {
 	pulumi.RegisterOutputType(KinesisTargetPtrOutput{})
 	pulumi.RegisterOutputType(RefOutput{})
 	pulumi.RegisterOutputType(RefArrayOutput{})
+	pulumi.RegisterOutputType(GetEventDestinationsItemOutput{})
+	pulumi.RegisterOutputType(GetEventDestinationsItemArrayOutput{})
+	pulumi.RegisterOutputType(GetEventSubscriptionsItemOutput{})
+	pulumi.RegisterOutputType(GetEventSubscriptionsItemArrayOutput{})
 }

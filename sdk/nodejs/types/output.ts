@@ -179,6 +179,78 @@ export interface FirehoseTarget {
 }
 
 /**
+ * One event destination of the list: `id` and the outputs of the resource.
+ */
+export interface GetEventDestinationsItem {
+    /**
+     * Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+     */
+    createdAt: string;
+    /**
+     * Human-readable description; `""` when not set. Removing it clears it.
+     */
+    description: string;
+    /**
+     * Payload format; only `"json"` exists (the default).
+     */
+    format: enums.EventDestinationFormat;
+    /**
+     * ID (`ed_…`) of the event destination.
+     */
+    id: string;
+    /**
+     * Machine-readable data; `""` when not set. Removing it clears it.
+     */
+    metadata: string;
+    /**
+     * Where events are sent: exactly one kind. Its write-only credentials (`awsSecretAccessKey`, `apiKey`, `clientSecret`) read back as `""`: the API never returns them.
+     */
+    target: outputs.DestinationTarget;
+    /**
+     * Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+     */
+    uri: string;
+}
+
+/**
+ * One event subscription of the list: `id` and the outputs of the resource.
+ */
+export interface GetEventSubscriptionsItem {
+    /**
+     * Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+     */
+    createdAt: string;
+    /**
+     * Human-readable description; `""` when not set. Removing it clears it.
+     */
+    description: string;
+    /**
+     * IDs (`ed_…`) of 1 to 10 event destinations of the account; order does not matter.
+     */
+    destinationIds: string[];
+    /**
+     * The destinations as references (`id`, `uri`), in the service's order.
+     */
+    destinations: outputs.Ref[];
+    /**
+     * ID (`esb_…`) of the event subscription.
+     */
+    id: string;
+    /**
+     * Machine-readable data; `""` when not set. Removing it clears it.
+     */
+    metadata: string;
+    /**
+     * Event types that trigger the subscription (1 to 10, no duplicates); order does not matter.
+     */
+    sources: outputs.EventSource[];
+    /**
+     * Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+     */
+    uri: string;
+}
+
+/**
  * KinesisTarget (see docs/service-api.md).
  */
 export interface KinesisTarget {

@@ -10,6 +10,11 @@ from ._enums import *
 from .abuse_report import *
 from .event_destination import *
 from .event_subscription import *
+from .get_abuse_report import *
+from .get_event_destination import *
+from .get_event_destinations import *
+from .get_event_subscription import *
+from .get_event_subscriptions import *
 from .provider import *
 from ._inputs import *
 from . import outputs

@@ -29,6 +29,8 @@ __all__ = [
     'FirehoseTarget',
     'KinesisTarget',
     'Ref',
+    'GetEventDestinationsItem',
+    'GetEventSubscriptionsItem',
 ]
 
 @pulumi.output_type
@@ -677,6 +679,195 @@ class Ref(dict):
         ID of the referenced resource.
         """
         return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def uri(self) -> _builtins.str:
+        """
+        Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+        """
+        return pulumi.get(self, "uri")
+
+
+@pulumi.output_type
+class GetEventDestinationsItem(dict):
+    """
+    One event destination of the list: `id` and the outputs of the resource.
+    """
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 description: _builtins.str,
+                 format: 'EventDestinationFormat',
+                 id: _builtins.str,
+                 metadata: _builtins.str,
+                 target: 'outputs.DestinationTarget',
+                 uri: _builtins.str):
+        """
+        One event destination of the list: `id` and the outputs of the resource.
+
+        :param _builtins.str created_at: Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+        :param _builtins.str description: Human-readable description; `""` when not set. Removing it clears it.
+        :param 'EventDestinationFormat' format: Payload format; only `"json"` exists (the default).
+        :param _builtins.str id: ID (`ed_…`) of the event destination.
+        :param _builtins.str metadata: Machine-readable data; `""` when not set. Removing it clears it.
+        :param 'DestinationTarget' target: Where events are sent: exactly one kind. Its write-only credentials (`awsSecretAccessKey`, `apiKey`, `clientSecret`) read back as `""`: the API never returns them.
+        :param _builtins.str uri: Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "description", description)
+        pulumi.set(__self__, "format", format)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "metadata", metadata)
+        pulumi.set(__self__, "target", target)
+        pulumi.set(__self__, "uri", uri)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def description(self) -> _builtins.str:
+        """
+        Human-readable description; `""` when not set. Removing it clears it.
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
+    def format(self) -> 'EventDestinationFormat':
+        """
+        Payload format; only `"json"` exists (the default).
+        """
+        return pulumi.get(self, "format")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        ID (`ed_…`) of the event destination.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def metadata(self) -> _builtins.str:
+        """
+        Machine-readable data; `""` when not set. Removing it clears it.
+        """
+        return pulumi.get(self, "metadata")
+
+    @_builtins.property
+    @pulumi.getter
+    def target(self) -> 'outputs.DestinationTarget':
+        """
+        Where events are sent: exactly one kind. Its write-only credentials (`awsSecretAccessKey`, `apiKey`, `clientSecret`) read back as `""`: the API never returns them.
+        """
+        return pulumi.get(self, "target")
+
+    @_builtins.property
+    @pulumi.getter
+    def uri(self) -> _builtins.str:
+        """
+        Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+        """
+        return pulumi.get(self, "uri")
+
+
+@pulumi.output_type
+class GetEventSubscriptionsItem(dict):
+    """
+    One event subscription of the list: `id` and the outputs of the resource.
+    """
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 description: _builtins.str,
+                 destination_ids: Sequence[_builtins.str],
+                 destinations: Sequence['outputs.Ref'],
+                 id: _builtins.str,
+                 metadata: _builtins.str,
+                 sources: Sequence['outputs.EventSource'],
+                 uri: _builtins.str):
+        """
+        One event subscription of the list: `id` and the outputs of the resource.
+
+        :param _builtins.str created_at: Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+        :param _builtins.str description: Human-readable description; `""` when not set. Removing it clears it.
+        :param Sequence[_builtins.str] destination_ids: IDs (`ed_…`) of 1 to 10 event destinations of the account; order does not matter.
+        :param Sequence['Ref'] destinations: The destinations as references (`id`, `uri`), in the service's order.
+        :param _builtins.str id: ID (`esb_…`) of the event subscription.
+        :param _builtins.str metadata: Machine-readable data; `""` when not set. Removing it clears it.
+        :param Sequence['EventSource'] sources: Event types that trigger the subscription (1 to 10, no duplicates); order does not matter.
+        :param _builtins.str uri: Absolute URI of the resource: `{base_url}/<collection>/<id>`.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "description", description)
+        pulumi.set(__self__, "destination_ids", destination_ids)
+        pulumi.set(__self__, "destinations", destinations)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "metadata", metadata)
+        pulumi.set(__self__, "sources", sources)
+        pulumi.set(__self__, "uri", uri)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        Creation time, RFC 3339 UTC with whole seconds. RFC 3339 time, e.g. 2026-11-21T09:30:00Z
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def description(self) -> _builtins.str:
+        """
+        Human-readable description; `""` when not set. Removing it clears it.
+        """
+        return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter(name="destinationIds")
+    def destination_ids(self) -> Sequence[_builtins.str]:
+        """
+        IDs (`ed_…`) of 1 to 10 event destinations of the account; order does not matter.
+        """
+        return pulumi.get(self, "destination_ids")
+
+    @_builtins.property
+    @pulumi.getter
+    def destinations(self) -> Sequence['outputs.Ref']:
+        """
+        The destinations as references (`id`, `uri`), in the service's order.
+        """
+        return pulumi.get(self, "destinations")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        ID (`esb_…`) of the event subscription.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def metadata(self) -> _builtins.str:
+        """
+        Machine-readable data; `""` when not set. Removing it clears it.
+        """
+        return pulumi.get(self, "metadata")
+
+    @_builtins.property
+    @pulumi.getter
+    def sources(self) -> Sequence['outputs.EventSource']:
+        """
+        Event types that trigger the subscription (1 to 10, no duplicates); order does not matter.
+        """
+        return pulumi.get(self, "sources")
 
     @_builtins.property
     @pulumi.getter

@@ -21,11 +21,13 @@ type Prop = {
 };
 type Obj = { properties: Record<string, Prop>; required?: string[] };
 type Res = Obj & { inputProperties: Record<string, Prop>; requiredInputs: string[] };
+type Fn = { description: string; inputs?: Obj; outputs: Obj & { required: string[] } };
 const schema = JSON.parse(text) as {
   name: string;
   config: { variables: Record<string, Prop> };
   provider: Res;
   resources: Record<string, Res>;
+  functions: Record<string, Fn>;
   types: Record<string, Obj & { type: string; enum?: { value: string }[] }>;
   language: Record<string, Record<string, unknown>>;
 };
@@ -103,7 +105,11 @@ describe("provider/native/schema.json", () => {
     expect(schema.provider.inputProperties.apiKey.secret).toBe(true);
     const credentials = [...new Set(writeOnly(contract.DestinationTarget))];
     expect(credentials.sort()).toEqual(["apiKey", "awsSecretAccessKey", "clientSecret"]);
-    const secretFields = Object.values(schema.types).flatMap((t) =>
+    // The object types of the contract (not the functions' result items, which hold `target`).
+    const contractTypes = Object.entries(schema.types).filter(
+      ([token]) => !token.startsWith("service:index:get"),
+    );
+    const secretFields = contractTypes.flatMap(([, t]) =>
       Object.entries(t.properties ?? {})
         .filter(([, p]) => p.secret)
         .map(([k]) => k),
@@ -125,5 +131,78 @@ describe("provider/native/schema.json", () => {
     expect(report.inputProperties.metadata.replaceOnChanges).toBe(true);
     const sub = schema.resources["service:index:EventSubscription"];
     expect(Object.values(sub.inputProperties).some((p) => p.replaceOnChanges)).toBe(false);
+  });
+
+  describe("functions", () => {
+    /** A lookup's result: the resource's outputs with their secret flags, and `id`; nothing replaces. */
+    const expectLookupResult = (result: Obj, type: string, secrets: readonly string[]) => {
+      const res = schema.resources[`service:index:${type}`];
+      expect(Object.keys(result.properties).sort()).toEqual(["id", ...Object.keys(res.properties)].sort());
+      expect([...(result.required ?? [])].sort()).toEqual(["id", ...(res.required ?? [])].sort());
+      for (const [name, p] of Object.entries(result.properties)) {
+        expect({ name, secret: p.secret === true }).toEqual({ name, secret: secrets.includes(name) });
+        expect(p.replaceOnChanges).toBeUndefined();
+        expect(p.description?.length).toBeGreaterThan(0);
+        if (name !== "id")
+          expect({ ...p, description: "" }).toEqual({
+            ...res.properties[name],
+            description: "",
+            replaceOnChanges: undefined,
+          });
+      }
+    };
+
+    it("are get<Type> for each resource the service reads and get<Types> for each it lists", () => {
+      const expected = contract.RESOURCE_LIST.flatMap((d) => [
+        ...(contract.supports(d, "get") ? [`service:index:get${d.pulumiType}`] : []),
+        ...(contract.supports(d, "list") ? [`service:index:get${d.pulumiType}s`] : []),
+      ]);
+      expect(Object.keys(schema.functions).sort()).toEqual(expected.sort());
+      expect(expected.sort()).toEqual([
+        "service:index:getAbuseReport",
+        "service:index:getEventDestination",
+        "service:index:getEventDestinations",
+        "service:index:getEventSubscription",
+        "service:index:getEventSubscriptions",
+      ]);
+    });
+
+    it.each(contract.RESOURCE_LIST.map((d) => [d.pulumiType, d] as const))(
+      "get%s takes a required id and returns id and the resource's outputs, its secret fields secret",
+      (type, d) => {
+        const fn = schema.functions[`service:index:get${type}`];
+        expect(fn.description).toContain(d.names.article);
+        expect(Object.keys(fn.inputs?.properties ?? {})).toEqual(["id"]);
+        expect(fn.inputs?.required).toEqual(["id"]);
+        expect(fn.inputs?.properties.id.description).toContain(`${d.idPrefix}…`);
+        expectLookupResult(fn.outputs, type, d.fields.secret);
+      },
+    );
+
+    it.each(
+      contract.RESOURCE_LIST.filter((d) => contract.supports(d, "list")).map(
+        (d) => [d.pulumiType, d] as const,
+      ),
+    )(
+      "get%ss takes nothing and returns items of a type holding id and the outputs, its secret fields secret",
+      (type, d) => {
+        const fn = schema.functions[`service:index:get${type}s`];
+        expect(fn.inputs).toBeUndefined();
+        expect(fn.outputs.required).toEqual(["items"]);
+        const items = fn.outputs.properties.items as Prop & { items: { $ref: string } };
+        expect(items.type).toBe("array");
+        expect(items.items.$ref).toBe(`#/types/service:index:get${type}sItem`);
+        expectLookupResult(schema.types[`service:index:get${type}sItem`], type, d.fields.secret);
+      },
+    );
+
+    it("say that a destination's target is a secret whose write-only credentials read back empty", () => {
+      const target = schema.functions["service:index:getEventDestination"].outputs.properties.target;
+      expect(target.secret).toBe(true);
+      expect(target.description).toContain("`awsSecretAccessKey`, `apiKey`, `clientSecret`");
+      expect(schema.functions["service:index:getEventDestinations"].description).toContain(
+        "`target` is a secret",
+      );
+    });
   });
 });
