@@ -9,7 +9,7 @@ module.exports = {
   // Tests run the packages' sources, as the type check does (tsconfig.json "paths").
   moduleNameMapper: {
     "^service-contract$": "<rootDir>/packages/contract/index.ts",
-    "^service-contract/cli$": "<rootDir>/packages/contract/cli.ts",
+    "^service-cli-kit$": "<rootDir>/packages/cli/index.ts",
     "^service-emulator$": "<rootDir>/packages/emulator/index.ts",
   },
   modulePathIgnorePatterns: [

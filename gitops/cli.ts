@@ -27,7 +27,7 @@
  */
 import * as path from "path";
 import { Command, Option } from "commander";
-import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-contract/cli";
+import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-cli-kit";
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
 import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";

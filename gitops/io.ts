@@ -1,14 +1,14 @@
 /**
  * What the command lines of this package (`service-drift`, `service-recover`) write to and read
  * from (tests pass their own), their exit codes, and the package's version: the conventions the
- * three command lines share (`service-contract/cli`, docs/cli.md), with this package's name, and
+ * three command lines share (`service-cli-kit`, docs/cli.md), with this package's name, and
  * the redaction of secrets from the text they print.
  *
  * @packageDocumentation
  */
-import { packageVersion as versionOf } from "service-contract/cli";
+import { packageVersion as versionOf } from "service-cli-kit";
 
-export { EXIT_CODES, processIo, type CliIo, type ExitCode } from "service-contract/cli";
+export { EXIT_CODES, processIo, type CliIo, type ExitCode } from "service-cli-kit";
 
 /**
  * Removes every occurrence of each secret of `secrets` (and any `Bearer` token) from `text`.

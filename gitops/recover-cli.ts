@@ -33,7 +33,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command } from "commander";
-import { parseCommandLine, runAsProcess, wireCommand } from "service-contract/cli";
+import { parseCommandLine, runAsProcess, wireCommand } from "service-cli-kit";
 import { EXIT_CODES, packageVersion, processIo, type CliIo } from "./io";
 import type { ExportedStack } from "./recovery";
 

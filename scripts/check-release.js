@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `node scripts/check-release.js <tag>` (the release workflow's first step): the three packages
-// (pulumi-service, service-contract, service-emulator) are at one version, that version is the
-// tag's (`v0.2.0` → 0.2.0), and each pins the others at exactly that version. Prints one line and
-// exits 0, or prints what differs on stderr and exits 1.
+// `node scripts/check-release.js <tag>` (the release workflow's first step): the four packages
+// (pulumi-service, service-cli-kit, service-contract, service-emulator) are at one version, that
+// version is the tag's (`v0.2.0` → 0.2.0), and each pins the others at exactly that version.
+// Prints one line and exits 0, or prints what differs on stderr and exits 1.
 "use strict";
 
 const fs = require("fs");
@@ -11,6 +11,7 @@ const path = require("path");
 const ROOT = path.resolve(__dirname, "..");
 const PACKAGES = {
   "pulumi-service": ".",
+  "service-cli-kit": "packages/cli",
   "service-contract": "packages/contract",
   "service-emulator": "packages/emulator",
 };

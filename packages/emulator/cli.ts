@@ -43,7 +43,7 @@ import {
   processIo,
   wireCommand,
   type CliIo,
-} from "service-contract/cli";
+} from "service-cli-kit";
 import { ABUSE_REPORTS_PER_ACCOUNT, IDEMPOTENCY_KEYS_PER_ACCOUNT } from "./app";
 import {
   argParser,
@@ -59,12 +59,12 @@ import { DEFAULT_PID_FILE, DETACHED_ENV, detach, removePidFile, stop } from "./d
 import { parseDuration, parseFaults, parseRateLimit } from "./faults";
 import { startEmulator, type RunningEmulator, type StartEmulatorOptions } from "./start";
 
-export { processIo, type CliIo } from "service-contract/cli";
+export { processIo, type CliIo } from "service-cli-kit";
 export { DEFAULT_PID_FILE } from "./detach";
 
 /**
- * Exit codes of `service-emulator`: those of the table in docs/cli.md that it uses (every command
- * line of the three packages shares the table, `service-contract/cli`; a test compares them).
+ * Exit codes of `service-emulator`: those of the table in docs/cli.md that it uses (the three
+ * command lines share the table, `service-cli-kit`; a test compares them).
  */
 export const EXIT_CODES = {
   /** Stopped cleanly by SIGINT or SIGTERM, or `--help` / `--version` printed. */

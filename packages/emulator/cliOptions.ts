@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import { InvalidArgumentError } from "commander";
-import type { CliIo } from "service-contract/cli";
+import type { CliIo } from "service-cli-kit";
 import { TOKEN_PATTERN } from "./app";
 import type { FaultConfig } from "./faults";
 import { randomKey } from "./start";

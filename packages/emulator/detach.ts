@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
-import { EXIT_CODES, parseCommandLine, wireCommand, type CliIo } from "service-contract/cli";
+import { EXIT_CODES, parseCommandLine, wireCommand, type CliIo } from "service-cli-kit";
 import { argParser, type CliOptions } from "./cliOptions";
 import { parseDuration } from "./faults";
 

@@ -14,9 +14,10 @@
  * told to.
  *
  * Our packages come from their tarballs (`npm pack` of the builds `pretest` made), never from the
- * registry: in each `npm install` line, an argument naming `pulumi-service`, `service-emulator` or
- * `service-contract` becomes that package's tarball, with the contract's tarball beside it (npm
- * satisfies the `service-contract` dependency from it). Everything else on the line is run as
+ * registry: in each `npm install` line, an argument naming `pulumi-service`, `service-emulator`,
+ * `service-contract` or `service-cli-kit` becomes that package's tarball, with the tarballs of the
+ * packages of ours it depends on beside it (npm satisfies those dependencies from them; see
+ * `installSpecs` of test/helpers/tarballs.ts). Everything else on the line is run as
  * printed; other packages come from the registry. `npx` is told never to download a package, so
  * a command whose package a document forgot to install fails.
  *

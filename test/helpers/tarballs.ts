@@ -1,5 +1,5 @@
 /**
- * The three packages as npm publishes them: packed with `npm pack` (from the builds `npm test`'s
+ * The four packages as npm publishes them: packed with `npm pack` (from the builds `npm test`'s
  * `pretest` made), and the environment a stranger's shell has for commands run outside the
  * repository (the project's Pulumi CLI on PATH, a home folder of its own, no Pulumi backend or
  * service settings inherited from this machine).
@@ -14,6 +14,7 @@ const REPO = path.resolve(__dirname, "../..");
 
 /** The packages of this repository, by name, with their folders. */
 export const PACKAGES = [
+  { name: "service-cli-kit", dir: path.join(REPO, "packages/cli") },
   { name: "service-contract", dir: path.join(REPO, "packages/contract") },
   { name: "pulumi-service", dir: REPO },
   { name: "service-emulator", dir: path.join(REPO, "packages/emulator") },
@@ -33,7 +34,7 @@ export interface Packed {
   files: string[];
 }
 
-/** Packs the three packages (already built) into `dest`, without running their scripts. */
+/** Packs the four packages (already built) into `dest`, without running their scripts. */
 export function packAll(dest: string): Record<PackageName, Packed> {
   const out = {} as Record<PackageName, Packed>;
   for (const pkg of PACKAGES) {
@@ -55,16 +56,48 @@ export function packAll(dest: string): Record<PackageName, Packed> {
   return out;
 }
 
+/** Whether `name` is one of {@link PACKAGES}. */
+function isPackageName(name: string): name is PackageName {
+  return PACKAGES.some((p) => p.name === name);
+}
+
+/**
+ * The packages of this repository that `name` depends on, directly or through another of them,
+ * dependencies first: read from the `dependencies`, `optionalDependencies` and
+ * `peerDependencies` of each one's `package.json` (what npm installs with it).
+ */
+function workspaceDependencies(name: PackageName): PackageName[] {
+  const out: PackageName[] = [];
+  const seen = new Set<PackageName>([name]);
+  const visit = (pkg: PackageName) => {
+    const dir = PACKAGES.find((p) => p.name === pkg)!.dir;
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as Record<
+      "dependencies" | "optionalDependencies" | "peerDependencies",
+      Record<string, string> | undefined
+    >;
+    const deps = [manifest.dependencies, manifest.optionalDependencies, manifest.peerDependencies].flatMap(
+      (d) => Object.keys(d ?? {}),
+    );
+    for (const dep of deps) {
+      if (!isPackageName(dep) || seen.has(dep)) continue;
+      seen.add(dep);
+      visit(dep);
+      out.push(dep);
+    }
+  };
+  visit(name);
+  return out;
+}
+
 /**
  * What `npm install` must be given instead of the package `name` so that npm takes it from the
- * tarballs and never asks the registry for one of ours: the tarball, with the contract's beside
- * it when the package depends on `service-contract` (npm then satisfies that dependency from
- * the tarball given in the same command).
+ * tarballs and never asks the registry for one of ours: the packed tarballs of the package's own
+ * workspace dependencies ({@link workspaceDependencies}: those of its `package.json`, and theirs),
+ * then its own tarball (npm satisfies those dependencies from the tarballs given in the same
+ * command).
  */
 export function installSpecs(name: PackageName, packed: Record<PackageName, Packed>): string[] {
-  return name === "service-contract"
-    ? [packed[name].tarball]
-    : [packed["service-contract"].tarball, packed[name].tarball];
+  return [...workspaceDependencies(name).map((dep) => packed[dep].tarball), packed[name].tarball];
 }
 
 /** Variables a command run "as a stranger" must not inherit from this machine or this test run. */

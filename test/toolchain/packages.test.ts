@@ -1,19 +1,25 @@
 /**
- * The three published packages: publishable (not private; license, repository, engines, files,
+ * The four published packages: publishable (not private; license, repository, engines, files,
  * exports and types set; keywords, homepage and bugs for the registry's page), versioned
  * together (each depends on the others at exactly the shared version), their `exports`, `types`
  * and `bin` point at files the build made, each carries the Apache-2.0 LICENSE (one text, the
  * same in each package folder), and what `npm publish` would upload (a dry run, against a registry
  * it cannot reach) is the built code, the README and the LICENSE, without tests, sources or maps.
+ * And the tests that install the packed packages (test/helpers/tarballs.ts `installSpecs`) give
+ * npm, beside each one, the tarball of every package of ours it depends on, so npm never asks the
+ * registry for one.
  */
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { installSpecs, packAll, type PackageName, type Packed } from "../helpers/tarballs";
+import { useTempDir } from "../helpers/temp-dir";
 
 const REPO = path.resolve(__dirname, "../..");
 const DIRS = {
   "pulumi-service": ".",
+  "service-cli-kit": "packages/cli",
   "service-contract": "packages/contract",
   "service-emulator": "packages/emulator",
 };
@@ -34,6 +40,8 @@ interface Manifest {
   bin?: Record<string, string>;
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
 /** SHA-256 of the standard text of the Apache License 2.0 (as the Apache Software Foundation publishes it). */
@@ -141,4 +149,38 @@ describe.each(manifests)("$name", ({ name, dir, m }) => {
     expect(targets.length).toBeGreaterThan(1);
     for (const t of targets) expect({ [t]: fs.existsSync(path.join(dir, t)) }).toEqual({ [t]: true });
   });
+});
+
+/** The `package.json` inside a packed tarball. */
+function packedManifest(tarball: string): Manifest {
+  return JSON.parse(
+    execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" }),
+  ) as Manifest;
+}
+
+describe("installed from the tarballs (installSpecs of test/helpers/tarballs.ts)", () => {
+  const tmp = useTempDir("pulumi-service-packages-");
+  let packed: Record<PackageName, Packed>;
+
+  beforeAll(() => {
+    packed = packAll(tmp());
+  }, 300_000);
+
+  it.each(Object.keys(DIRS) as PackageName[])(
+    "%s: its tarball last, after the tarball of each package of ours it or they depend on, at the version pinned",
+    (name) => {
+      const specs = installSpecs(name, packed);
+      expect(specs.at(-1)).toBe(packed[name].tarball);
+      const given = new Map(specs.map((t) => [packedManifest(t).name, packedManifest(t).version]));
+      expect(given.size).toBe(specs.length);
+      for (const tarball of specs) {
+        const m = packedManifest(tarball);
+        for (const deps of [m.dependencies, m.optionalDependencies, m.peerDependencies]) {
+          for (const [dep, range] of Object.entries(deps ?? {}).filter(([d]) => d in DIRS)) {
+            expect({ of: m.name, dep, given: given.get(dep) }).toEqual({ of: m.name, dep, given: range });
+          }
+        }
+      }
+    },
+  );
 });

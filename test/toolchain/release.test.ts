@@ -1,6 +1,6 @@
 /**
  * The release workflow (.github/workflows/release.yml), read as GitHub reads it: on a version tag,
- * it checks the versions, installs, builds and tests before it publishes; it publishes the three
+ * it checks the versions, installs, builds and tests before it publishes; it publishes the four
  * packages with provenance (the `id-token: write` permission, `npm publish --provenance --access
  * public`, the token from a secret), each after the packages it depends on; and its version check
  * passes for the packages' own version and fails for any other tag.
@@ -13,6 +13,7 @@ import { parse } from "yaml";
 const REPO = path.resolve(__dirname, "../..");
 const DIRS: Record<string, string> = {
   "pulumi-service": ".",
+  "service-cli-kit": "packages/cli",
   "service-contract": "packages/contract",
   "service-emulator": "packages/emulator",
 };
@@ -67,8 +68,13 @@ describe("release workflow", () => {
     expect(jobs).toHaveLength(1);
   });
 
-  it("publishes each of the three packages once, each after the packages it depends on", () => {
-    expect(publishes.map((p) => p.pkg)).toEqual(["service-contract", "service-emulator", "pulumi-service"]);
+  it("publishes each of the four packages once, each after the packages it depends on", () => {
+    expect(publishes.map((p) => p.pkg)).toEqual([
+      "service-cli-kit",
+      "service-contract",
+      "service-emulator",
+      "pulumi-service",
+    ]);
     for (const { pkg, index } of publishes) {
       for (const dep of Object.keys(manifest(pkg).dependencies ?? {}).filter((d) => d in DIRS)) {
         expect({ pkg, dep, publishedBefore: publishes.find((p) => p.pkg === dep)!.index < index }).toEqual({

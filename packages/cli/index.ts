@@ -5,16 +5,17 @@
  * to that io (help and version on stdout, errors on stderr, exit codes instead of
  * `process.exit`), progress lines on a terminal only, and the last words of a command that failed.
  *
- * A subpath of its own (`service-contract/cli`): the main entry stays the service's schemas. It
- * needs no dependency: commander, the command lines' own, is recognised by its shape.
+ * A package of its own (`service-cli-kit`), apart from the service's schemas in
+ * `service-contract`. It needs no dependency: commander, the command lines' own, is recognised by
+ * its shape.
  *
- * @module service-contract/cli
+ * @module service-cli-kit
  */
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 
 /**
- * Exit codes of every command line of the three packages (docs/cli.md):
+ * Exit codes of the three command lines (docs/cli.md):
  *
  * | code | meaning                                                                          |
  * | ---- | -------------------------------------------------------------------------------- |
