@@ -5,10 +5,8 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../client";
-import { review, startEmulator } from "../helpers/emulator";
-import { configureService, freshBackend, localStack } from "../helpers/pulumi";
+import { review } from "../helpers/emulator";
+import { startEngineStack, type EngineStack } from "../helpers/engine-stack";
 import { backendFingerprint, checkpointFile, runDriftCli, type CliRun } from "../helpers/gitops";
 import type { DriftReport } from "../../gitops/drift";
 
@@ -51,12 +49,7 @@ function expectOneDrift(run: CliRun & { json?: DriftReport }, fields: Record<str
 }
 
 describe("service-drift: drift report (real engine, real emulator, child process)", () => {
-  let emulator: Awaited<ReturnType<typeof startEmulator>>;
-  let client: ServiceClient;
-  let stack: Stack;
-  let env: Record<string, string>;
-  let backend: string;
-  let apiKey: string;
+  let e2e: EngineStack;
   let ids: {
     destinationIds: Record<string, string>;
     subscriptionIds: Record<string, string>;
@@ -64,16 +57,16 @@ describe("service-drift: drift report (real engine, real emulator, child process
   };
   const timings: Record<string, number> = {};
 
-  const setSpec = (s: unknown) => stack.setConfig("spec", { value: JSON.stringify(s), secret: true });
+  const setSpec = (s: unknown) => e2e.stack.setConfig("spec", { value: JSON.stringify(s), secret: true });
 
   /** Runs the report; asserts the backend is untouched; parses `--json` output. */
   async function drift(label: string, extra: string[] = [], extraEnv: Record<string, string> = {}) {
-    const before = backendFingerprint(backend);
+    const before = backendFingerprint(e2e.backend);
     const run: CliRun = await runDriftCli(["--stack", STACK, "--cwd", program, ...extra], {
-      ...env,
+      ...e2e.env,
       ...extraEnv,
     });
-    expect(backendFingerprint(backend)).toEqual(before);
+    expect(backendFingerprint(e2e.backend)).toEqual(before);
     timings[label] = run.ms;
     let json: DriftReport | undefined;
     if (extra.includes("--json")) json = JSON.parse(run.stdout) as DriftReport;
@@ -81,16 +74,11 @@ describe("service-drift: drift report (real engine, real emulator, child process
   }
 
   beforeAll(async () => {
-    emulator = await startEmulator({});
-    apiKey = emulator.apiKeys[0];
-    client = new ServiceClient({ apiKey, baseUrl: emulator.url });
-    backend = freshBackend("gitops-drift");
-    ({ stack, env } = await localStack(program, STACK, backend));
-    await configureService(stack, emulator.url, apiKey);
+    e2e = await startEngineStack({ workDir: program, stackName: STACK, backendName: "gitops-drift" });
     await setSpec(baseSpec());
-    const up = await stack.up();
+    const up = await e2e.stack.up();
     expect(up.summary.result).toBe("succeeded");
-    const o = await stack.outputs();
+    const o = await e2e.stack.outputs();
     ids = {
       destinationIds: o.destinationIds.value,
       subscriptionIds: o.subscriptionIds.value,
@@ -100,9 +88,8 @@ describe("service-drift: drift report (real engine, real emulator, child process
 
   afterAll(async () => {
     console.log(`service-drift run times (ms): ${JSON.stringify(timings)}`);
-    await client?.close();
-    await emulator?.close();
-    if (backend) fs.rmSync(backend, { recursive: true, force: true });
+    await e2e?.close();
+    if (e2e) fs.rmSync(e2e.backend, { recursive: true, force: true });
   });
 
   it(
@@ -127,11 +114,11 @@ describe("service-drift: drift report (real engine, real emulator, child process
     "an abuse report reviewed since the deploy: its new status is not drift (exit 0)",
     async () => {
       const id = ids.reportIds.report;
-      const reviewed = await review(emulator.url, emulator.adminKey, id, [
+      const reviewed = await review(e2e.emulator.url, e2e.emulator.adminKey, id, [
         { hostname: "phish.drift.example.com", status: "BANNED" },
       ]);
       expect(reviewed.status).toBe("PROCESSED");
-      const state = (await stack.exportStack()).deployment.resources.find(
+      const state = (await e2e.stack.exportStack()).deployment.resources.find(
         (r: { id?: string }) => r.id === id,
       );
       expect(state.outputs.status).toBe("PENDING");
@@ -180,8 +167,8 @@ describe("service-drift: drift report (real engine, real emulator, child process
     "an out-of-band description change: exit 2; the JSON names the resource, the property, old and new value",
     async () => {
       const id = ids.subscriptionIds.multi;
-      await client.eventSubscriptions.update(id, { description: "edited by hand" });
-      const stateBefore = fs.readFileSync(checkpointFile(backend, "gitops-drift", STACK));
+      await e2e.client.eventSubscriptions.update(id, { description: "edited by hand" });
+      const stateBefore = fs.readFileSync(checkpointFile(e2e.backend, "gitops-drift", STACK));
       try {
         const run = await drift("description drift", ["--json"]);
         expect(run.code).toBe(2);
@@ -214,11 +201,11 @@ describe("service-drift: drift report (real engine, real emulator, child process
         );
         expect(table.stdout).toMatch(/Result: drift found \(exit code 2\)/);
         // A preview-only refresh: the state still holds the last deployment, byte for byte.
-        expect(fs.readFileSync(checkpointFile(backend, "gitops-drift", STACK)).equals(stateBefore)).toBe(
+        expect(fs.readFileSync(checkpointFile(e2e.backend, "gitops-drift", STACK)).equals(stateBefore)).toBe(
           true,
         );
       } finally {
-        await client.eventSubscriptions.update(id, { description: "first description" });
+        await e2e.client.eventSubscriptions.update(id, { description: "first description" });
       }
     },
     ENGINE_TIMEOUT,
@@ -228,7 +215,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
     "a change inside a secret (a destination's target) is drift shown as [secret], and no secret is printed",
     async () => {
       const id = ids.destinationIds.stream;
-      await client.eventDestinations.update(id, {
+      await e2e.client.eventDestinations.update(id, {
         target: { kinesis: { auth: { role: { roleArn: ROLE_Y } }, streamArn: STREAM } },
       });
       try {
@@ -241,11 +228,11 @@ describe("service-drift: drift report (real engine, real emulator, child process
         });
         for (const text of [run.stdout, run.stderr]) {
           expect(text).not.toContain(DD_KEY);
-          expect(text).not.toContain(apiKey);
+          expect(text).not.toContain(e2e.apiKey);
           expect(text).not.toContain(ROLE_Y);
         }
       } finally {
-        await client.eventDestinations.update(id, {
+        await e2e.client.eventDestinations.update(id, {
           target: { kinesis: { auth: { role: { roleArn: ROLE_X } }, streamArn: STREAM } },
         });
       }
@@ -258,9 +245,9 @@ describe("service-drift: drift report (real engine, real emulator, child process
     "an out-of-band delete: exit 2, reported as deleted; the state file stays byte for byte the same",
     async () => {
       const id = ids.subscriptionIds.single;
-      const file = checkpointFile(backend, "gitops-drift", STACK);
+      const file = checkpointFile(e2e.backend, "gitops-drift", STACK);
       const stateBefore = fs.readFileSync(file);
-      await client.eventSubscriptions.delete(id);
+      await e2e.client.eventSubscriptions.delete(id);
       const run = await drift("deleted", ["--json"]);
       expectOneDrift(run, {
         name: "single",
@@ -274,7 +261,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
       expect(table.stdout).toMatch(/single\s+EventSubscription\s+esb_\w+\s+deleted/);
       expect(fs.readFileSync(file).equals(stateBefore)).toBe(true);
       // The engine still believes it exists: the state was not refreshed.
-      const state = JSON.stringify((await stack.exportStack()).deployment);
+      const state = JSON.stringify((await e2e.stack.exportStack()).deployment);
       expect(state).toContain(id);
     },
     ENGINE_TIMEOUT,
@@ -284,7 +271,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
     "broken credentials: exit 1 with a clear message that does not hold the key",
     async () => {
       const wrongKey = "sk_wrong_drift_key_5e7d1c3a9b";
-      await stack.setConfig("service:apiKey", { value: wrongKey, secret: true });
+      await e2e.stack.setConfig("service:apiKey", { value: wrongKey, secret: true });
       try {
         const run = await drift("bad key", [], { SERVICE_API_KEY: wrongKey });
         expect(run.code).toBe(1);
@@ -293,7 +280,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
         expect(run.stderr).toMatch(/401/);
         expect(run.stderr).toMatch(/ERR_SERVICE_203|[Aa]uthentication|unknown/);
         expect(run.stderr).not.toContain(wrongKey);
-        expect(run.stderr).not.toContain(apiKey);
+        expect(run.stderr).not.toContain(e2e.apiKey);
 
         const json = await drift("bad key (json)", ["--json"], { SERVICE_API_KEY: wrongKey });
         expect(json.code).toBe(1);
@@ -302,7 +289,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
         expect(doc.error).toMatch(/401/);
         expect(json.stdout + json.stderr).not.toContain(wrongKey);
       } finally {
-        await stack.setConfig("service:apiKey", { value: apiKey, secret: true });
+        await e2e.stack.setConfig("service:apiKey", { value: e2e.apiKey, secret: true });
       }
     },
     ENGINE_TIMEOUT,
@@ -311,7 +298,7 @@ describe("service-drift: drift report (real engine, real emulator, child process
   it(
     "usage errors: exit 1 (no --stack; unknown stack)",
     async () => {
-      const none = await runDriftCli(["--cwd", program], env);
+      const none = await runDriftCli(["--cwd", program], e2e.env);
       expect(none.code).toBe(1);
       expect(none.stderr).toMatch(/Missing --stack/);
       const unknown = await drift("unknown stack", ["--stack", "no-such-stack"]);

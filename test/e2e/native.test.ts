@@ -5,13 +5,10 @@
  * generated SDK does underneath (`pulumi.CustomResource` with the schema's tokens,
  * `pulumi.ProviderResource("service")`). Each step asserts on the emulator's data.
  */
-import { execFile } from "child_process";
 import * as path from "path";
-import { promisify } from "util";
-import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../client";
-import { startEmulator } from "../helpers/emulator";
-import { configureService, freshBackend, localStack, readCheckpoint, stackOutputs } from "../helpers/pulumi";
+import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { readCheckpoint } from "../helpers/pulumi";
 import type { Spec } from "../fixtures/native";
 
 const program = path.join(__dirname, "..", "fixtures", "native");
@@ -80,66 +77,62 @@ async function serviceState(client: ServiceClient) {
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 describe("native provider plugin end to end (real engine, real emulator)", () => {
-  let emulator: Awaited<ReturnType<typeof startEmulator>>;
-  let stack: Stack;
-  let env: Record<string, string>;
-  let client: ServiceClient;
+  let e2e: EngineStack;
   let second: ServiceClient;
   let spec: Spec;
-  let backend: string;
   /** The subscription step 5 reads with `get`: not the stack's to delete. */
   let readOnlyId: string;
 
-  const outputs = (s: Stack = stack) => stackOutputs(s);
-  const setSpec = (s: Spec) => stack.setConfig("spec", { value: JSON.stringify(s) });
-  const stateOf = async (name: string) =>
-    (
-      (await stack.exportStack()).deployment.resources as { urn: string; outputs?: Record<string, unknown> }[]
-    ).find((r) => r.urn.endsWith(`::${name}`));
-
-  /** Runs the project's CLI in the program folder on the test's stack. */
-  const cli = (...args: string[]) =>
-    promisify(execFile)("pulumi", [...args, "--stack", "native", "--non-interactive"], {
-      cwd: program,
-      env,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+  const setSpec = (s: Spec) => e2e.stack.setConfig("spec", { value: JSON.stringify(s) });
+  /** The args of a subscription to `type` events sent to the stack's Datadog destination. */
+  const ddSubscription = async (type: string, description?: string) => ({
+    sources: [{ type }],
+    destinationIds: [(await e2e.outputs()).destinationIds.dd],
+    ...(description === undefined ? {} : { description }),
+  });
+  /**
+   * `pulumi import` of the service's resource `id` of `type` as `name`. Code generation is left
+   * out: the project's own Node.js language host (tools/pulumi) does not implement
+   * GenerateProgram; Pulumi's released host does (docs/providers.md).
+   */
+  const pulumiImport = (type: string, name: string, id: string) =>
+    e2e.cli("import", `service:index:${type}`, name, id, "--yes", "--protect=false", "--generate-code=false");
 
   beforeAll(async () => {
-    emulator = await startEmulator({ apiKeys: KEYS });
-    client = new ServiceClient({ apiKey: KEYS[0], baseUrl: emulator.url });
-    second = new ServiceClient({ apiKey: KEYS[1], baseUrl: emulator.url });
-    backend = freshBackend("e2e-native");
-    ({ stack, env } = await localStack(program, "native", backend));
-    await configureService(stack, emulator.url, KEYS[0]);
-    await stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });
-    await stack.setConfig("door", { value: "native" });
+    e2e = await startEngineStack({
+      workDir: program,
+      stackName: "native",
+      backendName: "e2e-native",
+      apiKeys: KEYS,
+    });
+    second = new ServiceClient({ apiKey: KEYS[1], baseUrl: e2e.emulator.url });
+    await e2e.stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });
+    await e2e.stack.setConfig("door", { value: "native" });
     spec = quickstart();
     await setSpec(spec);
   }, ENGINE_TIMEOUT);
 
   afterAll(async () => {
-    await client?.close();
     await second?.close();
-    await emulator?.close();
+    await e2e?.close();
   });
 
   it(
     "1. up deploys the quickstart through the plugin; a preview after it has no changes",
     async () => {
-      const up = await stack.up();
+      const up = await e2e.stack.up();
       expect(up.summary.resourceChanges?.create).toBe(5); // 4 resources and the stack
-      const o = await outputs();
+      const o = await e2e.outputs();
       expect(o.subscriptionIds.multi).toMatch(/^esb_[0-9A-Za-z]{27}$/);
       expect(o.reportStatuses.report).toBe("PENDING");
-      const sub = await client.eventSubscriptions.get(o.subscriptionIds.multi);
+      const sub = await e2e.client.eventSubscriptions.get(o.subscriptionIds.multi);
       expect(sub.description).toBe("first");
       expect(sub.destinations.map((d) => d.id).sort()).toEqual(
         [o.destinationIds.stream, o.destinationIds.dd].sort(),
       );
-      expect((await stateOf("multi"))?.urn).toContain("service:index:EventSubscription");
+      expect((await e2e.resource("multi"))?.urn).toContain("service:index:EventSubscription");
 
-      const preview = await stack.preview({ expectNoChanges: true });
+      const preview = await e2e.stack.preview({ expectNoChanges: true });
       expect(preview.changeSummary.same).toBe(5);
     },
     ENGINE_TIMEOUT,
@@ -148,15 +141,17 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "2. a new description updates in place; a new report URL replaces the report",
     async () => {
-      const before = await outputs();
+      const before = await e2e.outputs();
       spec.subscriptions[0].args.description = "second";
       spec.reports[0].args.urls = ["https://other.example.org/phish"];
       await setSpec(spec);
-      const up = await stack.up();
+      const up = await e2e.stack.up();
       expect(up.summary.resourceChanges).toEqual({ update: 1, replace: 1, same: 3 });
-      const after = await outputs();
+      const after = await e2e.outputs();
       expect(after.subscriptionIds.multi).toBe(before.subscriptionIds.multi);
-      expect((await client.eventSubscriptions.get(after.subscriptionIds.multi)).description).toBe("second");
+      expect((await e2e.client.eventSubscriptions.get(after.subscriptionIds.multi)).description).toBe(
+        "second",
+      );
       expect(after.reportIds.report).not.toBe(before.reportIds.report);
     },
     ENGINE_TIMEOUT,
@@ -165,15 +160,12 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "3. refresh takes an out-of-band edit into the state; up restores the program",
     async () => {
-      const id = (await outputs()).subscriptionIds.multi;
-      await client.eventSubscriptions.update(id, { description: "edited by hand" });
-      const refresh = await stack.refresh();
-      expect(refresh.summary.resourceChanges?.update).toBe(1);
-      expect((await stateOf("multi"))?.outputs?.description).toBe("edited by hand");
+      const id = (await e2e.outputs()).subscriptionIds.multi;
+      await refreshOutOfBandEdit(e2e, id, "multi");
       // Write-only credentials read back empty are kept from the state: no drift there.
-      await stack.up();
-      expect((await client.eventSubscriptions.get(id)).description).toBe("second");
-      await stack.preview({ expectNoChanges: true });
+      await e2e.stack.up();
+      expect((await e2e.client.eventSubscriptions.get(id)).description).toBe("second");
+      await e2e.stack.preview({ expectNoChanges: true });
     },
     ENGINE_TIMEOUT,
   );
@@ -181,41 +173,17 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "4. pulumi import takes an existing subscription; the program that declares it has no diff",
     async () => {
-      const dd = (await outputs()).destinationIds.dd;
-      const made = await client.eventSubscriptions.create({
-        sources: [{ type: "http_request_complete.v0" }],
-        destinationIds: [dd],
-        description: "made outside",
-      });
-      // Code generation is left out: the project's own Node.js language host (tools/pulumi)
-      // does not implement GenerateProgram; Pulumi's released host does (docs/providers.md).
-      const { stdout } = await cli(
-        "import",
-        "service:index:EventSubscription",
-        "outside",
-        made.id,
-        "--yes",
-        "--protect=false",
-        "--generate-code=false",
-      );
+      const args = await ddSubscription("http_request_complete.v0", "made outside");
+      const made = await e2e.client.eventSubscriptions.create(args);
+      const { stdout } = await pulumiImport("EventSubscription", "outside", made.id);
       expect(stdout).toMatch(/= 1 imported/);
-      const state = await stateOf("outside");
+      const state = await e2e.resource("outside");
       expect(state?.outputs?.description).toBe("made outside");
       // The program gains the resource with the inputs it has: no change.
-      spec.imports = [
-        {
-          name: "outside",
-          id: made.id,
-          args: {
-            sources: [{ type: "http_request_complete.v0" }],
-            destinationIds: [dd],
-            description: "made outside",
-          },
-        },
-      ];
+      spec.imports = [{ name: "outside", id: made.id, args }];
       await setSpec(spec);
-      await stack.preview({ expectNoChanges: true });
-      expect((await client.eventSubscriptions.get(made.id)).description).toBe("made outside");
+      await e2e.stack.preview({ expectNoChanges: true });
+      expect((await e2e.client.eventSubscriptions.get(made.id)).description).toBe("made outside");
     },
     ENGINE_TIMEOUT,
   );
@@ -223,34 +191,26 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "4b. pulumi import of a destination keeps its write-only credential out of the state; the next up sends the program's once, then no diff",
     async () => {
-      const made = await client.eventDestinations.create({
+      const made = await e2e.client.eventDestinations.create({
         description: "outside destination",
         target: { datadog: { apiKey: OUTSIDE_KEY } },
       });
-      const { stdout } = await cli(
-        "import",
-        "service:index:EventDestination",
-        "outsideDest",
-        made.id,
-        "--yes",
-        "--protect=false",
-        "--generate-code=false",
-      );
+      const { stdout } = await pulumiImport("EventDestination", "outsideDest", made.id);
       expect(stdout).toMatch(/= 1 imported/);
       // Not even encrypted: the API never returns it, so the state holds "".
-      expect((await cli("stack", "export", "--show-secrets")).stdout).not.toContain(OUTSIDE_KEY);
+      expect((await e2e.cli("stack", "export", "--show-secrets")).stdout).not.toContain(OUTSIDE_KEY);
 
-      await stack.setConfig("outsideKey", { value: OUTSIDE_KEY, secret: true });
+      await e2e.stack.setConfig("outsideKey", { value: OUTSIDE_KEY, secret: true });
       spec.destinations.push({
         name: "outsideDest",
         args: { description: "outside destination", target: { datadog: { apiKey: "secret:outsideKey" } } },
       });
       await setSpec(spec);
-      const up = await stack.up();
+      const up = await e2e.stack.up();
       expect(up.summary.resourceChanges?.update).toBe(1);
-      await stack.preview({ expectNoChanges: true });
-      await stack.refresh();
-      await stack.preview({ expectNoChanges: true });
+      await e2e.stack.preview({ expectNoChanges: true });
+      await e2e.stack.refresh();
+      await e2e.stack.preview({ expectNoChanges: true });
     },
     ENGINE_TIMEOUT,
   );
@@ -258,28 +218,19 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "5. the import resource option adopts; get reads a subscription without managing it",
     async () => {
-      const dd = (await outputs()).destinationIds.dd;
-      const adopted = await client.eventSubscriptions.create({
-        sources: [{ type: "tcp_connection_closed.v0" }],
-        destinationIds: [dd],
-      });
-      const readOnly = await client.eventSubscriptions.create({
-        sources: [{ type: "agent_session_start.v0" }],
-        destinationIds: [dd],
-        description: "only read",
-      });
-      spec.imports!.push({
-        name: "adopted",
-        id: adopted.id,
-        args: { sources: [{ type: "tcp_connection_closed.v0" }], destinationIds: [dd] },
-      });
+      const args = await ddSubscription("tcp_connection_closed.v0");
+      const adopted = await e2e.client.eventSubscriptions.create(args);
+      const readOnly = await e2e.client.eventSubscriptions.create(
+        await ddSubscription("agent_session_start.v0", "only read"),
+      );
+      spec.imports!.push({ name: "adopted", id: adopted.id, args });
       spec.gets = [{ name: "peek", id: readOnly.id }];
       readOnlyId = readOnly.id;
       await setSpec(spec);
-      const up = await stack.up();
+      const up = await e2e.stack.up();
       expect(up.summary.resourceChanges?.import).toBe(1);
-      expect((await outputs()).gotDescriptions.peek).toBe("only read");
-      expect((await outputs()).subscriptionIds.adopted).toBe(adopted.id);
+      expect((await e2e.outputs()).gotDescriptions.peek).toBe("only read");
+      expect((await e2e.outputs()).subscriptionIds.adopted).toBe(adopted.id);
     },
     ENGINE_TIMEOUT,
   );
@@ -287,20 +238,20 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "6. an explicit provider's API key and URL reach the client: its destination is in the second account",
     async () => {
-      await stack.setConfig("secondApiKey", { value: KEYS[1], secret: true });
-      await stack.setConfig("secondBaseUrl", { value: emulator.url });
+      await e2e.stack.setConfig("secondApiKey", { value: KEYS[1], secret: true });
+      await e2e.stack.setConfig("secondBaseUrl", { value: e2e.emulator.url });
       spec.explicit = [
         {
           name: "elsewhere",
           args: { description: "second account", target: { datadog: { apiKey: "secret:ddSecond" } } },
         },
       ];
-      await stack.setConfig("ddSecond", { value: "dd-second-account-key-71c0", secret: true });
+      await e2e.stack.setConfig("ddSecond", { value: "dd-second-account-key-71c0", secret: true });
       await setSpec(spec);
-      await stack.up();
-      const id = (await outputs()).destinationIds.elsewhere;
+      await e2e.stack.up();
+      const id = (await e2e.outputs()).destinationIds.elsewhere;
       expect((await second.eventDestinations.get(id)).description).toBe("second account");
-      await expect(client.eventDestinations.get(id)).rejects.toThrow();
+      await expect(e2e.client.eventDestinations.get(id)).rejects.toThrow();
     },
     ENGINE_TIMEOUT,
   );
@@ -309,8 +260,8 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
     "7. no secret is in plain form in the state: API keys and destination credentials",
     async () => {
       // `pulumi stack export` as a user runs it (the Automation API's export shows secrets).
-      const exported = (await cli("stack", "export")).stdout;
-      const stored = readCheckpoint(backend);
+      const exported = (await e2e.cli("stack", "export")).stdout;
+      const stored = readCheckpoint(e2e.backend);
       for (const text of [exported, stored]) {
         for (const secret of [...KEYS, DD_KEY, AWS_SECRET, OUTSIDE_KEY, "dd-second-account-key-71c0"]) {
           expect(text).not.toContain(secret);
@@ -332,22 +283,22 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
       spec.gets = [];
       spec.explicit = [];
       await setSpec(spec);
-      await stack.up(); // drops the imported subscriptions (deleted) and the second account's destination
+      await e2e.stack.up(); // drops the imported subscriptions (deleted) and the second account's destination
       // `get` did not take it under management: still there, deleted here by hand.
-      await client.eventSubscriptions.delete(readOnlyId);
-      const native = await serviceState(client);
-      await stack.destroy();
-      expect((await serviceState(client)).destinations).toEqual([]);
+      await e2e.client.eventSubscriptions.delete(readOnlyId);
+      const native = await serviceState(e2e.client);
+      await e2e.stack.destroy();
+      expect((await serviceState(e2e.client)).destinations).toEqual([]);
       expect(await serviceState(second)).toEqual({ destinations: [], subscriptions: [] });
 
-      await stack.setConfig("door", { value: "dynamic" });
-      await stack.up();
-      expect(await serviceState(client)).toEqual(native);
-      expect(JSON.stringify(await stack.exportStack())).toContain(
+      await e2e.stack.setConfig("door", { value: "dynamic" });
+      await e2e.stack.up();
+      expect(await serviceState(e2e.client)).toEqual(native);
+      expect(JSON.stringify(await e2e.stack.exportStack())).toContain(
         "pulumi-nodejs:dynamic/service:EventSubscription",
       );
-      await stack.destroy();
-      expect(await serviceState(client)).toEqual({ destinations: [], subscriptions: [] });
+      await e2e.stack.destroy();
+      expect(await serviceState(e2e.client)).toEqual({ destinations: [], subscriptions: [] });
     },
     ENGINE_TIMEOUT,
   );

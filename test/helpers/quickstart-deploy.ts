@@ -7,25 +7,18 @@
  * changes, refresh of a change made on the emulator, no secret in plain form in the state,
  * destroy leaving the account empty. Used by test/e2e/python.test.ts and test/e2e/go.test.ts.
  */
-import { execFile } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { promisify } from "util";
-import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../client";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "./doc-blocks";
-import { startEmulator } from "./emulator";
-import { freshBackend, localStack, readCheckpoint } from "./pulumi";
+import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "./engine-stack";
+import { readCheckpoint } from "./pulumi";
 
 const DOC = "docs/resources.md";
 /** Per step, in **milliseconds**: preparing a program installs packages or compiles. */
 export const DEPLOY_TIMEOUT = 600_000;
-const API_KEY = "sk_quickstart_deploy_account_3f9a1c";
 const DD_KEY = "dd-quickstart-deploy-secret-7b2e4d";
-
-const exec = promisify(execFile);
 
 /** How to turn the docs' example into a runnable project of one language. */
 export interface QuickstartProgram {
@@ -45,33 +38,15 @@ const RELATIVE_PLUGIN_PATH = "path: ../../../bin";
 /** Declares the describe block of the deployment test of `p`. */
 export function describeQuickstartDeployment(title: string, p: QuickstartProgram): void {
   describe(title, () => {
-    let emulator: Awaited<ReturnType<typeof startEmulator>>;
-    let client: ServiceClient;
+    let e2e: EngineStack;
     let tmp: string;
-    let program: string;
-    let backend: string;
-    let stack: Stack;
-    let env: Record<string, string>;
 
-    const outputs = async () =>
-      Object.fromEntries(Object.entries(await stack.outputs()).map(([k, v]) => [k, v.value])) as Record<
-        string,
-        string
-      >;
-    const stateOf = async (name: string) =>
-      (
-        (await stack.exportStack()).deployment.resources as {
-          urn: string;
-          outputs?: Record<string, unknown>;
-        }[]
-      ).find((r) => r.urn.endsWith(`::${name}`));
-    const cli = (...args: string[]) =>
-      exec("pulumi", [...args, "--stack", p.lang, "--non-interactive"], { cwd: program, env });
+    const outputs = () => e2e.outputs<Record<string, string>>();
 
     beforeAll(async () => {
       tmp = fs.mkdtempSync(path.join(os.tmpdir(), `${p.lang}-deploy-`));
       // The project in a folder of its own, its plugin path made absolute, the example its program.
-      program = path.join(tmp, "program");
+      const program = path.join(tmp, "program");
       fs.cpSync(path.join(REPO_ROOT, "test", "fixtures", p.fixture), program, { recursive: true });
       const manifest = path.join(program, "Pulumi.yaml");
       const yaml = fs.readFileSync(manifest, "utf8");
@@ -82,40 +57,34 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
       fs.writeFileSync(path.join(program, p.file), examples[0].body);
       await p.prepare(program, tmp);
 
-      emulator = await startEmulator({ apiKeys: [API_KEY] });
-      client = new ServiceClient({ apiKey: API_KEY, baseUrl: emulator.url });
-      backend = freshBackend(`e2e-${p.lang}`);
-      ({ stack, env } = await localStack(program, p.lang, backend));
-      await stack.setConfig("service:baseUrl", { value: emulator.url });
-      await stack.setConfig("service:apiKey", { value: API_KEY, secret: true });
-      await stack.setConfig("datadogApiKey", { value: DD_KEY, secret: true });
+      e2e = await startEngineStack({ workDir: program, stackName: p.lang, backendName: `e2e-${p.lang}` });
+      await e2e.stack.setConfig("datadogApiKey", { value: DD_KEY, secret: true });
     }, DEPLOY_TIMEOUT);
 
     afterAll(async () => {
-      await client?.close();
-      await emulator?.close();
+      await e2e?.close();
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     });
 
     it(
       "up creates the destination, the subscription and the report on the service",
       async () => {
-        const up = await stack.up();
+        const up = await e2e.stack.up();
         expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
         const o = await outputs();
-        const subscription = await client.eventSubscriptions.get(o.subscriptionId);
+        const subscription = await e2e.client.eventSubscriptions.get(o.subscriptionId);
         expect(subscription.description).toBe("IP policy changes");
         expect(subscription.sources.map((s) => s.type).sort()).toEqual([
           "ip_policy_created.v0",
           "ip_policy_updated.v0",
         ]);
         expect(subscription.destinations).toHaveLength(1);
-        const destination = await client.eventDestinations.get(subscription.destinations[0].id);
+        const destination = await e2e.client.eventDestinations.get(subscription.destinations[0].id);
         expect(destination.description).toBe("Operational events to Datadog");
         expect(destination.target).toMatchObject({ datadog: { ddsite: "datadoghq.eu" } });
         expect(o.reportStatus).toBe("PENDING");
         // Declared through the generated SDK's tokens, created by the native plugin.
-        expect((await stateOf("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
+        expect((await e2e.resource("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
       },
       DEPLOY_TIMEOUT,
     );
@@ -123,7 +92,7 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
     it(
       "a preview after up shows no changes",
       async () => {
-        const preview = await stack.preview({ expectNoChanges: true });
+        const preview = await e2e.stack.preview({ expectNoChanges: true });
         expect(preview.changeSummary).toEqual({ same: 4 });
       },
       DEPLOY_TIMEOUT,
@@ -133,13 +102,10 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
       "refresh takes a change made on the service into the state; up restores the program's value",
       async () => {
         const id = (await outputs()).subscriptionId;
-        await client.eventSubscriptions.update(id, { description: "edited by hand" });
-        const refresh = await stack.refresh();
-        expect(refresh.summary.resourceChanges?.update).toBe(1);
-        expect((await stateOf("ipPolicyChanges"))?.outputs?.description).toBe("edited by hand");
-        const up = await stack.up();
+        await refreshOutOfBandEdit(e2e, id, "ipPolicyChanges");
+        const up = await e2e.stack.up();
         expect(up.summary.resourceChanges?.update).toBe(1);
-        expect((await client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
+        expect((await e2e.client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
       },
       DEPLOY_TIMEOUT,
     );
@@ -147,9 +113,9 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
     it(
       "the state holds no secret in plain form: the API key and the Datadog key are encrypted",
       async () => {
-        const exported = (await cli("stack", "export")).stdout;
-        for (const text of [exported, readCheckpoint(backend)]) {
-          expect(text).not.toContain(API_KEY);
+        const exported = (await e2e.cli("stack", "export")).stdout;
+        for (const text of [exported, readCheckpoint(e2e.backend)]) {
+          expect(text).not.toContain(e2e.apiKey);
           expect(text).not.toContain(DD_KEY);
         }
         expect(exported).toContain('"ciphertext"');
@@ -160,11 +126,11 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
     it(
       "destroy deletes the destination and the subscription: the account is empty",
       async () => {
-        const destroy = await stack.destroy();
+        const destroy = await e2e.stack.destroy();
         expect(destroy.summary.resourceChanges?.delete).toBe(4);
         const left: unknown[] = [];
-        for await (const d of client.eventDestinations.list()) left.push(d);
-        for await (const s of client.eventSubscriptions.list()) left.push(s);
+        for await (const d of e2e.client.eventDestinations.list()) left.push(d);
+        for await (const s of e2e.client.eventSubscriptions.list()) left.push(s);
         expect(left).toEqual([]);
       },
       DEPLOY_TIMEOUT,
