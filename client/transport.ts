@@ -20,6 +20,7 @@ import {
   makeAPIError,
 } from "./errors";
 import { MAX_BODY_BYTES, SERVICE_VERSION } from "service-contract";
+import { currentDeadline } from "./deadline";
 import { exchange } from "./exchange";
 import { formatLogEntry, redactQuery, type RequestLogEntry, type RequestLogger } from "./log";
 import { type RetryPolicy, realClock, withRetries } from "./retry";
@@ -171,7 +172,21 @@ export class Transport {
 
     const policy = { ...this.#config.policy };
     if (op.options?.maxRetries !== undefined) policy.maxRetries = op.options.maxRetries;
-    const timeoutMs = op.options?.timeoutMs ?? this.#config.timeoutMs;
+    let timeoutMs = op.options?.timeoutMs ?? this.#config.timeoutMs;
+    // Inside an operation with a deadline (deadline.ts), attempts, retries and waits end by it.
+    const deadline = currentDeadline();
+    if (deadline) {
+      const left = deadline.at - Date.now();
+      if (left <= 0) {
+        const request = `${op.method} ${this.#config.basePath + op.path}`;
+        throw new APIConnectionTimeoutError(`${request}: not sent: ${deadline.label} has passed`, {
+          request,
+          requestNotSent: true,
+        });
+      }
+      timeoutMs = Math.min(timeoutMs, left);
+      policy.budgetMs = Math.min(policy.budgetMs, left);
+    }
     const keyed = op.idempotencyKey !== undefined;
     const replayable = () => keyed && this.#config.idempotency.mayResend();
     // A getter: with "auto", a response of an earlier attempt (e.g. a 429 echoing the key) can

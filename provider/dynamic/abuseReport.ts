@@ -12,8 +12,8 @@ const provider: pulumi.dynamic.ResourceProvider = {
   check: (olds, news) => require("pulumi-service/provider/impl/abuseReport").check(olds, news),
   diff: (id, olds, news) => require("pulumi-service/provider/impl/abuseReport").diff(id, olds, news),
   create: (news) => require("pulumi-service/provider/impl/abuseReport").create(news),
-  read: (id) => require("pulumi-service/provider/impl/abuseReport").read(id),
-  delete: (id) => require("pulumi-service/provider/impl/abuseReport").remove(id),
+  read: (id, props) => require("pulumi-service/provider/impl/abuseReport").read(id, props),
+  delete: (id, props) => require("pulumi-service/provider/impl/abuseReport").remove(id, props),
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

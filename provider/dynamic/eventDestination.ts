@@ -13,7 +13,7 @@ const provider: pulumi.dynamic.ResourceProvider = {
   create: (news) => require("pulumi-service/provider/impl/eventDestination").create(news),
   read: (id, props) => require("pulumi-service/provider/impl/eventDestination").read(id, props),
   update: (id, olds, news) => require("pulumi-service/provider/impl/eventDestination").update(id, olds, news),
-  delete: (id) => require("pulumi-service/provider/impl/eventDestination").remove(id),
+  delete: (id, props) => require("pulumi-service/provider/impl/eventDestination").remove(id, props),
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

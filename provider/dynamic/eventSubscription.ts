@@ -16,7 +16,7 @@ const provider: pulumi.dynamic.ResourceProvider = {
   read: (id, props) => require("pulumi-service/provider/impl/eventSubscription").read(id, props),
   update: (id, olds, news) =>
     require("pulumi-service/provider/impl/eventSubscription").update(id, olds, news),
-  delete: (id) => require("pulumi-service/provider/impl/eventSubscription").remove(id),
+  delete: (id, props) => require("pulumi-service/provider/impl/eventSubscription").remove(id, props),
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { RESOURCE_OPTIONS_INPUT, type ForwardedOptions } from "../impl/resourceOptions";
 
 /**
  * The base of this package's resources ({@link EventSubscription}, {@link EventDestination},
@@ -21,7 +22,9 @@ export abstract class ServiceResource extends pulumi.dynamic.Resource {
    * @param inputs - the resource's inputs.
    * @param outputs - the outputs that are not inputs, besides `uri` and `createdAt` (which every
    *   resource has): registered empty, for the provider to fill in.
-   * @param opts - resource options.
+   * @param opts - resource options. Those the dynamic provider host does not pass on to the
+   *   provider (`replaceOnChanges`, `customTimeouts`) travel as the input `__resourceOptions`
+   *   (provider/impl/resourceOptions.ts); a resource without them gets no such input.
    */
   protected constructor(
     provider: pulumi.dynamic.ResourceProvider,
@@ -32,6 +35,11 @@ export abstract class ServiceResource extends pulumi.dynamic.Resource {
     opts?: pulumi.CustomResourceOptions,
   ) {
     const empty = Object.fromEntries([...outputs, "uri", "createdAt"].map((k) => [k, undefined]));
-    super(provider, name, { ...inputs, ...empty }, opts, "service", type);
+    const forwarded: ForwardedOptions = {
+      ...(opts?.replaceOnChanges?.length ? { replaceOnChanges: [...opts.replaceOnChanges] } : {}),
+      ...(opts?.customTimeouts ? { customTimeouts: { ...opts.customTimeouts } } : {}),
+    };
+    const hidden = Object.keys(forwarded).length > 0 ? { [RESOURCE_OPTIONS_INPUT]: forwarded } : {};
+    super(provider, name, { ...inputs, ...hidden, ...empty }, opts, "service", type);
   }
 }

@@ -12,6 +12,8 @@ import type { AbuseReport } from "../../client";
 import { checkAbuseReportInputs } from "./inputChecks";
 import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
+import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
+import { forwardedTimeoutMs, withTimeout } from "./timeouts";
 import { getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
@@ -57,18 +59,8 @@ const MANAGED: Record<string, (olds: ReportOutputs, news: ReportInputs) => boole
  * `diff`: a change of `urls` (ignoring their order) or `metadata` replaces the report; the
  * review's `status` and `hostnames` are outputs and never cause a change.
  */
-export async function diff(
-  _id: string,
-  olds: ReportOutputs,
-  news: ReportInputs,
-): Promise<pulumi.dynamic.DiffResult> {
-  const replaces = changedProperties(MANAGED, olds, news);
-  return {
-    changes: replaces.length > 0,
-    replaces,
-    stables: ["uri", "createdAt"],
-    deleteBeforeReplace: false,
-  };
+export async function diff(_id: string, olds: ReportOutputs, news: ReportInputs): Promise<ServiceDiffResult> {
+  return diffResult(changedProperties(MANAGED, olds, news), news, { replaceAll: true });
 }
 
 /**
@@ -76,29 +68,35 @@ export async function diff(
  * Reports cannot be listed, so an answer lost on the way back is resolved by the key alone: the
  * create is sent again with the same key when the service has shown that it honours keys;
  * otherwise the error says the report may or may not have been filed.
+ *
+ * @param timeoutMs - the create timeout in **milliseconds** (the native door's
+ *   `customTimeouts.create`); the dynamic door's comes with the inputs (see timeouts.ts).
  */
-export async function create(news: ReportInputs): Promise<pulumi.dynamic.CreateResult> {
+export async function create(news: ReportInputs, timeoutMs?: number): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
-  const report = await createOnce({
-    what: RESOURCES.abuseReport.names.singular,
-    create: (idempotencyKey) =>
-      client.abuseReports.create(
-        { urls: news.urls, ...(news.metadata ? { metadata: news.metadata } : {}) },
-        { idempotencyKey },
-      ),
-    keysHonoured: () => client.idempotency.honoured,
-    warn,
+  const what = RESOURCES.abuseReport.names.singular;
+  return withTimeout("create", what, timeoutMs ?? forwardedTimeoutMs(news, "create"), async () => {
+    const report = await createOnce({
+      what,
+      create: (idempotencyKey) =>
+        client.abuseReports.create(
+          { urls: news.urls, ...(news.metadata ? { metadata: news.metadata } : {}) },
+          { idempotencyKey },
+        ),
+      keysHonoured: () => client.idempotency.honoured,
+      warn,
+    });
+    return carryOptions({ id: report.id, outs: toOutputs(report) }, news);
   });
-  return { id: report.id, outs: toOutputs(report) };
 }
 
 /** `read` (refresh): the report as reviewed so far; a 404 removes it from the state. */
-export async function read(id: string): Promise<pulumi.dynamic.ReadResult> {
+export async function read(id: string, props?: ReportOutputs): Promise<pulumi.dynamic.ReadResult> {
   const report = await getUnlessGone(() => getClient().abuseReports.get(id));
   if (!report) return {};
   const outs = toOutputs(report);
   const inputs: ReportInputs = { urls: outs.urls, ...(outs.metadata ? { metadata: outs.metadata } : {}) };
-  return { id, props: outs, inputs };
+  return { id, props: carryOptions({ outs }, props).outs, inputs };
 }
 
 /** `delete`: reports cannot be deleted; this only says so through Pulumi's log. */

@@ -28,6 +28,8 @@ import { checkEventDestinationInputs } from "./inputChecks";
 import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
+import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
+import { forwardedTimeoutMs, withTimeout } from "./timeouts";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
@@ -123,15 +125,17 @@ const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs
     ]),
   );
 
-/** `diff`: every change (the target's kind included) is an update in place. */
+/**
+ * `diff`: every change (the target's kind included) is an update in place, unless
+ * `replaceOnChanges` names it.
+ */
 export async function diff(
   id: string,
   olds: DestinationOutputs,
   news: DestinationInputs,
-): Promise<pulumi.dynamic.DiffResult> {
+): Promise<ServiceDiffResult> {
   claimId(id);
-  const changes = changedProperties(MANAGED, olds, news).length > 0;
-  return { changes, replaces: [], stables: ["uri", "createdAt"], deleteBeforeReplace: false };
+  return diffResult(changedProperties(MANAGED, olds, news), news);
 }
 
 /**
@@ -155,8 +159,21 @@ export function hasWriteOnlySecret(target: DestinationTarget | undefined): boole
  * `adoptionCandidates` in runtime.ts), a destination it lists with exactly these values, held by
  * no other resource of the deployment, is adopted instead of created; one whose target holds a
  * write-only secret is then sent the program's values with one `PATCH`.
+ *
+ * @param timeoutMs - the create timeout in **milliseconds** (the native door's
+ *   `customTimeouts.create`); the dynamic door's comes with the inputs (see timeouts.ts).
  */
-export async function create(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
+export async function create(
+  news: DestinationInputs,
+  timeoutMs?: number,
+): Promise<pulumi.dynamic.CreateResult> {
+  const what = RESOURCES.eventDestination.names.singular;
+  return withTimeout("create", what, timeoutMs ?? forwardedTimeoutMs(news, "create"), async () =>
+    carryOptions(await createDestination(news), news),
+  );
+}
+
+async function createDestination(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) {
     claimId(news.adoptId);
@@ -196,21 +213,35 @@ export async function read(id: string, props: DestinationOutputs): Promise<pulum
   const dest = await getUnlessGone(() => getClient().eventDestinations.get(id));
   if (!dest) return {};
   const outs = toOutputs(dest, props?.target);
-  return { id, props: outs, inputs: toInputs(outs) };
+  return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
 }
 
-/** `update`: sends every managed field, the whole target included. */
+/**
+ * `update`: sends every managed field, the whole target included.
+ * @param timeoutMs - the update timeout in **milliseconds** (see {@link create}).
+ */
 export async function update(
   id: string,
   _olds: DestinationOutputs,
   news: DestinationInputs,
+  timeoutMs?: number,
 ): Promise<pulumi.dynamic.UpdateResult> {
   claimId(id);
-  const dest = await getClient().eventDestinations.update(id, body(news));
-  return { outs: toOutputs(dest, news.target) };
+  const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
+  return withTimeout("update", what, timeoutMs ?? forwardedTimeoutMs(news, "update"), async () => {
+    const dest = await getClient().eventDestinations.update(id, body(news));
+    return carryOptions({ outs: toOutputs(dest, news.target) }, news);
+  });
 }
 
-/** `delete`: deletes the destination; one already gone (404) counts as deleted. */
-export async function remove(id: string): Promise<void> {
-  await deleteUnlessGone(() => getClient().eventDestinations.delete(id));
+/**
+ * `delete`: deletes the destination; one already gone (404) counts as deleted.
+ * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
+ * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
+ */
+export async function remove(id: string, props?: DestinationOutputs, timeoutMs?: number): Promise<void> {
+  const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
+  await withTimeout("delete", what, timeoutMs ?? forwardedTimeoutMs(props, "delete"), () =>
+    deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri),
+  );
 }

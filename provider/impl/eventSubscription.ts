@@ -12,6 +12,8 @@ import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } 
 import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
+import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
+import { forwardedTimeoutMs, withTimeout } from "./timeouts";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
@@ -107,21 +109,16 @@ export async function check(_olds: unknown, news: SubscriptionInputs): Promise<p
 
 /**
  * `diff`: order of `sources` and `destinationIds` does not matter; every change is an update in
- * place; `adoptId` is only read on create, so changing it later changes nothing.
+ * place unless `replaceOnChanges` names it; `adoptId` is only read on create, so changing it
+ * later changes nothing.
  */
 export async function diff(
   id: string,
   olds: SubscriptionOutputs,
   news: SubscriptionInputs,
-): Promise<pulumi.dynamic.DiffResult> {
+): Promise<ServiceDiffResult> {
   claimId(id);
-  const changed = changedProperties(MANAGED, olds, news);
-  return {
-    changes: changed.length > 0,
-    replaces: [],
-    stables: ["uri", "createdAt"],
-    deleteBeforeReplace: false,
-  };
+  return diffResult(changedProperties(MANAGED, olds, news), news);
 }
 
 /**
@@ -134,8 +131,21 @@ export async function diff(
  * With `SERVICE_ADOPT_FROM` set (recovery after an interrupted deployment, see
  * `adoptionCandidates` in runtime.ts), a subscription it lists with exactly these values, held by
  * no other resource of the deployment, is adopted instead of created.
+ *
+ * @param timeoutMs - the create timeout in **milliseconds** (the native door's
+ *   `customTimeouts.create`); the dynamic door's comes with the inputs (see timeouts.ts).
  */
-export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
+export async function create(
+  news: SubscriptionInputs,
+  timeoutMs?: number,
+): Promise<pulumi.dynamic.CreateResult> {
+  const what = RESOURCES.eventSubscription.names.singular;
+  return withTimeout("create", what, timeoutMs ?? forwardedTimeoutMs(news, "create"), async () =>
+    carryOptions(await createSubscription(news), news),
+  );
+}
+
+async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) {
     claimId(news.adoptId);
@@ -169,26 +179,40 @@ export async function create(news: SubscriptionInputs): Promise<pulumi.dynamic.C
 }
 
 /** `read` (refresh): the live subscription; a 404 removes it from the state. */
-export async function read(id: string, _props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
+export async function read(id: string, props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
   claimId(id);
   const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id));
   if (!sub) return {};
   const outs = toOutputs(sub);
-  return { id, props: outs, inputs: toInputs(outs) };
+  return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
 }
 
-/** `update`: sends every managed field, so the result is exactly what the program says. */
+/**
+ * `update`: sends every managed field, so the result is exactly what the program says.
+ * @param timeoutMs - the update timeout in **milliseconds** (see {@link create}).
+ */
 export async function update(
   id: string,
   _olds: SubscriptionOutputs,
   news: SubscriptionInputs,
+  timeoutMs?: number,
 ): Promise<pulumi.dynamic.UpdateResult> {
   claimId(id);
-  const sub = await getClient().eventSubscriptions.update(id, body(news));
-  return { outs: toOutputs(sub) };
+  const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
+  return withTimeout("update", what, timeoutMs ?? forwardedTimeoutMs(news, "update"), async () => {
+    const sub = await getClient().eventSubscriptions.update(id, body(news));
+    return carryOptions({ outs: toOutputs(sub) }, news);
+  });
 }
 
-/** `delete`: deletes the subscription; one already gone (404) counts as deleted. */
-export async function remove(id: string): Promise<void> {
-  await deleteUnlessGone(() => getClient().eventSubscriptions.delete(id));
+/**
+ * `delete`: deletes the subscription; one already gone (404) counts as deleted.
+ * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
+ * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
+ */
+export async function remove(id: string, props?: SubscriptionOutputs, timeoutMs?: number): Promise<void> {
+  const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
+  await withTimeout("delete", what, timeoutMs ?? forwardedTimeoutMs(props, "delete"), () =>
+    deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri),
+  );
 }

@@ -218,11 +218,28 @@ export async function getUnlessGone<T>(get: () => Promise<T>): Promise<T | undef
 }
 
 /**
- * Runs a `delete`; a 404 (already gone) counts as deleted.
- * @throws any other client error, as is.
+ * Runs a `delete`; a 404 (already gone) counts as deleted, but only when the provider deleting
+ * talks to the service the resource was made at: `madeAt`, the resource's `uri` in the state
+ * (`{base_url}/<collection>/<id>`), must lie below this provider's base URL. Another service's 404
+ * says nothing about the resource, so it is an error that names both.
+ * @throws Error naming both services for a 404 from another service than the one in `madeAt`;
+ *   any other client error, as is.
  */
-export async function deleteUnlessGone(del: () => Promise<unknown>): Promise<void> {
-  await getUnlessGone(del);
+export async function deleteUnlessGone(del: () => Promise<unknown>, madeAt?: unknown): Promise<void> {
+  try {
+    await del();
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const here = getClient().baseUrl;
+    if (typeof madeAt === "string" && madeAt !== "" && !madeAt.startsWith(`${here}/`)) {
+      throw new Error(
+        `${madeAt} was made at another service than this provider's (${here}), which answers 404 for it: ` +
+          "it cannot be counted as deleted. Delete it through a provider configured for the service that " +
+          "made it, or remove it from the stack with `pulumi state delete` if it is gone.",
+        { cause: err },
+      );
+    }
+  }
 }
 
 /**

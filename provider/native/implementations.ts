@@ -11,6 +11,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as abuseReport from "../impl/abuseReport";
 import * as eventDestination from "../impl/eventDestination";
 import * as eventSubscription from "../impl/eventSubscription";
+import type { ServiceDiffResult } from "../impl/resourceOptions";
 import { PACKAGE, RESOURCES } from "./schema";
 
 /** Plain property values. */
@@ -19,12 +20,14 @@ type Props = Record<string, unknown>;
 /** The operations of one resource, as the dynamic providers call them. */
 export interface ResourceImpl {
   check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult>;
-  diff(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult>;
-  create(news: Props): Promise<pulumi.dynamic.CreateResult>;
+  diff(id: string, olds: Props, news: Props): Promise<ServiceDiffResult>;
+  /** `timeoutMs`: the request's `customTimeouts.create`, in milliseconds (none when absent). */
+  create(news: Props, timeoutMs?: number): Promise<pulumi.dynamic.CreateResult>;
   read(id: string, props: Props): Promise<pulumi.dynamic.ReadResult>;
   /** Absent for resources without an update (a change replaces them). */
-  update?(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult>;
-  remove(id: string): Promise<void>;
+  update?(id: string, olds: Props, news: Props, timeoutMs?: number): Promise<pulumi.dynamic.UpdateResult>;
+  /** `props`: the state's outputs; `timeoutMs` as for `create`. */
+  remove(id: string, props?: Props, timeoutMs?: number): Promise<void>;
   /** Properties always stored as secrets (the schema's `secret` properties). */
   secrets: string[];
 }

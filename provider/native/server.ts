@@ -8,10 +8,10 @@
  * written for component providers; its `Configure` answers without reading the configuration it
  * is sent, and `CheckConfig`/`DiffConfig` answer UNIMPLEMENTED, so an explicit provider's API key
  * would never reach the client. This server implements those three, the resource operations,
- * `GetSchema`, `GetPluginInfo`, `Cancel`, `Attach` and `GetMapping(s)` (none); every other
- * method (`Handshake`, `Invoke`, `Construct`…) gets grpc-js's UNIMPLEMENTED answer, which the engine
- * takes as "not supported" (without `Handshake` it reads the plugin's capabilities from
- * `Configure`'s answer).
+ * `Invoke` (the schema's functions, ./invokes.ts), `GetSchema`, `GetPluginInfo`, `Cancel`,
+ * `Attach` and `GetMapping(s)` (none); every other method (`Handshake`, `Construct`, `Call`…)
+ * gets grpc-js's UNIMPLEMENTED answer, which the engine takes as "not supported" (without
+ * `Handshake` it reads the plugin's capabilities from `Configure`'s answer).
  *
  * Capabilities: secrets are accepted (the engine sends them with Pulumi's secret signature, see
  * ./properties.ts), and the answers mark secret every property that was secret on the way in
@@ -32,6 +32,8 @@ import { UNKNOWN } from "../impl/inputChecks";
 import { fromPulumi } from "./deps";
 import { fromStruct, toStruct, type Props } from "./properties";
 import { implementationOf } from "./implementations";
+import { invoke } from "./invokes";
+import type { ServiceDiffResult } from "../impl/resourceOptions";
 import { schemaText } from "./schema";
 
 const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
@@ -166,13 +168,17 @@ async function check(req: provproto.CheckRequest): Promise<provproto.CheckRespon
   return resp;
 }
 
+/**
+ * `Diff`: the implementation's verdict, with the changed properties as the changed keys and a
+ * detailed diff (add, update or delete of each, in their replace forms for those that replace),
+ * so that the engine applies `replaceOnChanges` and `preview --diff` shows each property. A
+ * detailed diff entry compares inputs (old inputs against new ones), as the engine's own
+ * display does without one.
+ */
 async function diff(req: provproto.DiffRequest): Promise<provproto.DiffResponse> {
   const impl = implementationOf(req.getUrn());
-  const result = await impl.diff(
-    req.getId(),
-    fromStruct(req.getOlds()).props,
-    fromStruct(req.getNews()).props,
-  );
+  const news = fromStruct(req.getNews()).props;
+  const result = await impl.diff(req.getId(), fromStruct(req.getOlds()).props, news);
   const { DiffChanges } = provproto.DiffResponse;
   const resp = new provproto.DiffResponse();
   resp.setChanges(
@@ -185,13 +191,45 @@ async function diff(req: provproto.DiffRequest): Promise<provproto.DiffResponse>
   resp.setReplacesList(result.replaces ?? []);
   resp.setStablesList(result.stables ?? []);
   resp.setDeletebeforereplace(result.deleteBeforeReplace ?? false);
+  resp.setDiffsList(result.diffs);
+  const oldInputs = fromStruct(req.getOldInputs()).props;
+  const detailed = resp.getDetaileddiffMap();
+  for (const [key, kind] of detailedDiff(result, oldInputs, news))
+    detailed.set(key, new provproto.PropertyDiff().setKind(kind).setInputdiff(true));
+  resp.setHasdetaileddiff(true);
   return resp;
 }
+
+/**
+ * The kind of each changed property: `ADD` when the old inputs lack it, `DELETE` when the new
+ * ones do, `UPDATE` otherwise, each in its `_REPLACE` form when the property replaces.
+ */
+export function detailedDiff(
+  result: ServiceDiffResult,
+  oldInputs: Props,
+  news: Props,
+): [string, provproto.PropertyDiff.Kind][] {
+  const { Kind } = provproto.PropertyDiff;
+  const given = (props: Props, key: string) => props[key] !== undefined && props[key] !== null;
+  return result.diffs.map((key) => {
+    const replaces = (result.replaces ?? []).includes(key);
+    if (!given(oldInputs, key) && given(news, key)) return [key, replaces ? Kind.ADD_REPLACE : Kind.ADD];
+    if (given(oldInputs, key) && !given(news, key))
+      return [key, replaces ? Kind.DELETE_REPLACE : Kind.DELETE];
+    return [key, replaces ? Kind.UPDATE_REPLACE : Kind.UPDATE];
+  });
+}
+
+/**
+ * The timeout of a create, update or delete request (the resource's `customTimeouts`, which the
+ * engine sends in **seconds**, 0 when none is set) in **milliseconds**, or `undefined`.
+ */
+const timeoutMs = (seconds: number): number | undefined => (seconds > 0 ? seconds * 1_000 : undefined);
 
 async function create(req: provproto.CreateRequest): Promise<provproto.CreateResponse> {
   const impl = implementationOf(req.getUrn());
   const news = fromStruct(req.getProperties());
-  const result = await impl.create(news.props);
+  const result = await impl.create(news.props, timeoutMs(req.getTimeout()));
   const resp = new provproto.CreateResponse();
   resp.setId(result.id);
   resp.setProperties(toStruct(result.outs as Props, union(news.secrets, impl.secrets)));
@@ -219,14 +257,20 @@ async function update(req: provproto.UpdateRequest): Promise<provproto.UpdateRes
   const impl = implementationOf(req.getUrn());
   if (!impl.update) throw new Error(`${req.getUrn()} has no update: a change replaces it`);
   const news = fromStruct(req.getNews());
-  const result = await impl.update(req.getId(), fromStruct(req.getOlds()).props, news.props);
+  const result = await impl.update(
+    req.getId(),
+    fromStruct(req.getOlds()).props,
+    news.props,
+    timeoutMs(req.getTimeout()),
+  );
   const resp = new provproto.UpdateResponse();
   resp.setProperties(toStruct(result.outs as Props, union(news.secrets, impl.secrets)));
   return resp;
 }
 
 async function remove(req: provproto.DeleteRequest) {
-  await implementationOf(req.getUrn()).remove(req.getId());
+  const props = fromStruct(req.getProperties()).props;
+  await implementationOf(req.getUrn()).remove(req.getId(), props, timeoutMs(req.getTimeout()));
   return new Empty();
 }
 
@@ -246,6 +290,7 @@ export const SERVER: Partial<IResourceProviderServer> = {
   read: unary(read),
   update: unary(update),
   delete: unary(remove),
+  invoke: unary(invoke),
   cancel: unary(async () => new Empty()),
   // No mappings to other providers' schemas (those are for `pulumi convert` of Terraform code).
   getMapping: unary(async () => new provproto.GetMappingResponse()),

@@ -111,6 +111,10 @@ interface DiffCase {
   secrets?: string[];
   changes: boolean;
   replaces: string[];
+  /** The inputs of the state, sent to the native door as the old inputs (default: none given). */
+  oldInputs?: Props;
+  /** The changed keys and each one's kind in the native door's detailed diff (default: none). */
+  detailed?: Record<string, keyof typeof proto.PropertyDiff.Kind>;
 }
 
 const LIVE = { uri: "https://service.example/x", createdAt: "2026-11-23T00:00:00Z" };
@@ -140,8 +144,50 @@ const DIFFS: DiffCase[] = [
     kind: "EventSubscription",
     olds: SUB_OUT,
     news: { ...SUB, description: "new" },
+    oldInputs: SUB,
     changes: true,
     replaces: [],
+    detailed: { description: "ADD" },
+  },
+  {
+    name: "subscription, description changed and metadata removed: updates",
+    kind: "EventSubscription",
+    olds: { ...SUB_OUT, description: "old", metadata: "m" },
+    news: { ...SUB, description: "new" },
+    oldInputs: { ...SUB, description: "old", metadata: "m" },
+    changes: true,
+    replaces: [],
+    detailed: { description: "UPDATE", metadata: "DELETE" },
+  },
+  {
+    name: "subscription, replaceOnChanges forwarded by the dynamic door's class: a replacement",
+    kind: "EventSubscription",
+    olds: { ...SUB_OUT, description: "old", metadata: "m" },
+    news: {
+      ...SUB,
+      description: "new",
+      metadata: "n",
+      __resourceOptions: { replaceOnChanges: ["description"] },
+    },
+    oldInputs: { ...SUB, description: "old", metadata: "m" },
+    changes: true,
+    replaces: ["description"],
+    detailed: { description: "UPDATE_REPLACE", metadata: "UPDATE" },
+  },
+  {
+    name: "subscription, replaceOnChanges `*` and a path below a property",
+    kind: "EventSubscription",
+    olds: SUB_OUT,
+    news: {
+      ...SUB,
+      sources: [{ type: "ip_policy_updated.v0" }],
+      description: "d",
+      __resourceOptions: { replaceOnChanges: ["sources[*].type", "*"] },
+    },
+    oldInputs: SUB,
+    changes: true,
+    replaces: ["sources", "description"],
+    detailed: { sources: "UPDATE_REPLACE", description: "ADD_REPLACE" },
   },
   {
     name: "destination, the same secret target",
@@ -157,9 +203,11 @@ const DIFFS: DiffCase[] = [
     kind: "EventDestination",
     olds: DEST_OUT,
     news: { target: { datadog: { apiKey: "rotated" } } },
+    oldInputs: { target: DD },
     secrets: ["target"],
     changes: true,
     replaces: [],
+    detailed: { target: "UPDATE" },
   },
   {
     name: "abuse report, nothing changed",
@@ -176,8 +224,14 @@ const DIFFS: DiffCase[] = [
     news: { urls: ["https://other.example/"] },
     changes: true,
     replaces: ["urls"],
+    oldInputs: REPORT,
+    detailed: { urls: "UPDATE_REPLACE" },
   },
 ];
+
+/** The name of a detailed diff kind (`ADD`, `UPDATE_REPLACE`…). */
+const kindName = (kind: proto.PropertyDiff.Kind) =>
+  Object.entries(proto.PropertyDiff.Kind).find(([, v]) => v === kind)?.[0];
 
 describe("one behaviour table through both doors (dynamic providers and the native plugin)", () => {
   const plugin = useNativePlugin();
@@ -197,7 +251,8 @@ describe("one behaviour table through both doors (dynamic providers and the nati
     expect([...new Set(dynamicFailures.map(([p]) => p))].sort()).toEqual([...failing].sort());
   });
 
-  it.each(DIFFS)("diff: $kind, $name", async ({ kind, olds, news, secrets = [], changes, replaces }) => {
+  it.each(DIFFS)("diff: $kind, $name", async (c) => {
+    const { kind, olds, news, secrets = [], changes, replaces, oldInputs = {}, detailed = {} } = c;
     const id = `${kind}-${Math.random().toString(36).slice(2)}`;
     const dynamic = await DYNAMIC[kind].diff(id, olds as never, news as never);
 
@@ -206,10 +261,17 @@ describe("one behaviour table through both doors (dynamic providers and the nati
     req.setId(id);
     req.setOlds(Struct.fromJavaScript(wire(olds, secrets) as never));
     req.setNews(Struct.fromJavaScript(wire(news, secrets) as never));
+    req.setOldInputs(Struct.fromJavaScript(wire(oldInputs, secrets) as never));
     const resp = await unary<proto.DiffRequest, proto.DiffResponse>(plugin(), "diff", req);
     const { DiffChanges } = proto.DiffResponse;
 
     expect({ changes: dynamic.changes, replaces: dynamic.replaces ?? [] }).toEqual({ changes, replaces });
+    expect(dynamic.diffs.sort()).toEqual(Object.keys(detailed).sort());
+    expect(resp.getDiffsList().sort()).toEqual(Object.keys(detailed).sort());
+    expect(resp.getHasdetaileddiff()).toBe(true);
+    const kinds: Record<string, unknown> = {};
+    resp.getDetaileddiffMap().forEach((d, k) => (kinds[k] = [kindName(d.getKind()), d.getInputdiff()]));
+    expect(kinds).toEqual(Object.fromEntries(Object.entries(detailed).map(([k, v]) => [k, [v, true]])));
     expect({
       changes: resp.getChanges() === DiffChanges.DIFF_SOME,
       none: resp.getChanges() === DiffChanges.DIFF_NONE,

@@ -74,7 +74,8 @@ export const faultsPlugin = fp(
         next();
       };
       const latency = app.faults.latencyMs;
-      if (latency > 0) setTimeout(run, latency);
+      // Unref'd: a request whose client has gone must not hold a closing emulator's process.
+      if (latency > 0) setTimeout(run, latency).unref();
       else run();
     });
     app.addHook("onSend", (request, reply, payload, next) => {

@@ -1,0 +1,211 @@
+/**
+ * Pulumi's resource options through both doors, by the real engine against the real emulator:
+ * the native plugin (engine-applied options, from the changed keys and detailed diff the plugin
+ * answers) and the dynamic providers (options the resource classes forward to the provider).
+ * Each step asserts what the service holds and what the engine reports.
+ */
+import * as path from "path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { ServiceClient } from "../../client";
+import { clearRequestLog, getRequestLog, setFaults, startEmulator } from "../helpers/emulator";
+import { configureService, freshBackend, localStack, stackOutputs } from "../helpers/pulumi";
+import type { Spec } from "../fixtures/native";
+
+const program = path.join(__dirname, "..", "fixtures", "native");
+const ENGINE_TIMEOUT = 600_000;
+const KEY = "sk_resource_options_account_7d21ae";
+/**
+ * The latency of the slow service in the timeout tests, in milliseconds: far above their 2 s and
+ * above what an `up` takes on a busy machine, so an `up` that fails before it was cut short.
+ */
+const SLOW_MS = 120_000;
+
+/** A destination and a subscription with `options`, described by `description` and `metadata`. */
+function spec(sub: { description: string; metadata: string }, options: Spec["subscriptions"][0]["options"]) {
+  return {
+    destinations: [{ name: "dd", args: { target: { datadog: { apiKey: "dd-options-key-31c9" } } } }],
+    subscriptions: [
+      {
+        name: "sub",
+        destinations: ["dd"],
+        args: { sources: [{ type: "ip_policy_created.v0" }], ...sub },
+        options,
+      },
+    ],
+    reports: [],
+  } satisfies Spec;
+}
+
+describe.each(["native", "dynamic"])(
+  "resource options through the %s door (real engine, emulator)",
+  (door) => {
+    let emulator: Awaited<ReturnType<typeof startEmulator>>;
+    let stack: Stack;
+    let client: ServiceClient;
+
+    const setSpec = (s: Spec) => stack.setConfig("spec", { value: JSON.stringify(s) });
+    const subscriptionId = async () => (await stackOutputs(stack)).subscriptionIds.sub;
+    const liveSubscriptions = async () => {
+      const subs = [];
+      for await (const s of client.eventSubscriptions.list()) subs.push(s);
+      return subs;
+    };
+
+    /** Runs an `up` of `s` that must fail: its error text and how long it took, in milliseconds. */
+    const failedUp = async (s: Spec) => {
+      await setSpec(s);
+      const started = Date.now();
+      const error = await stack.up().then(
+        () => new Error("the up succeeded"),
+        (err: unknown) => err as Error,
+      );
+      return { message: error.message, ms: Date.now() - started };
+    };
+
+    beforeAll(async () => {
+      emulator = await startEmulator({ apiKeys: [KEY] });
+      client = new ServiceClient({ apiKey: KEY, baseUrl: emulator.url });
+      ({ stack } = await localStack(program, `options-${door}`, freshBackend(`e2e-options-${door}`)));
+      await configureService(stack, emulator.url, KEY);
+      await stack.setConfig("door", { value: door });
+    }, ENGINE_TIMEOUT);
+
+    afterAll(async () => {
+      await client?.close();
+      await emulator?.close();
+    });
+
+    it(
+      "replaceOnChanges: a change of a named property replaces (preview and up), others update in place",
+      async () => {
+        const options = { replaceOnChanges: ["description"] };
+        await setSpec(spec({ description: "first", metadata: "m1" }, options));
+        await stack.up();
+        const first = await subscriptionId();
+
+        // A property replaceOnChanges does not name: an update in place, the ID kept.
+        await setSpec(spec({ description: "first", metadata: "m2" }, options));
+        const update = await stack.up();
+        expect(update.summary.resourceChanges).toMatchObject({ update: 1 });
+        expect(update.summary.resourceChanges?.replace).toBeUndefined();
+        expect(await subscriptionId()).toBe(first);
+
+        // The named property: the preview plans a replacement, and up makes one.
+        await setSpec(spec({ description: "second", metadata: "m2" }, options));
+        const preview = await stack.preview({ diff: true });
+        expect(preview.changeSummary).toMatchObject({ replace: 1 });
+        expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);
+        expect(preview.stdout).toMatch(/~ description\s*:\s*"first"\s*=>\s*"second"/);
+        const replace = await stack.up();
+        expect(replace.summary.resourceChanges).toMatchObject({ replace: 1 });
+        const second = await subscriptionId();
+        expect(second).not.toBe(first);
+        const live = await liveSubscriptions();
+        expect(live.map((s) => [s.id, s.description, s.metadata])).toEqual([[second, "second", "m2"]]);
+      },
+      ENGINE_TIMEOUT,
+    );
+
+    it(
+      "deleteBeforeReplace with replaceOnChanges: the old subscription is deleted before the new one is created",
+      async () => {
+        const options = { replaceOnChanges: ["description"], deleteBeforeReplace: true };
+        await setSpec(spec({ description: "third", metadata: "m2" }, options));
+        await stack.up();
+        const before = await subscriptionId();
+        await clearRequestLog(emulator.url, emulator.adminKey);
+        await setSpec(spec({ description: "fourth", metadata: "m2" }, options));
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
+        const writes = (await getRequestLog(emulator.url, emulator.adminKey)).requests
+          .filter((r) => r.method !== "GET" && r.path.startsWith("/event_subscriptions"))
+          .map((r) => `${r.method} ${r.path.split("?")[0]}`);
+        expect(writes).toEqual([`DELETE /event_subscriptions/${before}`, "POST /event_subscriptions"]);
+        expect((await liveSubscriptions()).map((s) => s.description)).toEqual(["fourth"]);
+      },
+      ENGINE_TIMEOUT,
+    );
+
+    it(
+      "ignoreChanges: a change of an ignored property is no change; protect: destroy refuses",
+      async () => {
+        const options = { ignoreChanges: ["metadata"], protect: true };
+        await setSpec(spec({ description: "fourth", metadata: "m2" }, options));
+        await stack.up();
+        await setSpec(spec({ description: "fourth", metadata: "ignored" }, options));
+        const preview = await stack.preview();
+        expect(preview.changeSummary).toEqual({ same: 3 });
+        await stack.up();
+        expect((await liveSubscriptions()).map((s) => s.metadata)).toEqual(["m2"]);
+
+        await expect(stack.destroy()).rejects.toThrow(/protected/);
+        expect(await liveSubscriptions()).toHaveLength(1);
+      },
+      ENGINE_TIMEOUT,
+    );
+
+    it(
+      "retainOnDelete: a subscription removed from the program leaves the stack and stays on the service",
+      async () => {
+        await setSpec(spec({ description: "fourth", metadata: "m2" }, { retainOnDelete: true }));
+        await stack.up();
+        const kept = await subscriptionId();
+        await setSpec({ ...spec({ description: "", metadata: "" }, undefined), subscriptions: [] });
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
+        expect((await liveSubscriptions()).map((s) => s.id)).toEqual([kept]);
+        const state = (await stack.exportStack()).deployment.resources as { type: string }[];
+        expect(state.filter((r) => r.type.endsWith("EventSubscription"))).toEqual([]);
+      },
+      ENGINE_TIMEOUT,
+    );
+    it(
+      "customTimeouts: update, delete and create against a slow service fail at their timeout; the next up or destroy finishes the delete",
+      async () => {
+        const timeouts = { customTimeouts: { create: "2s", update: "2s", delete: "2s" } };
+      // Not the stack's: what retainOnDelete left on the service.
+      for (const s of await liveSubscriptions()) await client.eventSubscriptions.delete(s.id);
+        await setSpec(spec({ description: "timed", metadata: "t" }, timeouts));
+        await stack.up();
+        const id = await subscriptionId();
+        await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+        try {
+          // Each failing up ends long before one request of the slow service would have.
+          const update = await failedUp(spec({ description: "timed, changed", metadata: "t" }, timeouts));
+          expect(update.message).toMatch(
+            /update of event subscription esb_\w+ did not finish within the update timeout of 2 s \(customTimeouts.update\)/,
+          );
+          expect(update.ms).toBeLessThan(SLOW_MS);
+
+          const removal = await failedUp({
+            ...spec({ description: "", metadata: "" }, undefined),
+            subscriptions: [],
+          });
+          expect(removal.message).toMatch(
+            /delete of event subscription esb_\w+ did not finish within the delete timeout of 2 s \(customTimeouts.delete\).*the next `pulumi destroy` \(or `up`\) deletes it again/s,
+          );
+          expect(removal.ms).toBeLessThan(SLOW_MS);
+        } finally {
+          await setFaults(emulator.url, emulator.adminKey, {});
+        }
+        expect((await liveSubscriptions()).map((s) => s.id)).toEqual([id]);
+        // The delete that timed out stays in the stack; the next up deletes it.
+        const up = await stack.up();
+        expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
+        expect(await liveSubscriptions()).toEqual([]);
+
+        await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+        try {
+          const create = await failedUp(spec({ description: "late", metadata: "" }, timeouts));
+          expect(create.message).toMatch(
+            /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\)/,
+          );
+          expect(create.ms).toBeLessThan(SLOW_MS);
+        } finally {
+          await setFaults(emulator.url, emulator.adminKey, {});
+        }
+      },
+      ENGINE_TIMEOUT,
+    );
+  },
+);
