@@ -29,6 +29,7 @@ import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { configure } from "../impl/runtime";
 import { UNKNOWN } from "../impl/inputChecks";
+import { configVerdict } from "../impl/configChange";
 import { fromPulumi } from "./deps";
 import { fromStruct, toStruct, type Props } from "./properties";
 import { implementationOf } from "./implementations";
@@ -114,9 +115,18 @@ async function checkConfig(req: provproto.CheckRequest): Promise<provproto.Check
   return resp;
 }
 
-/** `DiffConfig`: changed settings update the provider in place (no resource is replaced). */
+/**
+ * `DiffConfig`: settings that say where the resources live replace the provider, and so its
+ * resources (created through the new configuration, deleted through the old one): `baseUrl`, and
+ * `apiKey` when the new key is another account's; every other change, a key rotated within the
+ * account included, updates it in place (see ../impl/configChange.ts).
+ * @throws Error (the engine shows it, nothing is changed) when an `apiKey` change cannot be told
+ *   apart, saying what to run.
+ */
 async function diffConfig(req: provproto.DiffRequest): Promise<provproto.DiffResponse> {
-  const changed = changedKeys(fromStruct(req.getOlds()).props, fromStruct(req.getNews()).props, ["version"]);
+  const olds = fromStruct(req.getOlds()).props;
+  const news = fromStruct(req.getNews()).props;
+  const changed = changedKeys(olds, news, ["version"]);
   const resp = new provproto.DiffResponse();
   resp.setChanges(
     changed.length > 0
@@ -124,6 +134,9 @@ async function diffConfig(req: provproto.DiffRequest): Promise<provproto.DiffRes
       : provproto.DiffResponse.DiffChanges.DIFF_NONE,
   );
   resp.setDiffsList(changed);
+  if (changed.includes("apiKey") || changed.includes("baseUrl")) {
+    resp.setReplacesList((await configVerdict(olds, news)).replaces);
+  }
   return resp;
 }
 

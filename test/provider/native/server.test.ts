@@ -80,7 +80,7 @@ describe("pulumi-resource-service's gRPC server", () => {
     expect(resp.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
   });
 
-  it("DiffConfig: a changed setting updates the provider in place, naming it; the same settings are no change", async () => {
+  it("DiffConfig: a setting of how to talk updates in place; another service or account replaces; the same settings are no change", async () => {
     const diff = (olds: Record<string, unknown>, news: Record<string, unknown>) => {
       const req = new proto.DiffRequest();
       req.setOlds(Struct.fromJavaScript(olds as never));
@@ -88,13 +88,32 @@ describe("pulumi-resource-service's gRPC server", () => {
       return unary<proto.DiffRequest, proto.DiffResponse>(plugin(), "diffConfig", req);
     };
     const secret = (value: string) => ({ [specialSigKey]: specialSecretSig, value });
-    const changed = await diff(
-      { apiKey: secret("a"), baseUrl: "http://x" },
-      { apiKey: secret("b"), baseUrl: "http://x" },
-    );
-    expect(changed.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_SOME);
-    expect(changed.getDiffsList()).toEqual(["apiKey"]);
-    expect(changed.getReplacesList()).toEqual([]);
+    const before = { apiKey: secret("a"), baseUrl: "http://x", requestTimeoutMs: "1000" };
+
+    const tuned = await diff(before, { ...before, requestTimeoutMs: "2000" });
+    expect(tuned.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_SOME);
+    expect(tuned.getDiffsList()).toEqual(["requestTimeoutMs"]);
+    expect(tuned.getReplacesList()).toEqual([]);
+
+    const moved = await diff(before, { ...before, baseUrl: "http://y" });
+    expect(moved.getDiffsList()).toEqual(["baseUrl"]);
+    expect(moved.getReplacesList()).toEqual(["baseUrl"]);
+
+    // An apiKey change the service is not asked about (SERVICE_KEY_CHANGE decides, as a user may).
+    for (const [decided, replaces] of [
+      ["rotation", []],
+      ["move", ["apiKey"]],
+    ] as const) {
+      process.env.SERVICE_KEY_CHANGE = decided;
+      try {
+        const rekeyed = await diff(before, { ...before, apiKey: secret("b") });
+        expect(rekeyed.getDiffsList()).toEqual(["apiKey"]);
+        expect(rekeyed.getReplacesList()).toEqual(replaces);
+      } finally {
+        delete process.env.SERVICE_KEY_CHANGE;
+      }
+    }
+
     const same = await diff({ apiKey: secret("a"), version: "0.1.0" }, { apiKey: "a" });
     expect(same.getChanges()).toBe(proto.DiffResponse.DiffChanges.DIFF_NONE);
   });
