@@ -102,46 +102,56 @@ function summary<T>(out: string): T {
 }
 
 describe("examples, copied out of the repository and run by the command of their README", () => {
-  it("quickstart: deploys two destinations, three subscriptions and an abuse report; a second up changes nothing; destroy leaves nothing", async () => {
-    const out = await copyAndRun("quickstart");
-    expect(summary(out)).toEqual({
-      destinations: ["Audit events to Kinesis: kinesis", "Operational events to Datadog: datadog"],
-      subscriptions: [
-        "(no description): 1 event types",
-        "Agent sessions: 2 event types",
-        "IP policy changes, to the audit stream and Datadog: 3 event types",
-      ],
-      abuseReport: "PENDING",
-    });
-    expect(out).toMatch(/left on the service after destroy: 0/);
-  }, 1_800_000);
+  // The examples whose run prints a summary of what they deployed, then destroys everything.
+  it.each([
+    [
+      "quickstart: deploys two destinations, three subscriptions and an abuse report; a second up changes nothing; destroy leaves nothing",
+      "quickstart",
+      {
+        destinations: ["Audit events to Kinesis: kinesis", "Operational events to Datadog: datadog"],
+        subscriptions: [
+          "(no description): 1 event types",
+          "Agent sessions: 2 event types",
+          "IP policy changes, to the audit stream and Datadog: 3 event types",
+        ],
+        abuseReport: "PENDING",
+      },
+    ],
+    [
+      "multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations",
+      "multi-env",
+      {
+        dev: {
+          destinations: ["audit (dev): kinesis"],
+          changes: ["ip_policy_created.v0", "ip_policy_updated.v0"],
+          alertsGoTo: "the same destinations",
+        },
+        prod: {
+          destinations: ["audit (prod): kinesis", "logs (prod): cloudwatchLogs"],
+          changes: [
+            "ip_policy_created.v0",
+            "ip_policy_updated.v0",
+            "ip_policy_deleted.v0",
+            "domain_created.v0",
+            "domain_deleted.v0",
+          ],
+          alertsGoTo: "the same destinations",
+        },
+      },
+    ],
+  ])(
+    "%s",
+    async (_title, name, expected) => {
+      const out = await copyAndRun(name);
+      expect(summary(out)).toEqual(expected);
+      expect(out).toMatch(/left on the service after destroy: 0/);
+    },
+    1_800_000,
+  );
 
   it("testing: the example's own jest test deploys, checks and destroys its program", async () => {
     const out = await copyAndRun("testing");
     expect(out).toMatch(/Tests:\s+3 passed, 3 total/);
-  }, 1_800_000);
-
-  it("multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations", async () => {
-    const out = await copyAndRun("multi-env");
-    expect(summary(out)).toEqual({
-      dev: {
-        destinations: ["audit (dev): kinesis"],
-        changes: ["ip_policy_created.v0", "ip_policy_updated.v0"],
-        alertsGoTo: "the same destinations",
-      },
-      prod: {
-        destinations: ["audit (prod): kinesis", "logs (prod): cloudwatchLogs"],
-        changes: [
-          "ip_policy_created.v0",
-          "ip_policy_updated.v0",
-          "ip_policy_deleted.v0",
-          "domain_created.v0",
-          "domain_deleted.v0",
-        ],
-        alertsGoTo: "the same destinations",
-      },
-    });
-    expect(out).toMatch(/left on the service after destroy: 0/);
   }, 1_800_000);
 
   it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", async () => {
