@@ -1,0 +1,115 @@
+/**
+ * Provider configuration changes through the real engine and the native plugin, against the
+ * emulator with several accounts (and a second emulator for another service): an explicit
+ * provider whose `apiKey` moves to another account, or whose `baseUrl` moves to another service,
+ * is replaced with its resources, which end up exactly where the stack says and nowhere else;
+ * `destroy` afterwards leaves nothing behind. Program: test/fixtures/native (its `explicit`
+ * destinations, through a provider configured by `secondApiKey` and `secondBaseUrl`).
+ */
+import * as path from "path";
+import { ServiceClient } from "../../client";
+import { startEmulator } from "../helpers/emulator";
+import { startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import type { Spec } from "../fixtures/native";
+
+const program = path.join(__dirname, "..", "fixtures", "native");
+const ENGINE_TIMEOUT = 600_000;
+const KEYS = [
+  "sk_config_default_account_1a2b",
+  "sk_config_first_account_3c4d",
+  "sk_config_second_account_5e6f",
+];
+
+/** Two destinations through the explicit provider, nothing through the default one. */
+const SPEC: Spec = {
+  destinations: [],
+  subscriptions: [],
+  reports: [],
+  explicit: [
+    { name: "alpha", args: { description: "alpha", target: { datadog: { apiKey: "dd-config-alpha-key" } } } },
+    { name: "beta", args: { description: "beta", target: { datadog: { apiKey: "dd-config-beta-key" } } } },
+  ],
+};
+
+/** The descriptions of an account's destinations, with their IDs. */
+async function held(client: ServiceClient): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for await (const d of client.eventDestinations.list()) out.push([d.description, d.id]);
+  return out.sort();
+}
+
+describe("explicit provider configuration changes (real engine, native plugin, emulator)", () => {
+  let e2e: EngineStack;
+  let other: Awaited<ReturnType<typeof startEmulator>>;
+  const clients: ServiceClient[] = [];
+  /** A client of the account of `key` on `url`. */
+  const account = (key: string, url: string) => {
+    const client = new ServiceClient({ apiKey: key, baseUrl: url });
+    clients.push(client);
+    return client;
+  };
+  /** The stack's destinations: description and ID, from its outputs. */
+  const declared = async () =>
+    Object.entries((await e2e.outputs()).destinationIds)
+      .map(([name, id]) => [name, id] as [string, string])
+      .sort();
+
+  beforeAll(async () => {
+    e2e = await startEngineStack({
+      workDir: program,
+      stackName: "config",
+      backendName: "e2e-provider-config",
+      apiKeys: KEYS,
+    });
+    other = await startEmulator({ apiKeys: [KEYS[2]] });
+    await e2e.stack.setConfig("door", { value: "native" });
+    await e2e.stack.setConfig("spec", { value: JSON.stringify(SPEC) });
+    await e2e.stack.setConfig("secondApiKey", { value: KEYS[1], secret: true });
+    await e2e.stack.setConfig("secondBaseUrl", { value: e2e.emulator.url });
+  }, ENGINE_TIMEOUT);
+
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    await other?.close();
+    await e2e?.close();
+  });
+
+  it(
+    "an apiKey of another account replaces the provider and its resources: made in the new account, deleted from the old",
+    async () => {
+      await e2e.stack.up();
+      const first = account(KEYS[1], e2e.emulator.url);
+      const second = account(KEYS[2], e2e.emulator.url);
+      expect(await held(first)).toEqual(await declared());
+
+      await e2e.stack.setConfig("secondApiKey", { value: KEYS[2], secret: true });
+      const preview = await e2e.stack.preview();
+      expect(preview.changeSummary).toMatchObject({ replace: 3 }); // the provider and both destinations
+      const up = await e2e.stack.up();
+      expect(up.summary.resourceChanges).toMatchObject({ replace: 3 });
+      expect(await held(first)).toEqual([]);
+      expect(await held(second)).toEqual(await declared());
+      await expect(e2e.stack.preview({ expectNoChanges: true })).resolves.toBeDefined();
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "a baseUrl of another service replaces them too; destroy then leaves both services empty",
+    async () => {
+      const here = account(KEYS[2], e2e.emulator.url);
+      const there = account(KEYS[2], other.url);
+      await e2e.stack.setConfig("secondBaseUrl", { value: other.url });
+      const up = await e2e.stack.up();
+      expect(up.summary.resourceChanges).toMatchObject({ replace: 3 });
+      expect(await held(here)).toEqual([]);
+      expect(await held(there)).toEqual(await declared());
+
+      const destroy = await e2e.stack.destroy();
+      expect(destroy.summary.resourceChanges).toMatchObject({ delete: 4 }); // 2 destinations, provider, stack
+      expect(await held(there)).toEqual([]);
+      for (const key of KEYS) expect(await held(account(key, e2e.emulator.url))).toEqual([]);
+    },
+    ENGINE_TIMEOUT,
+  );
+});
