@@ -13,16 +13,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import type { FaultConfig, RequestLogEntry } from "../../packages/emulator";
-
+// "service-emulator" is the package's sources (jest's moduleNameMapper, tsconfig's paths): the
+// folder, packages/emulator, would be its package.json's main, the compiled dist of the last build.
+import type { FaultConfig, RequestLogEntry } from "service-emulator";
 import {
   startEmulator as startEmulatorApp,
   type RunningEmulator,
   type StartEmulatorOptions,
-} from "../../packages/emulator";
+} from "service-emulator";
 import { attachResponseValidation } from "./openapi";
 
-export type { RunningEmulator, StartEmulatorOptions } from "../../packages/emulator";
+export type { RunningEmulator, StartEmulatorOptions } from "service-emulator";
 
 /**
  * The emulator in process (see `startEmulator` of `emulator/`), with every response it sends
@@ -37,7 +38,7 @@ export function startEmulator(opts: StartEmulatorOptions = {}): Promise<RunningE
     },
   });
 }
-export type { FaultConfig, RequestLogEntry } from "../../packages/emulator";
+export type { FaultConfig, RequestLogEntry } from "service-emulator";
 
 /** Absolute path of the compiled command line. */
 export const CLI_PATH = path.resolve(__dirname, "../../packages/emulator/dist/cli.js");
