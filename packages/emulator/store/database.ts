@@ -9,8 +9,10 @@
  * - Every statement is prepared once when the store opens.
  * - JSON columns hold plain lists and objects; the link table `subscription_destinations` makes
  *   "is this destination referenced" an indexed lookup.
- * - API keys are never stored: an account row holds the SHA-256 of its key, so re-registering the
- *   same key against the same file finds the same account.
+ * - API keys are never stored: `api_keys` holds the SHA-256 of each key with its account (and
+ *   when it was revoked), so re-registering the same key against the same file finds the same
+ *   account, and keys added to an account at run time outlive the process. `accounts.key_hash`
+ *   is the hash of the key the account was made with (a row of `api_keys` too).
  *
  * @packageDocumentation
  */
@@ -59,6 +61,22 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 CREATE INDEX IF NOT EXISTS idempotency_keys_by_time ON idempotency_keys(created_at_ms);
 `;
 
+/**
+ * The keys of the accounts, by the SHA-256 (hex) of each key: made by {@link openDatabase} together
+ * with a row for the key of each account already stored (data files from before the table had
+ * one key per account, in `accounts.key_hash`). A revoked key keeps its row, with `revoked_at`.
+ */
+const API_KEYS_SCHEMA = `
+CREATE TABLE api_keys (
+  key_hash TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+) STRICT, WITHOUT ROWID;
+CREATE INDEX api_keys_by_account ON api_keys(account_id);
+INSERT INTO api_keys (key_hash, account_id, created_at) SELECT key_hash, id, created_at FROM accounts;
+`;
+
 /** Columns added to `request_log` after its first release, for data files made before them. */
 const REQUEST_LOG_ADDED_COLUMNS: Record<string, string> = {
   fault: "ALTER TABLE request_log ADD COLUMN fault TEXT",
@@ -81,7 +99,7 @@ export interface StoreBase {
 /**
  * Opens (creating when needed) the database at `path`: `":memory:"` for a throw-away store, or a
  * file path whose parent directories are created. Sets WAL mode, creates the tables of accounts,
- * links, idempotency keys and the request log (each resource's own table is made by its
+ * their API keys, links, idempotency keys and the request log (each resource's own table is made by its
  * repository, see `resourceTable.ts`) and seeds the ID generator from the newest account ID.
  *
  * @throws Error from better-sqlite3 when the file cannot be opened or is not a database.
@@ -95,6 +113,13 @@ export function openDatabase(path: string): StoreBase {
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);
+  // The table and the keys of the accounts already stored come together or not at all.
+  db.transaction(() => {
+    const hasKeys = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_keys'")
+      .get();
+    if (hasKeys === undefined) db.exec(API_KEYS_SCHEMA);
+  }).immediate();
   const logColumns = new Set((db.pragma("table_info(request_log)") as { name: string }[]).map((c) => c.name));
   for (const [column, sql] of Object.entries(REQUEST_LOG_ADDED_COLUMNS)) {
     if (!logColumns.has(column)) db.exec(sql);

@@ -57,6 +57,7 @@ export function openStore(path: string): Store {
       ]);
       return {
         accounts: all("SELECT * FROM accounts ORDER BY id"),
+        api_keys: all("SELECT * FROM api_keys ORDER BY account_id, key_hash"),
         ...(Object.fromEntries(resources) as Pick<
           StoreSnapshot,
           "abuse_reports" | "event_destinations" | "event_subscriptions"

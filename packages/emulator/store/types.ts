@@ -110,6 +110,8 @@ export interface AutoReview {
 /** All stored resource rows, for tests that check a failed request changed nothing. */
 export interface StoreSnapshot {
   accounts: unknown[];
+  /** The accounts' keys: the SHA-256 of each (never a key), its account, when revoked. */
+  api_keys: unknown[];
   abuse_reports: unknown[];
   event_destinations: unknown[];
   event_subscriptions: unknown[];
@@ -119,7 +121,7 @@ export interface StoreSnapshot {
 }
 
 /**
- * The emulator's data: accounts, abuse reports, event destinations, event subscriptions and the
+ * The emulator's data: accounts and their keys' hashes, abuse reports, event destinations, event subscriptions and the
  * request log. Methods are synchronous. Methods that enforce the API's existence rules throw
  * `ErrorReply` (404, 223, 409, or 215 for an unknown hostname in a review) and leave the
  * data unchanged when they do.
@@ -129,9 +131,32 @@ export interface Store {
   readonly path: string;
   /**
    * Finds or creates the account of an API key by the SHA-256 of the key (hex), and sets whether
-   * it is authorized for abuse reports.
+   * it is authorized for abuse reports. A revoked key is valid again, in the account it had.
    */
   registerAccount(keyHash: string, abuseReportsAuthorized: boolean): Account;
+  /**
+   * {@link Store.registerAccount} of each key, in one transaction.
+   *
+   * @throws Error when two of the keys are keys of one account, one authorized and one not;
+   * nothing is changed.
+   */
+  registerAccounts(keys: { keyHash: string; abuseReportsAuthorized: boolean }[]): Account[];
+  /** The SHA-256 (hex) of each key of the account that is not revoked, oldest first. */
+  accountKeyHashes(accountId: string): string[];
+  /**
+   * Adds a key, by its SHA-256 (hex), to an account. A revoked key may be added again, to any
+   * account.
+   *
+   * @throws ErrorReply 215 (`api_key: …`) when the key is a key of an account already (revoked
+   * keys aside, whether or not the account is in use); nothing is changed.
+   */
+  addAccountKey(accountId: string, keyHash: string, nowMs?: number): void;
+  /**
+   * Revokes a key, by its SHA-256 (hex), at `nowMs` (**milliseconds** since the Unix epoch;
+   * default `Date.now()`). Its row is kept, marked revoked. `false` when no account has the key
+   * (or it is revoked already).
+   */
+  revokeAccountKey(keyHash: string, nowMs?: number): boolean;
 
   /**
    * Creates an abuse report with every hostname `PENDING` since `nowMs` (**milliseconds** since the
