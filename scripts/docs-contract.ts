@@ -218,7 +218,9 @@ under \`/_operator\`, reached only with its admin key (and answering 404 when it
 \`POST /_operator/abuse_reports/{id}/review\` sets hostname statuses of any account's report;
 \`GET\`/\`PUT /_operator/faults\` reads or replaces injected faults (503, 429, connection resets
 before or after the handler, latency); \`GET /_operator/requests?since=&limit=\` pages through the
-request log, \`DELETE\` empties it. \`GET /openapi.json\` serves the OpenAPI document.`;
+request log, \`DELETE\` empties it; \`POST /_operator/keys\` adds an API key to the account of
+another (key rotation) and \`POST /_operator/keys/revoke\` revokes one, both with the keys in the
+body, never in the path. \`GET /openapi.json\` serves the OpenAPI document.`;
 }
 
 /**

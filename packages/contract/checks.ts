@@ -7,7 +7,14 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { codePoints, isAbsoluteHttpUrl, isEventType, utf8Bytes } from "./limits";
+import {
+  API_KEY_PATTERN,
+  API_KEY_RULE,
+  codePoints,
+  isAbsoluteHttpUrl,
+  isEventType,
+  utf8Bytes,
+} from "./limits";
 
 /**
  * What a failed check of this module reports in its issue's `params`: the rule and its limit.
@@ -17,6 +24,7 @@ export type CheckRule =
   | { rule: "chars"; max: number }
   | { rule: "bytes"; max: number }
   | { rule: "http-url" }
+  | { rule: "api-key" }
   | { rule: "integer" }
   | { rule: "event-type" }
   | { rule: "min-items"; min: number }
@@ -79,6 +87,24 @@ export function httpUrl() {
       params: { rule: "http-url" } satisfies CheckRule,
     })
     .meta({ format: "uri", description: "absolute http(s) URL with a host" });
+}
+
+/**
+ * An API key ({@link API_KEY_PATTERN}), a write-only secret: the message of a key that breaks the
+ * rule states the rule and never quotes the key.
+ */
+export function apiKey() {
+  return z
+    .string()
+    .refine((s) => API_KEY_PATTERN.test(s), {
+      message: API_KEY_RULE,
+      params: { rule: "api-key" } satisfies CheckRule,
+    })
+    .meta({
+      pattern: API_KEY_PATTERN.source,
+      writeOnly: true,
+      description: "an API key: 1 to 512 characters of A-Z a-z 0-9 . _ ~ + / = -",
+    });
 }
 
 /** An event type of the catalogue (`EVENT_TYPES`); the service checks it after the body (238). */

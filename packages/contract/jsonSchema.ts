@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ErrorResponse } from "./errorCodes";
-import { FaultConfig, RequestLogPage, Review } from "./operator";
+import { ApiKeyAccount, ApiKeyAdd, ApiKeyRevoke, FaultConfig, RequestLogPage, Review } from "./operator";
 import { RESOURCE_LIST } from "./descriptors";
 import { camelToSnake } from "./wire";
 
@@ -78,4 +78,7 @@ export const COMPONENTS: Record<string, Json> = {
   Review: wireSchema(Review),
   FaultConfig: wireSchema(FaultConfig, true),
   RequestLogPage: wireSchema(RequestLogPage),
+  ApiKeyAdd: wireSchema(ApiKeyAdd),
+  ApiKeyRevoke: wireSchema(ApiKeyRevoke),
+  ApiKeyAccount: wireSchema(ApiKeyAccount),
 };

@@ -56,6 +56,15 @@ export const ID_PREFIX = {
  */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * What an API key (and the emulator's admin key) may hold: 1 to 512 characters of
+ * `A-Z a-z 0-9 . _ ~ + / = -`. A bearer token outside this set answers 401 / 202 (malformed).
+ */
+export const API_KEY_PATTERN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
+
+/** {@link API_KEY_PATTERN} in words, for messages (which never quote the key itself). */
+export const API_KEY_RULE = "must be 1 to 512 characters of A-Z a-z 0-9 . _ ~ + / = -";
+
 /** Number of base62 characters after an ID's prefix. */
 export const ID_BODY_LENGTH = 27;
 

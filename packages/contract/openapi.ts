@@ -300,8 +300,8 @@ function eventSourcePaths(): Json {
 
 /**
  * The emulator's own paths (tag `operator`), keyed by path, in the document's order: review of an
- * abuse report, faults, the request log (all with the admin key), and this document (no
- * authentication).
+ * abuse report, faults, the request log, API keys added and revoked (all with the admin key), and
+ * this document (no authentication).
  */
 function operatorPaths(): Json {
   return {
@@ -354,6 +354,28 @@ function operatorPaths(): Json {
         ...ok(204, "emptied"),
         ...errors(203),
       }),
+    },
+    "/_operator/keys": {
+      post: operatorOp(
+        "addApiKey",
+        "Add an API key to the account of another (key rotation)",
+        {
+          ...ok(201, "the account and its number of keys", "ApiKeyAccount"),
+          ...errors(203, 213, 214, 215),
+        },
+        { requestBody: body("ApiKeyAdd") },
+      ),
+    },
+    "/_operator/keys/revoke": {
+      post: operatorOp(
+        "revokeApiKey",
+        "Revoke an API key: from then on it answers 401 / 203, as an unknown key does",
+        {
+          ...ok(200, "the account and its number of keys left", "ApiKeyAccount"),
+          ...errors(203, 213, 214, 215, 404),
+        },
+        { requestBody: body("ApiKeyRevoke") },
+      ),
     },
     "/openapi.json": {
       get: {

@@ -1,13 +1,14 @@
 /**
  * The emulator's operator endpoints (not part of the service's public API): review of abuse
- * reports, injected faults, and the request log. Admin key only. Reference: docs/service-api.md
+ * reports, injected faults, the request log, and API keys added to or revoked from an account
+ * (key rotation). Admin key only. Reference: docs/service-api.md
  * § Operator endpoints.
  *
  * @packageDocumentation
  */
 import { z } from "zod";
 import { AbuseReportHostnameStatus } from "./abuseReport";
-import { filled, integer, list } from "./checks";
+import { apiKey, filled, integer, list } from "./checks";
 
 /** Body of `POST /_operator/abuse_reports/{id}/review`: statuses to set, by hostname. */
 export const Review = z.strictObject({
@@ -85,3 +86,35 @@ export const RequestLogPage = z.object({
 });
 /** One page of the request log. */
 export type RequestLogPage = z.infer<typeof RequestLogPage>;
+
+/**
+ * Body of `POST /_operator/keys`: `api_key`, a key no account has, becomes a key of the account
+ * of `same_account_as`, a key the emulator accepts (key rotation).
+ */
+export const ApiKeyAdd = z.strictObject({
+  apiKey: apiKey(),
+  sameAccountAs: apiKey(),
+});
+/** Body of `POST /_operator/keys` (see the schema of the same name). */
+export type ApiKeyAdd = z.infer<typeof ApiKeyAdd>;
+
+/** Body of `POST /_operator/keys/revoke`: the key to revoke (it answers 401 / 203 from then on). */
+export const ApiKeyRevoke = z.strictObject({ apiKey: apiKey() });
+/** Body of `POST /_operator/keys/revoke` (see the schema of the same name). */
+export type ApiKeyRevoke = z.infer<typeof ApiKeyRevoke>;
+
+/**
+ * Answer of `POST /_operator/keys` and `POST /_operator/keys/revoke`: the account the key was
+ * added to or revoked from (its ID, as in the request log) and how many keys it has now. Never
+ * a key.
+ */
+export const ApiKeyAccount = z.object({
+  accountId: z.string().meta({ description: "the account (`acct_…`), as the request log names it" }),
+  keyCount: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: "the account's keys that the emulator accepts, after the change" }),
+});
+/** Answer of the key endpoints (see the schema of the same name). */
+export type ApiKeyAccount = z.infer<typeof ApiKeyAccount>;

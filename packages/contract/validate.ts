@@ -242,6 +242,8 @@ function problemOf(
           return bad(`must be an integer, got ${String(value)}`);
         case "http-url":
           return bad(`must be an absolute http or https URL with a host${got(value)}`);
+        case "api-key":
+          return bad(issue.message); // never quoted: a key is a secret
         case "event-type":
           return references
             ? { code: 238, problem: `unknown event type${w.quote ? ` ${JSON.stringify(value)}` : ""}` }

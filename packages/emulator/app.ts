@@ -34,8 +34,8 @@
  * the order its hooks run: errors (error and not-found handlers, `Operation-Id`), validation
  * (body parser, validator compiler), accounts, request log, idempotency, host, faults,
  * authentication, rate limit, service version, routing, authorization, body headers. The routes
- * are encapsulated plugins, one per resource, the operator routes under `/_operator` and the
- * OpenAPI document; the 405 catch-alls come last.
+ * are encapsulated plugins, one per resource, the operator routes under `/_operator` (those of
+ * the API keys in a plugin of their own) and the OpenAPI document; the 405 catch-alls come last.
  *
  * @packageDocumentation
  */
@@ -70,6 +70,7 @@ import { documentRoutes } from "./routes/document";
 import { eventDestinationRoutes } from "./routes/eventDestinations";
 import { eventSubscriptionRoutes } from "./routes/eventSubscriptions";
 import { operatorRoutes } from "./routes/operator";
+import { operatorKeyRoutes } from "./routes/operatorKeys";
 
 export {
   ABUSE_REPORTS_PER_ACCOUNT,
@@ -95,12 +96,14 @@ declare module "fastify" {
 
 /**
  * Builds the emulator application on `opts.store`: public API, operator endpoints, hooks, one
- * error handler and one not-found handler. Registers (or finds, by the SHA-256 of the key) one
- * account per API key in the store. The instance is not listening; call `listen` (or use
- * `startEmulator`).
+ * error handler and one not-found handler. Registers (or finds, by the SHA-256 of the key) the
+ * account of each API key in the store; the keys added to those accounts since
+ * (`POST /_operator/keys`, in this run or an earlier one on the same store) and not revoked work
+ * too. The instance is not listening; call `listen` (or use `startEmulator`).
  *
  * @throws Error when a key is malformed (see `TOKEN_PATTERN`), a key is both authorized and
- * restricted, a limit is not a whole number from 1 up, or the fault configuration is invalid.
+ * restricted, two keys of one account are one authorized and one restricted, a limit is not a
+ * whole number from 1 up, or the fault configuration is invalid.
  */
 export function createApp(opts: CreateAppOptions): EmulatorApp {
   const { store } = opts;
@@ -176,6 +179,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   app.register(eventSubscriptionRoutes);
   app.register(eventDestinationRoutes);
   app.register(operatorRoutes, { prefix: OPERATOR_PREFIX });
+  app.register(operatorKeyRoutes, { prefix: OPERATOR_PREFIX });
   app.register(documentRoutes);
   app.register(methodNotAllowedPlugin);
   return app as EmulatorApp;

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { FastifyInstance } from "fastify";
+import { API_KEY_PATTERN } from "service-contract";
 import type { FaultConfig, Faults } from "./faults";
 import type { Store } from "./store";
 
@@ -27,8 +28,8 @@ export const ABUSE_REPORTS_PER_ACCOUNT = 1000;
 
 /**
  * Bounds on what an account can make the emulator store, so that no key holder can grow its
- * memory or data file without end. Counts, per account (each account is one API key, and the
- * keys are fixed at start, so the totals are bounded too).
+ * memory or data file without end. Counts, per account (the accounts are fixed at start: a key
+ * added at run time joins an account in use, so the totals are bounded too).
  */
 export interface StoreLimits {
   /**
@@ -48,7 +49,10 @@ export interface StoreLimits {
 export interface CreateAppOptions {
   /** Where resources and the request log live; the caller opens and closes it. */
   store: Store;
-  /** API keys of accounts authorized for abuse reports; each key is its own account. */
+  /**
+   * API keys of accounts authorized for abuse reports; each key is its own account, unless it was
+   * added to another key's account on this store (`POST /_operator/keys`).
+   */
   apiKeys?: string[];
   /** API keys of accounts **not** authorized for abuse reports (they get 403 / 221 there). */
   restrictedApiKeys?: string[];
@@ -134,10 +138,10 @@ declare module "fastify" {
 }
 
 /**
- * Well-formed API keys and admin keys: 1 to 512 characters of `A-Z a-z 0-9 . _ ~ + / = -`.
- * A token outside this set answers 202 (malformed).
+ * Well-formed API keys and admin keys: 1 to 512 characters of `A-Z a-z 0-9 . _ ~ + / = -` (the
+ * contract's `API_KEY_PATTERN`). A token outside this set answers 202 (malformed).
  */
-export const TOKEN_PATTERN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
+export const TOKEN_PATTERN: RegExp = API_KEY_PATTERN;
 
 /**
  * The limits of the options with the defaults filled in.

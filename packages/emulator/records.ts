@@ -28,7 +28,7 @@ export interface StoredRecord {
   createdAt: string;
 }
 
-/** One account; each API key is its own account. */
+/** One account, with one API key or more (keys added and revoked by the operator: key rotation). */
 export interface Account {
   /** `acct_` + 27 base62 characters; appears in the request log, never on the public API. */
   id: string;

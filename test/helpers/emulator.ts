@@ -7,7 +7,7 @@
  * - {@link rawRequest} / {@link apiRequest}: plain `node:http` requests with full control over
  *   headers and bodies (bodies on GET, no Content-Type, malformed JSON, …), one connection each.
  * - Operator helpers: {@link getRequestLog}, {@link clearRequestLog}, {@link setFaults},
- *   {@link review}.
+ *   {@link review}, {@link addApiKey}, {@link revokeApiKey}.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -209,6 +209,47 @@ export async function review(
   return (
     await operator(url, adminKey, "POST", `/_operator/abuse_reports/${id}/review`, { hostnames })
   ).json();
+}
+
+/**
+ * What `POST /_operator/keys` and `POST /_operator/keys/revoke` answer: the account (`acct_…`, as
+ * the request log's `account_id`) and how many keys it has after the change. Never a key.
+ */
+export interface ApiKeyAccount {
+  account_id: string;
+  key_count: number;
+}
+
+/**
+ * Key rotation: makes `newKey` a key of the account of `sameAccountAs` (`POST /_operator/keys`).
+ * From then on `newKey` sees and manages that account's resources, as `sameAccountAs` does; the
+ * emulator keeps its SHA-256 in the data file, so it outlives a restart on the same file.
+ *
+ * @throws Error with the error body when the emulator refuses (400 / 215: `sameAccountAs` is no
+ * key it accepts, `newKey` is malformed or already a key of an account).
+ */
+export async function addApiKey(
+  url: string,
+  adminKey: string,
+  newKey: string,
+  sameAccountAs: string,
+): Promise<ApiKeyAccount> {
+  const body = { api_key: newKey, same_account_as: sameAccountAs };
+  return (await operator(url, adminKey, "POST", "/_operator/keys", body)).json<ApiKeyAccount>();
+}
+
+/**
+ * Revokes `key` (`POST /_operator/keys/revoke`): from then on it answers 401 / 203, as an unknown
+ * key does, while the other keys of its account go on working. Returns the account and the
+ * number of keys it has left.
+ *
+ * @throws Error with the error body when the emulator accepts no such key (404: unknown, or
+ * revoked already).
+ */
+export async function revokeApiKey(url: string, adminKey: string, key: string): Promise<ApiKeyAccount> {
+  return (
+    await operator(url, adminKey, "POST", "/_operator/keys/revoke", { api_key: key })
+  ).json<ApiKeyAccount>();
 }
 
 /** An emulator running as a child process (see {@link spawnEmulator}). */
