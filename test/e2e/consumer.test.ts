@@ -7,9 +7,9 @@
  * be built), a new project in a temporary folder:
  * - installs `@pulumi/pulumi` first, as `pulumi new` does: on Node.js 20 the release the lock file
  *   holds, on 22 and 24 the newest (`latest`);
- * - installs the resources package (`pulumi-service` and `service-contract` tarballs) and checks
- *   that the project still holds exactly one copy of `@pulumi/pulumi` (`npm ls --json --all`, and
- *   on disk), the one it chose;
+ * - installs the resources package (`pulumi-service`, `service-contract` and `service-cli-kit`
+ *   tarballs) and checks that the project still holds exactly one copy of `@pulumi/pulumi`
+ *   (`npm ls --json --all`, and on disk), the one it chose;
  * - adds TypeScript and Node's types, as `pulumi new typescript` does, and type-checks the quick
  *   start with `tsc` without skipLibCheck, so the published declarations are checked against that
  *   line's SDK; then installs the emulator as a dev dependency;
@@ -31,6 +31,7 @@ import { ensureNodeLine, TESTED_NODE_LINES, type NodeLine } from "../../scripts/
 
 const REPO = path.resolve(__dirname, "../..");
 const PACKAGES = [
+  { name: "service-cli-kit", dir: path.join(REPO, "packages/cli") },
   { name: "service-contract", dir: path.join(REPO, "packages/contract") },
   { name: "pulumi-service", dir: REPO },
   { name: "service-emulator", dir: path.join(REPO, "packages/emulator") },
@@ -159,6 +160,8 @@ describe("the packages, installed as a user does", () => {
   let packed: Packed[];
   let prebuilds: PrebuildMirror;
   const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball;
+  /** The tarballs a user of the resources installs: `pulumi-service` and the packages it depends on. */
+  const resourceTarballs = () => ["service-cli-kit", "service-contract", "pulumi-service"].map(tarball);
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-consumer-"));
@@ -203,14 +206,7 @@ describe("the packages, installed as a user does", () => {
     // Resolution only: what `npm install` decides, without downloading the packages.
     const r = run(
       "npm",
-      [
-        "install",
-        "--package-lock-only",
-        "--no-audit",
-        "--no-fund",
-        tarball("service-contract"),
-        tarball("pulumi-service"),
-      ],
+      ["install", "--package-lock-only", "--no-audit", "--no-fund", ...resourceTarballs()],
       project,
       process.env,
     );
@@ -259,17 +255,20 @@ describe("the packages, installed as a user does", () => {
       const sdkCount = installedPackages(path.join(project, "node_modules")).length;
 
       started = process.hrtime.bigint();
-      npm(
-        ["install", "--no-audit", "--no-fund", tarball("service-contract"), tarball("pulumi-service")],
-        project,
-        env,
-      );
+      npm(["install", "--no-audit", "--no-fund", ...resourceTarballs()], project, env);
       const resourcesSeconds = since(started);
 
       const installed = installedPackages(path.join(project, "node_modules"));
       const names = installed.map((dir) => manifest(dir).name);
       expect(names).toEqual(
-        expect.arrayContaining(["pulumi-service", "service-contract", "@pulumi/pulumi", "undici", "zod"]),
+        expect.arrayContaining([
+          "pulumi-service",
+          "service-contract",
+          "service-cli-kit",
+          "@pulumi/pulumi",
+          "undici",
+          "zod",
+        ]),
       );
       for (const banned of ["fastify", "better-sqlite3", "fastify-plugin", "service-emulator"]) {
         expect(names).not.toContain(banned);

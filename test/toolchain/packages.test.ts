@@ -13,16 +13,15 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { installSpecs, packAll, type PackageName, type Packed } from "../helpers/tarballs";
+import { PACKAGES, installSpecs, packAll, type PackageName, type Packed } from "../helpers/tarballs";
 import { useTempDir } from "../helpers/temp-dir";
 
 const REPO = path.resolve(__dirname, "../..");
-const DIRS = {
-  "pulumi-service": ".",
-  "service-cli-kit": "packages/cli",
-  "service-contract": "packages/contract",
-  "service-emulator": "packages/emulator",
-};
+/** Each package's folder, relative to the repository (the tests' one list of our packages). */
+const DIRS = Object.fromEntries(PACKAGES.map((p) => [p.name, path.relative(REPO, p.dir) || "."])) as Record<
+  PackageName,
+  string
+>;
 
 interface Manifest {
   name: string;
