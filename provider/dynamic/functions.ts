@@ -24,7 +24,12 @@
  *
  * **Errors.** A lookup that fails (no such resource: the message names the ID, unless the ID is
  * a secret; not an ID of the kind; no API key; the service's errors) rejects the returned
- * `Output`, which fails the program as any failed `Output` does.
+ * `Output` with a `pulumi.RunError` holding the failure's message, which fails the program as any
+ * failed `Output` does; Pulumi shows a `RunError`'s message without a stack trace. Its stack is
+ * its first line only: Pulumi also `util.inspect`s every unhandled error (for its trace span), and
+ * Node.js 20.20's `util.inspect` runs for minutes through gigabytes of memory over the frame of
+ * `@pulumi/pulumi`'s `apply` in which a lookup runs (`…/node_modules/@pulumi/output.ts:…`, a path
+ * its source map gives).
  *
  * The implementation and the client are loaded on the first call, so a program that imports
  * the package without calling a lookup loads neither (docs/performance.md § Fixed cost).
@@ -140,6 +145,20 @@ async function lookups(): Promise<typeof Lookups.LOOKUPS> {
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
+/**
+ * `run()`'s value; its failure as a `pulumi.RunError` with the same message and a stack of that
+ * line only (see the module comment).
+ */
+async function failingCleanly<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const failure = new pulumi.RunError(err instanceof Error ? err.message : String(err));
+    failure.stack = `${failure.name}: ${failure.message}`;
+    throw failure;
+  }
+}
+
 /** What a lookup waits for: the IDs of `dependsOn`'s custom resources, the URNs of the others. */
 function waitFor(opts: LookupOptions | undefined): pulumi.Output<unknown>[] {
   const deps = opts?.dependsOn === undefined ? [] : [opts.dependsOn].flat();
@@ -156,8 +175,10 @@ function byId<T>(
   const secretId = pulumi.isSecret(id);
   return pulumi
     .all([id, secretId, ...waitFor(opts)])
-    .apply(async ([value, secret]) =>
-      get(await lookups(), value as string, secret ? "(whose ID is a secret)" : undefined),
+    .apply(([value, secret]) =>
+      failingCleanly(async () =>
+        get(await lookups(), value as string, secret ? "(whose ID is a secret)" : undefined),
+      ),
     ) as pulumi.Output<T>;
 }
 
@@ -166,14 +187,17 @@ function listAll<T>(
   opts: LookupOptions | undefined,
   list: (all: typeof Lookups.LOOKUPS) => Promise<T>,
 ): pulumi.Output<T> {
-  return pulumi.all(waitFor(opts)).apply(async () => list(await lookups())) as pulumi.Output<T>;
+  return pulumi
+    .all(waitFor(opts))
+    .apply(() => failingCleanly(async () => list(await lookups()))) as pulumi.Output<T>;
 }
 
 /**
  * Reads the event subscription `args.id` (`esb_…`) of the account.
  * @returns an `Output` of {@link GetEventSubscriptionResult}.
- * @throws (through the `Output`) an Error naming the ID when the account has no such
- *   subscription or it is not a subscription's ID; the client's other errors.
+ * @throws (through the `Output`, as a `pulumi.RunError` with the message) when the account has
+ *   no such subscription or it is not a subscription's ID (the message names the ID, unless it is
+ *   a secret); the client's other errors (authentication, connection…).
  */
 export function getEventSubscriptionOutput(
   args: GetByIdArgs,
@@ -188,8 +212,9 @@ export function getEventSubscriptionOutput(
  * Reads the event destination `args.id` (`ed_…`) of the account. The result is a secret (its
  * `target` is).
  * @returns a secret `Output` of {@link GetEventDestinationResult}.
- * @throws (through the `Output`) an Error naming the ID when the account has no such
- *   destination or it is not a destination's ID; the client's other errors.
+ * @throws (through the `Output`, as a `pulumi.RunError` with the message) when the account has
+ *   no such destination or it is not a destination's ID (the message names the ID, unless it is
+ *   a secret); the client's other errors (authentication, connection…).
  */
 export function getEventDestinationOutput(
   args: GetByIdArgs,
@@ -203,9 +228,9 @@ export function getEventDestinationOutput(
 /**
  * Reads the abuse report `args.id` (`abrp_…`) of the account: its review as of now.
  * @returns an `Output` of {@link GetAbuseReportResult}.
- * @throws (through the `Output`) an Error naming the ID when the account has no such report or
- *   it is not a report's ID; `PermissionDeniedError` for an account not authorized for abuse
- *   reports; the client's other errors.
+ * @throws (through the `Output`, as a `pulumi.RunError` with the message) when the account has
+ *   no such report or it is not a report's ID (the message names the ID, unless it is a secret),
+ *   when the account is not authorized for abuse reports, and the client's other errors.
  */
 export function getAbuseReportOutput(
   args: GetByIdArgs,
@@ -217,7 +242,7 @@ export function getAbuseReportOutput(
 /**
  * Lists every event subscription of the account (all pages, newest first).
  * @returns an `Output` of {@link GetEventSubscriptionsResult}.
- * @throws (through the `Output`) the client's errors.
+ * @throws (through the `Output`, as a `pulumi.RunError` with the message) the client's errors.
  */
 export function getEventSubscriptionsOutput(
   opts?: LookupOptions,
@@ -231,7 +256,7 @@ export function getEventSubscriptionsOutput(
  * Lists every event destination of the account (all pages, newest first). The result is a
  * secret (each `target` is).
  * @returns a secret `Output` of {@link GetEventDestinationsResult}.
- * @throws (through the `Output`) the client's errors.
+ * @throws (through the `Output`, as a `pulumi.RunError` with the message) the client's errors.
  */
 export function getEventDestinationsOutput(opts?: LookupOptions): pulumi.Output<GetEventDestinationsResult> {
   return pulumi.secret(

@@ -150,9 +150,13 @@ describe("get…Output lookups of pulumi-service (Pulumi's mocks, real emulator)
     expect(err.message).not.toContain(hidden);
   });
 
-  it("a missing ID fails the Output with a message naming it", async () => {
+  it("a missing ID fails the Output with a RunError whose message names it", async () => {
     const missing = `abrp_${"Z".repeat(27)}`;
     const err = await failureOf(service.getAbuseReportOutput({ id: missing }));
+    // A RunError: Pulumi reports its message alone (see the module comment of functions.ts).
+    expect(pulumi.RunError.isInstance(err)).toBe(true);
+    // Its stack is its first line only: no frame for Node.js 20.20's util.inspect to loop over.
+    expect(err.stack).toBe(`${err.name}: ${err.message}`);
     expect(err.message).toBe(
       `abuse report "${missing}" does not exist in the account of this API key (deleted, mistyped, or owned by another account)`,
     );
