@@ -309,19 +309,16 @@ describe("API keys on a data file", () => {
 
   it("a key added at run time outlives a restart; a revoked one stays revoked unless a start names it", async () => {
     const data = path.join(dir(), "keys.db");
+    /** The emulator on `data`, started with `keys` (authorized) and its server log on. */
+    const startOn = (keys: string[]) =>
+      startEmulator({ data, apiKeys: keys, restrictedApiKeys: [], adminKey: ADMIN, logger: "info" });
     // The server's log (Fastify's, to stderr: every request's method and URL) is kept here.
     const written: string[] = [];
     const stderr = jest.spyOn(process.stderr, "write").mockImplementation((chunk) => {
       written.push(String(chunk));
       return true;
     });
-    let em = await startEmulator({
-      data,
-      apiKeys: [OLD],
-      restrictedApiKeys: [],
-      adminKey: ADMIN,
-      logger: "info",
-    });
+    let em = await startOn([OLD]);
     let destination: { id: string };
     try {
       destination = (await apiRequest(em.url, OLD, "POST", "/event_destinations", destinationBody())).json();
@@ -331,13 +328,7 @@ describe("API keys on a data file", () => {
     }
 
     // Started with the old key only: the new key works too, on the same account.
-    em = await startEmulator({
-      data,
-      apiKeys: [OLD],
-      restrictedApiKeys: [],
-      adminKey: ADMIN,
-      logger: "info",
-    });
+    em = await startOn([OLD]);
     try {
       expect(ids(await apiRequest(em.url, NEW, "GET", "/event_destinations"))).toEqual([destination.id]);
       await revokeApiKey(em.url, ADMIN, OLD);
@@ -346,13 +337,7 @@ describe("API keys on a data file", () => {
     }
 
     // Started with the new key: the revoked old key stays revoked.
-    em = await startEmulator({
-      data,
-      apiKeys: [NEW],
-      restrictedApiKeys: [],
-      adminKey: ADMIN,
-      logger: "info",
-    });
+    em = await startOn([NEW]);
     try {
       expect(ids(await apiRequest(em.url, NEW, "GET", "/event_destinations"))).toEqual([destination.id]);
       expectError(await apiRequest(em.url, OLD, "GET", "/event_destinations"), 401, 203);
@@ -361,13 +346,7 @@ describe("API keys on a data file", () => {
     }
 
     // A start that names the revoked key makes it valid again, in its account.
-    em = await startEmulator({
-      data,
-      apiKeys: [OLD],
-      restrictedApiKeys: [],
-      adminKey: ADMIN,
-      logger: "info",
-    });
+    em = await startOn([OLD]);
     try {
       expect(ids(await apiRequest(em.url, OLD, "GET", "/event_destinations"))).toEqual([destination.id]);
       expect(ids(await apiRequest(em.url, NEW, "GET", "/event_destinations"))).toEqual([destination.id]);
