@@ -13,7 +13,7 @@ import { checkAbuseReportInputs } from "./inputChecks";
 import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
-import { forwardedTimeoutMs, withTimeout } from "./timeouts";
+import { timed } from "./timeouts";
 import { getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
@@ -75,7 +75,7 @@ export async function diff(_id: string, olds: ReportOutputs, news: ReportInputs)
 export async function create(news: ReportInputs, timeoutMs?: number): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   const what = RESOURCES.abuseReport.names.singular;
-  return withTimeout("create", what, timeoutMs ?? forwardedTimeoutMs(news, "create"), async () => {
+  return timed("create", what, news, timeoutMs, async () => {
     const report = await createOnce({
       what,
       create: (idempotencyKey) =>
@@ -86,7 +86,7 @@ export async function create(news: ReportInputs, timeoutMs?: number): Promise<pu
       keysHonoured: () => client.idempotency.honoured,
       warn,
     });
-    return carryOptions({ id: report.id, outs: toOutputs(report) }, news);
+    return { id: report.id, outs: toOutputs(report) };
   });
 }
 

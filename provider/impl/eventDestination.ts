@@ -29,7 +29,7 @@ import { changedProperties, sameJson } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
-import { forwardedTimeoutMs, withTimeout } from "./timeouts";
+import { timed } from "./timeouts";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
@@ -168,9 +168,7 @@ export async function create(
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const what = RESOURCES.eventDestination.names.singular;
-  return withTimeout("create", what, timeoutMs ?? forwardedTimeoutMs(news, "create"), async () =>
-    carryOptions(await createDestination(news), news),
-  );
+  return timed("create", what, news, timeoutMs, () => createDestination(news));
 }
 
 async function createDestination(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
@@ -228,10 +226,9 @@ export async function update(
 ): Promise<pulumi.dynamic.UpdateResult> {
   claimId(id);
   const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
-  return withTimeout("update", what, timeoutMs ?? forwardedTimeoutMs(news, "update"), async () => {
-    const dest = await getClient().eventDestinations.update(id, body(news));
-    return carryOptions({ outs: toOutputs(dest, news.target) }, news);
-  });
+  return timed("update", what, news, timeoutMs, async () => ({
+    outs: toOutputs(await getClient().eventDestinations.update(id, body(news)), news.target),
+  }));
 }
 
 /**
@@ -241,7 +238,7 @@ export async function update(
  */
 export async function remove(id: string, props?: DestinationOutputs, timeoutMs?: number): Promise<void> {
   const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
-  await withTimeout("delete", what, timeoutMs ?? forwardedTimeoutMs(props, "delete"), () =>
+  await timed("delete", what, props, timeoutMs, () =>
     deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri),
   );
 }

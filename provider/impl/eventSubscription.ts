@@ -13,7 +13,7 @@ import { changedProperties, sameList, sameSet } from "./compare";
 import { readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
-import { forwardedTimeoutMs, withTimeout } from "./timeouts";
+import { timed } from "./timeouts";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
@@ -140,9 +140,7 @@ export async function create(
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const what = RESOURCES.eventSubscription.names.singular;
-  return withTimeout("create", what, timeoutMs ?? forwardedTimeoutMs(news, "create"), async () =>
-    carryOptions(await createSubscription(news), news),
-  );
+  return timed("create", what, news, timeoutMs, () => createSubscription(news));
 }
 
 async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
@@ -199,10 +197,9 @@ export async function update(
 ): Promise<pulumi.dynamic.UpdateResult> {
   claimId(id);
   const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
-  return withTimeout("update", what, timeoutMs ?? forwardedTimeoutMs(news, "update"), async () => {
-    const sub = await getClient().eventSubscriptions.update(id, body(news));
-    return carryOptions({ outs: toOutputs(sub) }, news);
-  });
+  return timed("update", what, news, timeoutMs, async () => ({
+    outs: toOutputs(await getClient().eventSubscriptions.update(id, body(news))),
+  }));
 }
 
 /**
@@ -212,7 +209,7 @@ export async function update(
  */
 export async function remove(id: string, props?: SubscriptionOutputs, timeoutMs?: number): Promise<void> {
   const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
-  await withTimeout("delete", what, timeoutMs ?? forwardedTimeoutMs(props, "delete"), () =>
+  await timed("delete", what, props, timeoutMs, () =>
     deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri),
   );
 }

@@ -20,7 +20,7 @@
  */
 import { withDeadline } from "../../client/deadline";
 import { maybeApplied } from "./ambiguous";
-import { RESOURCE_OPTIONS_INPUT } from "./resourceOptions";
+import { RESOURCE_OPTIONS_INPUT, carryOptions } from "./resourceOptions";
 
 /** How long after its timeout an operation may still take to fail, in **milliseconds**. */
 export const TIMEOUT_MARGIN_MS = 1_000;
@@ -105,4 +105,24 @@ export async function withTimeout<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Runs a resource's create, update or delete (`fn`) under its `customTimeouts`: `timeoutMs` (the
+ * native door's, in **milliseconds**) or else the dynamic door's forwarded one in `props` (the
+ * inputs; the state's outputs for a delete). A result with outputs (create, update) carries the
+ * forwarded options of `props` into them (see `carryOptions`), for a later delete.
+ * @throws as {@link withTimeout}.
+ */
+export async function timed<T>(
+  operation: TimedOperation,
+  what: string,
+  props: unknown,
+  timeoutMs: number | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return withTimeout(operation, what, timeoutMs ?? forwardedTimeoutMs(props, operation), async () => {
+    const result = await fn();
+    return result && typeof result === "object" && "outs" in result ? carryOptions(result, props) : result;
+  });
 }

@@ -5,13 +5,11 @@
  * generated SDK does underneath (`pulumi.CustomResource` with the schema's tokens,
  * `pulumi.ProviderResource("service")`). Each step asserts on the emulator's data.
  */
-import * as path from "path";
 import { ServiceClient } from "../../client";
-import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { refreshOutOfBandEdit, startDoorsStack, type EngineStack } from "../helpers/engine-stack";
 import { readCheckpoint } from "../helpers/pulumi";
 import type { Spec } from "../fixtures/native";
 
-const program = path.join(__dirname, "..", "fixtures", "native");
 const ENGINE_TIMEOUT = 600_000;
 const DD_KEY = "dd-native-secret-key-8a1f3c";
 const AWS_SECRET = "aws-native-secret-access-key-2d7e91";
@@ -99,15 +97,9 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
     e2e.cli("import", `service:index:${type}`, name, id, "--yes", "--protect=false", "--generate-code=false");
 
   beforeAll(async () => {
-    e2e = await startEngineStack({
-      workDir: program,
-      stackName: "native",
-      backendName: "e2e-native",
-      apiKeys: KEYS,
-    });
+    e2e = await startDoorsStack("native", "native", KEYS);
     second = new ServiceClient({ apiKey: KEYS[1], baseUrl: e2e.emulator.url });
     await e2e.stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });
-    await e2e.stack.setConfig("door", { value: "native" });
     spec = quickstart();
     await setSpec(spec);
   }, ENGINE_TIMEOUT);

@@ -6,19 +6,19 @@
  * `destroy` afterwards leaves nothing behind. Program: test/fixtures/native (its `explicit`
  * destinations, through a provider configured by `secondApiKey` and `secondBaseUrl`).
  */
-import * as path from "path";
 import { ServiceClient } from "../../client";
-import { startEmulator } from "../helpers/emulator";
-import { startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { addApiKey, revokeApiKey, startEmulator } from "../helpers/emulator";
+import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
 import type { Spec } from "../fixtures/native";
 
-const program = path.join(__dirname, "..", "fixtures", "native");
 const ENGINE_TIMEOUT = 600_000;
 const KEYS = [
   "sk_config_default_account_1a2b",
   "sk_config_first_account_3c4d",
   "sk_config_second_account_5e6f",
 ];
+/** Keys added to the second account later (rotation), in order. */
+const ROTATED = ["sk_config_second_account_rotated_7a8b", "sk_config_second_account_rotated_9c0d"];
 
 /** Two destinations through the explicit provider, nothing through the default one. */
 const SPEC: Spec = {
@@ -54,15 +54,15 @@ describe("explicit provider configuration changes (real engine, native plugin, e
       .map(([name, id]) => [name, id] as [string, string])
       .sort();
 
+  /** Gives the second account the new key `key` and the explicit provider that key (an `up` applies it). */
+  const rotateTo = async (key: string) => {
+    await addApiKey(e2e.emulator.url, e2e.emulator.adminKey, key, KEYS[2]);
+    await e2e.stack.setConfig("secondApiKey", { value: key, secret: true });
+  };
+
   beforeAll(async () => {
-    e2e = await startEngineStack({
-      workDir: program,
-      stackName: "config",
-      backendName: "e2e-provider-config",
-      apiKeys: KEYS,
-    });
-    other = await startEmulator({ apiKeys: [KEYS[2]] });
-    await e2e.stack.setConfig("door", { value: "native" });
+    e2e = await startDoorsStack("native", "provider-config", KEYS);
+    other = await startEmulator({ apiKeys: [ROTATED[1]] });
     await e2e.stack.setConfig("spec", { value: JSON.stringify(SPEC) });
     await e2e.stack.setConfig("secondApiKey", { value: KEYS[1], secret: true });
     await e2e.stack.setConfig("secondBaseUrl", { value: e2e.emulator.url });
@@ -95,10 +95,49 @@ describe("explicit provider configuration changes (real engine, native plugin, e
   );
 
   it(
+    "a key rotated within the account updates the provider in place: no resource is touched",
+    async () => {
+      const before = await declared();
+      await rotateTo(ROTATED[0]);
+      const up = await e2e.stack.up();
+      expect(up.summary.resourceChanges).toEqual({ same: 3, update: 1 }); // the provider
+      expect(await declared()).toEqual(before);
+      expect(await held(account(ROTATED[0], e2e.emulator.url))).toEqual(before);
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "a rotation after the old key was revoked: up fails saying what to run, and SERVICE_KEY_CHANGE=rotation updates in place",
+    async () => {
+      const before = await declared();
+      await rotateTo(ROTATED[1]);
+      await revokeApiKey(e2e.emulator.url, e2e.emulator.adminKey, ROTATED[0]);
+      const failed = await e2e.stack.up().then(
+        () => "the up succeeded",
+        (err: Error) => err.message,
+      );
+      expect(failed).toMatch(/the old key is refused \(401\), as after a revocation/);
+      expect(failed).toMatch(/run `SERVICE_KEY_CHANGE=rotation pulumi up`/);
+      expect(await held(account(ROTATED[1], e2e.emulator.url))).toEqual(before);
+
+      e2e.stack.workspace.envVars.SERVICE_KEY_CHANGE = "rotation";
+      try {
+        const up = await e2e.stack.up();
+        expect(up.summary.resourceChanges).toEqual({ same: 3, update: 1 });
+      } finally {
+        delete e2e.stack.workspace.envVars.SERVICE_KEY_CHANGE;
+      }
+      expect(await declared()).toEqual(before);
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
     "a baseUrl of another service replaces them too; destroy then leaves both services empty",
     async () => {
-      const here = account(KEYS[2], e2e.emulator.url);
-      const there = account(KEYS[2], other.url);
+      const here = account(ROTATED[1], e2e.emulator.url);
+      const there = account(ROTATED[1], other.url);
       await e2e.stack.setConfig("secondBaseUrl", { value: other.url });
       const up = await e2e.stack.up();
       expect(up.summary.resourceChanges).toMatchObject({ replace: 3 });
@@ -108,7 +147,8 @@ describe("explicit provider configuration changes (real engine, native plugin, e
       const destroy = await e2e.stack.destroy();
       expect(destroy.summary.resourceChanges).toMatchObject({ delete: 4 }); // 2 destinations, provider, stack
       expect(await held(there)).toEqual([]);
-      for (const key of KEYS) expect(await held(account(key, e2e.emulator.url))).toEqual([]);
+      for (const key of [KEYS[0], KEYS[1], ROTATED[1]])
+        expect(await held(account(key, e2e.emulator.url))).toEqual([]);
     },
     ENGINE_TIMEOUT,
   );

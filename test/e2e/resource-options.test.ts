@@ -4,16 +4,11 @@
  * answers) and the dynamic providers (options the resource classes forward to the provider).
  * Each step asserts what the service holds and what the engine reports.
  */
-import * as path from "path";
-import type { Stack } from "@pulumi/pulumi/automation";
-import { ServiceClient } from "../../client";
-import { clearRequestLog, getRequestLog, setFaults, startEmulator } from "../helpers/emulator";
-import { configureService, freshBackend, localStack, stackOutputs } from "../helpers/pulumi";
+import { clearRequestLog, getRequestLog, setFaults } from "../helpers/emulator";
+import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
 import type { Spec } from "../fixtures/native";
 
-const program = path.join(__dirname, "..", "fixtures", "native");
 const ENGINE_TIMEOUT = 600_000;
-const KEY = "sk_resource_options_account_7d21ae";
 /**
  * The latency of the slow service in the timeout tests, in milliseconds: far above their 2 s and
  * above what an `up` takes on a busy machine, so an `up` that fails before it was cut short.
@@ -36,19 +31,27 @@ function spec(sub: { description: string; metadata: string }, options: Spec["sub
   } satisfies Spec;
 }
 
-describe.each(["native", "dynamic"])(
+describe.each(["native", "dynamic"] as const)(
   "resource options through the %s door (real engine, emulator)",
   (door) => {
-    let emulator: Awaited<ReturnType<typeof startEmulator>>;
-    let stack: Stack;
-    let client: ServiceClient;
+    let e2e: EngineStack;
+    // Set by beforeAll; the steps below read them as plain names.
+    let emulator: EngineStack["emulator"];
+    let stack: EngineStack["stack"];
+    let client: EngineStack["client"];
 
     const setSpec = (s: Spec) => stack.setConfig("spec", { value: JSON.stringify(s) });
-    const subscriptionId = async () => (await stackOutputs(stack)).subscriptionIds.sub;
+    const subscriptionId = async () => (await e2e.outputs()).subscriptionIds.sub;
     const liveSubscriptions = async () => {
       const subs = [];
       for await (const s of client.eventSubscriptions.list()) subs.push(s);
       return subs;
+    };
+
+    /** Declares the subscription with `sub` and `options` and runs `up`. */
+    const upWith = async (sub: Parameters<typeof spec>[0], options: Parameters<typeof spec>[1]) => {
+      await setSpec(spec(sub, options));
+      return stack.up();
     };
 
     /** Runs an `up` of `s` that must fail: its error text and how long it took, in milliseconds. */
@@ -63,29 +66,21 @@ describe.each(["native", "dynamic"])(
     };
 
     beforeAll(async () => {
-      emulator = await startEmulator({ apiKeys: [KEY] });
-      client = new ServiceClient({ apiKey: KEY, baseUrl: emulator.url });
-      ({ stack } = await localStack(program, `options-${door}`, freshBackend(`e2e-options-${door}`)));
-      await configureService(stack, emulator.url, KEY);
-      await stack.setConfig("door", { value: door });
+      e2e = await startDoorsStack(door, `options-${door}`);
+      ({ emulator, stack, client } = e2e);
     }, ENGINE_TIMEOUT);
 
-    afterAll(async () => {
-      await client?.close();
-      await emulator?.close();
-    });
+    afterAll(() => e2e?.close());
 
     it(
       "replaceOnChanges: a change of a named property replaces (preview and up), others update in place",
       async () => {
         const options = { replaceOnChanges: ["description"] };
-        await setSpec(spec({ description: "first", metadata: "m1" }, options));
-        await stack.up();
+        await upWith({ description: "first", metadata: "m1" }, options);
         const first = await subscriptionId();
 
         // A property replaceOnChanges does not name: an update in place, the ID kept.
-        await setSpec(spec({ description: "first", metadata: "m2" }, options));
-        const update = await stack.up();
+        const update = await upWith({ description: "first", metadata: "m2" }, options);
         expect(update.summary.resourceChanges).toMatchObject({ update: 1 });
         expect(update.summary.resourceChanges?.replace).toBeUndefined();
         expect(await subscriptionId()).toBe(first);
@@ -110,12 +105,10 @@ describe.each(["native", "dynamic"])(
       "deleteBeforeReplace with replaceOnChanges: the old subscription is deleted before the new one is created",
       async () => {
         const options = { replaceOnChanges: ["description"], deleteBeforeReplace: true };
-        await setSpec(spec({ description: "third", metadata: "m2" }, options));
-        await stack.up();
+        await upWith({ description: "third", metadata: "m2" }, options);
         const before = await subscriptionId();
         await clearRequestLog(emulator.url, emulator.adminKey);
-        await setSpec(spec({ description: "fourth", metadata: "m2" }, options));
-        const up = await stack.up();
+        const up = await upWith({ description: "fourth", metadata: "m2" }, options);
         expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
         const writes = (await getRequestLog(emulator.url, emulator.adminKey)).requests
           .filter((r) => r.method !== "GET" && r.path.startsWith("/event_subscriptions"))
@@ -130,8 +123,7 @@ describe.each(["native", "dynamic"])(
       "ignoreChanges: a change of an ignored property is no change; protect: destroy refuses",
       async () => {
         const options = { ignoreChanges: ["metadata"], protect: true };
-        await setSpec(spec({ description: "fourth", metadata: "m2" }, options));
-        await stack.up();
+        await upWith({ description: "fourth", metadata: "m2" }, options);
         await setSpec(spec({ description: "fourth", metadata: "ignored" }, options));
         const preview = await stack.preview();
         expect(preview.changeSummary).toEqual({ same: 3 });
@@ -147,8 +139,7 @@ describe.each(["native", "dynamic"])(
     it(
       "retainOnDelete: a subscription removed from the program leaves the stack and stays on the service",
       async () => {
-        await setSpec(spec({ description: "fourth", metadata: "m2" }, { retainOnDelete: true }));
-        await stack.up();
+        await upWith({ description: "fourth", metadata: "m2" }, { retainOnDelete: true });
         const kept = await subscriptionId();
         await setSpec({ ...spec({ description: "", metadata: "" }, undefined), subscriptions: [] });
         const up = await stack.up();
@@ -163,10 +154,9 @@ describe.each(["native", "dynamic"])(
       "customTimeouts: update, delete and create against a slow service fail at their timeout; the next up or destroy finishes the delete",
       async () => {
         const timeouts = { customTimeouts: { create: "2s", update: "2s", delete: "2s" } };
-      // Not the stack's: what retainOnDelete left on the service.
-      for (const s of await liveSubscriptions()) await client.eventSubscriptions.delete(s.id);
-        await setSpec(spec({ description: "timed", metadata: "t" }, timeouts));
-        await stack.up();
+        // Not the stack's: what retainOnDelete left on the service.
+        for (const s of await liveSubscriptions()) await client.eventSubscriptions.delete(s.id);
+        await upWith({ description: "timed", metadata: "t" }, timeouts);
         const id = await subscriptionId();
         await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
         try {

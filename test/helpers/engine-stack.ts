@@ -5,6 +5,7 @@
  */
 import { execFile } from "child_process";
 import { promisify } from "util";
+import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../client";
 import { startEmulator, type RunningEmulator } from "./emulator";
@@ -100,4 +101,32 @@ export async function refreshOutOfBandEdit(e: EngineStack, id: string, name: str
   const refresh = await e.stack.refresh();
   expect(refresh.summary.resourceChanges?.update).toBe(1);
   expect((await e.resource(name))?.outputs?.description).toBe("edited by hand");
+}
+
+/** The engine test program that declares its resources through either door (test/fixtures/native). */
+export const DOORS_PROGRAM = path.join(__dirname, "..", "fixtures", "native");
+
+/**
+ * {@link startEngineStack} of {@link DOORS_PROGRAM}: stack `name` in backend folder `e2e-<name>`,
+ * its resources declared through `door` (the native plugin or the dynamic providers), with the
+ * emulator's accounts of `apiKeys` when given.
+ */
+export async function startDoorsStack(
+  door: "native" | "dynamic",
+  name: string,
+  apiKeys?: string[],
+): Promise<EngineStack> {
+  const e2e = await startEngineStack({
+    workDir: DOORS_PROGRAM,
+    stackName: name,
+    backendName: `e2e-${name}`,
+    ...(apiKeys ? { apiKeys } : {}),
+  });
+  try {
+    await e2e.stack.setConfig("door", { value: door });
+  } catch (err) {
+    await e2e.close();
+    throw err;
+  }
+  return e2e;
 }
