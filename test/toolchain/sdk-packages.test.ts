@@ -3,9 +3,10 @@
  * into a wheel and an sdist by PyPA's build front end (scripts/build-python-sdk.js) and
  * installed with pip into a fresh virtual environment beside the `pulumi` package of PyPI; the
  * Go SDK a module that `go build` and `go vet` accept. All at the packages' version. The Python
- * SDK then passes a unit test with Pulumi's mocks (test/fixtures/sdk-python/test_resources.py)
- * and mypy checks a program written on it; the Go SDK passes one with `pulumi.WithMocks`
- * (test/fixtures/sdk-go).
+ * SDK then passes unit tests with Pulumi's mocks (test/fixtures/sdk-python/test_resources.py,
+ * and test_functions.py for its functions) and mypy checks a program written on it; the Go SDK
+ * passes them with `pulumi.WithMocks` (test/fixtures/sdk-go: resources_test.go,
+ * functions_test.go).
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -120,6 +121,25 @@ describe("Python SDK package pulumi_service", () => {
   );
 
   it(
+    "passes its functions' unit test with Pulumi's mocks: tokens, args, typed results, a secret target",
+    () => {
+      const python = path.join(tmp(), "venv", "bin", "python");
+      const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
+      const r = run(python, ["-m", "unittest", "-v", "test_functions"], { cwd: PY_FIXTURES, env });
+      expect({
+        status: r.status,
+        ran: /^Ran (\d+) tests?/m.exec(r.out)?.[1],
+        out: r.status === 0 ? "" : r.out,
+      }).toEqual({
+        status: 0,
+        ran: "2",
+        out: "",
+      });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "type-checks a sample program with mypy --strict, and a misspelt argument fails the check",
     () => {
       const python = path.join(tmp(), "venv", "bin", "python");
@@ -170,7 +190,7 @@ describe("Go SDK module", () => {
   );
 
   it(
-    "passes its unit test with Pulumi's mocks: type tokens, inputs with their secret flags, outputs",
+    "passes its unit tests with Pulumi's mocks: type tokens, inputs with their secret flags, outputs, functions",
     () => {
       const env = { ...process.env, GOFLAGS: "-mod=readonly" };
       const out = ok("go", ["test", "-count=1", "./..."], {
