@@ -419,6 +419,19 @@ describe("properties", () => {
     },
     { requiredKeys: [] },
   );
+  // Valid by construction, so that every run checks some valid subscriptions: the mutated
+  // inputs above alone are valid too rarely (each required list must be wholly valid).
+  const validSubInput = fc.record({
+    sources: fc
+      .uniqueArray(fc.constantFrom(...EVENT_TYPES), { minLength: 1, maxLength: 10 })
+      .map((types) => types.map((type) => ({ type }))),
+    destinationIds: fc.uniqueArray(
+      fc.nat(1000).map((n) => fakeId("ed_", n)),
+      { minLength: 1, maxLength: 10 },
+    ),
+    description: fc.string({ maxLength: 255 }),
+  });
+  const someSubInput = fc.oneof(subInput, validSubInput);
   const targetInput = fc.oneof(
     fc.constantFrom(...Object.values(targets)),
     fc.record({
@@ -443,8 +456,8 @@ describe("properties", () => {
 
   test.each([
     ["abuse report create", urlsInput, validateAbuseReportCreate, AbuseReportCreate],
-    ["subscription create", subInput, validateEventSubscriptionCreate, EventSubscriptionCreate],
-    ["subscription update", subInput, validateEventSubscriptionUpdate, EventSubscriptionUpdate],
+    ["subscription create", someSubInput, validateEventSubscriptionCreate, EventSubscriptionCreate],
+    ["subscription update", someSubInput, validateEventSubscriptionUpdate, EventSubscriptionUpdate],
     ["destination create", edInput, validateEventDestinationCreate, EventDestinationCreate],
     ["destination update", edInput, validateEventDestinationUpdate, EventDestinationUpdate],
   ] as const)("%s: valid ⇒ matches the zod schema", (_n, arb, validate, schema) => {
