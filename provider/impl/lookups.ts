@@ -84,48 +84,63 @@ async function readAll<T extends { id: string }, Outputs>(
 
 const quoted = (id: string) => JSON.stringify(id);
 
+/** What a kind's lookups read: the client's collection of the kind (`client.eventSubscriptions`…). */
+interface Readable<T> {
+  get(id: string): Promise<T>;
+}
+
+/** A collection that is also listed (all kinds but abuse reports). */
+interface Listable<T> extends Readable<T> {
+  list(): AsyncIterable<T>;
+}
+
+/**
+ * The {@link Lookup} of a kind read by ID only: `get` reads `collection().get(id)`, made into
+ * outputs by `toOutputs`. `collection` is called at each lookup, so that it reaches the client
+ * configured by then ({@link getClient}).
+ */
+function readable<T extends { id: string }, Outputs>(
+  descriptor: ResourceDescriptor,
+  collection: () => Readable<T>,
+  toOutputs: (live: T) => Outputs,
+) {
+  return {
+    descriptor,
+    get: (id: string, shown = quoted(id)) =>
+      readOne(descriptor, id, shown, (i) => collection().get(i), toOutputs),
+  };
+}
+
+/** The {@link Lookup} of a listed kind: {@link readable}'s `get`, and `list` of every page of `collection().list()`. */
+function listable<T extends { id: string }, Outputs>(
+  descriptor: ResourceDescriptor,
+  collection: () => Listable<T>,
+  toOutputs: (live: T) => Outputs,
+) {
+  return {
+    ...readable(descriptor, collection, toOutputs),
+    list: () => readAll(() => collection().list(), toOutputs),
+  };
+}
+
 /** The lookups of each kind, by the descriptor's camelCase name. */
 export const LOOKUPS = {
-  eventSubscription: {
-    descriptor: RESOURCES.eventSubscription,
-    get: (id: string, shown = quoted(id)) =>
-      readOne(
-        RESOURCES.eventSubscription,
-        id,
-        shown,
-        (i) => getClient().eventSubscriptions.get(i),
-        eventSubscription.toOutputs,
-      ),
-    list: () => readAll(() => getClient().eventSubscriptions.list(), eventSubscription.toOutputs),
-  } satisfies Lookup<eventSubscription.SubscriptionOutputs>,
-  eventDestination: {
-    descriptor: RESOURCES.eventDestination,
-    // No program's target to keep secrets from: write-only credentials read back as "".
-    get: (id: string, shown = quoted(id)) =>
-      readOne(
-        RESOURCES.eventDestination,
-        id,
-        shown,
-        (i) => getClient().eventDestinations.get(i),
-        (live) => eventDestination.toOutputs(live, undefined),
-      ),
-    list: () =>
-      readAll(
-        () => getClient().eventDestinations.list(),
-        (live) => eventDestination.toOutputs(live, undefined),
-      ),
-  } satisfies Lookup<eventDestination.DestinationOutputs>,
-  abuseReport: {
-    descriptor: RESOURCES.abuseReport,
-    get: (id: string, shown = quoted(id)) =>
-      readOne(
-        RESOURCES.abuseReport,
-        id,
-        shown,
-        (i) => getClient().abuseReports.get(i),
-        abuseReport.toOutputs,
-      ),
-  } satisfies Lookup<abuseReport.ReportOutputs>,
+  eventSubscription: listable(
+    RESOURCES.eventSubscription,
+    () => getClient().eventSubscriptions,
+    eventSubscription.toOutputs,
+  ) satisfies Lookup<eventSubscription.SubscriptionOutputs>,
+  // No program's target to keep secrets from: write-only credentials read back as "".
+  eventDestination: listable(
+    RESOURCES.eventDestination,
+    () => getClient().eventDestinations,
+    (live) => eventDestination.toOutputs(live, undefined),
+  ) satisfies Lookup<eventDestination.DestinationOutputs>,
+  abuseReport: readable(
+    RESOURCES.abuseReport,
+    () => getClient().abuseReports,
+    abuseReport.toOutputs,
+  ) satisfies Lookup<abuseReport.ReportOutputs>,
 };
 
 /** The camelCase name of a kind that has lookups: `eventSubscription`, `eventDestination`, `abuseReport`. */
