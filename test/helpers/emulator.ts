@@ -145,6 +145,31 @@ export function apiRequest(
   return rawRequest({ method, url: baseUrl + urlPath, headers: h, body: payload });
 }
 
+/**
+ * Calls an operator endpoint (`/_operator/…`) of the emulator at `url` as is, whatever it
+ * answers: `Authorization: Bearer <key>` (the admin key, or any key a test sends instead), and
+ * for a body `Content-Type: application/json` (objects are JSON-encoded; strings are sent as is).
+ *
+ * @throws Error only when the connection fails (see {@link rawRequest}).
+ */
+export function operatorRequest(
+  url: string,
+  key: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<RawResponse> {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  return rawRequest({
+    method,
+    url: url + urlPath,
+    headers,
+    body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** {@link operatorRequest} with the admin key. @throws Error when the answer is not a 2xx. */
 async function operator(
   url: string,
   adminKey: string,
@@ -152,14 +177,7 @@ async function operator(
   urlPath: string,
   body?: unknown,
 ): Promise<RawResponse> {
-  const headers: Record<string, string> = { authorization: `Bearer ${adminKey}` };
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await rawRequest({
-    method,
-    url: url + urlPath,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const res = await operatorRequest(url, adminKey, method, urlPath, body);
   if (res.status >= 300) throw new Error(`${method} ${urlPath} answered ${res.status}: ${res.text}`);
   return res;
 }

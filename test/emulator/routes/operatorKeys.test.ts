@@ -13,6 +13,7 @@ import {
   addApiKey,
   apiRequest,
   getRequestLog,
+  operatorRequest,
   rawRequest,
   revokeApiKey,
   startEmulator,
@@ -29,20 +30,9 @@ const RESTRICTED = "rkey_rotation_restricted";
 const ADMIN = "admin_rotation_0123456789";
 const KEY_RULE = "must be 1 to 512 characters of A-Z a-z 0-9 . _ ~ + / = -";
 
-/** An operator request with the admin key (or `key`), the body sent as JSON. */
-function operator(
-  em: RunningEmulator,
-  urlPath: string,
-  body: unknown,
-  key = em.adminKey,
-): Promise<RawResponse> {
-  return rawRequest({
-    method: "POST",
-    url: em.url + urlPath,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-}
+/** A `POST` to an operator endpoint with the admin key (or `key`), the body sent as JSON. */
+const operator = (em: RunningEmulator, urlPath: string, body: unknown, key = em.adminKey) =>
+  operatorRequest(em.url, key, "POST", urlPath, body);
 
 const ids = (res: RawResponse) => (res.json().event_destinations as { id: string }[]).map((d) => d.id);
 
