@@ -20,11 +20,10 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { timed, type Engine } from "./engine";
 import { compare, costs, type Compared, type PerResourceCosts, type Sample } from "./measure";
 import {
-  bytes,
   configure,
   expectCount,
-  exportedResources,
-  variantFixture,
+  onNewStack,
+  stateBytesPerResource,
   VARIANTS,
   withEmulator,
   withPeakRss,
@@ -187,21 +186,6 @@ interface OperationFigures {
   destroy: Sample;
 }
 
-/** Runs `fn` on a new stack `name` of the variant's program, then removes the stack, even after a throw. */
-async function onNewStack<T>(
-  engine: Engine,
-  variant: Variant,
-  name: string,
-  fn: (stack: Stack) => Promise<T>,
-): Promise<T> {
-  const stack = await engine.newStack(variantFixture(variant), name);
-  try {
-    return await fn(stack);
-  } finally {
-    await engine.removeStack(stack);
-  }
-}
-
 /**
  * Configures the stack for `n` subscriptions and runs `up` from empty, timed, with the peak
  * memory of its processes and the emulator's requests measured.
@@ -230,8 +214,7 @@ async function upFromEmpty(
  * @throws Error when an operation fails or reports other than `n + 2` resources.
  */
 async function timedOperations(stack: Stack, variant: Variant, n: number): Promise<OperationFigures> {
-  const resources = await exportedResources(stack);
-  const perRes = bytes(resources) / (resources.length - 1); // minus the Stack resource
+  const perRes = await stateBytesPerResource(stack);
   const p = await timed(() => stack.preview({ expectNoChanges: true }));
   expectCount(`${variant} preview of ${n}`, p.result.changeSummary.same, n + 2);
   const r = await timed(() => stack.refresh());

@@ -30,11 +30,10 @@ import { machineInfo } from "./report";
 import { runFromCommandLine, writeCharts, type CommandOptions } from "./run";
 import { scaleGoals, scaleMarkdown } from "./scale-goals";
 import {
-  bytes,
   configure,
   expectCount,
-  exportedResources,
-  variantFixture,
+  onNewStack,
+  stateBytesPerResource,
   VARIANTS,
   withEmulator,
   withPeakRss,
@@ -156,16 +155,14 @@ async function measureStack(
   n: number,
   name: string,
 ): Promise<{ samples: Record<ScaleOp, Sample>; stateBytesPerResource: number }> {
-  const stack = await engine.newStack(variantFixture(variant), name);
-  try {
+  return onNewStack(engine, variant, name, async (stack) => {
     if (mode === "fast") Object.assign(stack.workspace.envVars, FAST_MODE_ENV);
     await configure(stack, variant, n, emu);
     const what = `${variant} ${mode} N=${n}`;
     const all = n + 2; // the subscriptions, the destination and the Stack
     const up = await measure(stack, () => stack.up());
     expectCount(`${what} up`, up.result.summary.resourceChanges?.create, all);
-    const resources = await exportedResources(stack);
-    const stateBytesPerResource = bytes(resources) / (resources.length - 1);
+    const stateBytes = await stateBytesPerResource(stack);
     const again = await measure(stack, () => stack.up());
     expectCount(`${what} up with no changes`, again.result.summary.resourceChanges?.same, all);
     const preview = await measure(stack, () => stack.preview({ expectNoChanges: true }));
@@ -174,10 +171,11 @@ async function measureStack(
     expectCount(`${what} refresh`, refresh.result.summary.resourceChanges?.same, all);
     const destroy = await measure(stack, () => stack.destroy());
     expectCount(`${what} destroy`, destroy.result.summary.resourceChanges?.delete, all);
-    return { samples: { up, upNoChange: again, preview, refresh, destroy }, stateBytesPerResource };
-  } finally {
-    await engine.removeStack(stack);
-  }
+    return {
+      samples: { up, upNoChange: again, preview, refresh, destroy },
+      stateBytesPerResource: stateBytes,
+    };
+  });
 }
 
 /** The cells this run measures: every N in fast mode, N up to `checkpointMax` with checkpoints. */

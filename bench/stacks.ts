@@ -1,6 +1,6 @@
 /**
- * What the deploy and state benchmarks (bench/deploy.ts, bench/state.ts) do around a stack: an
- * emulator in this process that counts the requests it answers, the peak memory of the engine's
+ * What the deploy, scale and state benchmarks (bench/deploy.ts, bench/scale.ts, bench/state.ts) do
+ * around a stack: an emulator in this process that counts the requests it answers, the peak memory of the engine's
  * Node.js processes, the stack's config, and its exported state.
  *
  * @packageDocumentation
@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator } from "service-emulator";
-import { fixture, REPO_ROOT } from "./engine";
+import { fixture, REPO_ROOT, type Engine } from "./engine";
 
 /**
  * The programs: the engine's floor, this package's dynamic providers (`real`, the dynamic door)
@@ -42,6 +42,34 @@ export async function exportedResources(stack: Stack): Promise<ExportedResource[
 /** Bytes of `value` as UTF-8: a string as it is, anything else as compact JSON. */
 export function bytes(value: unknown): number {
   return Buffer.byteLength(typeof value === "string" ? value : JSON.stringify(value ?? null));
+}
+
+/**
+ * Bytes of the stack's exported state per resource, the Stack resource left out of the count
+ * (its bytes are in the total): compact JSON of the resources, divided by their number minus one.
+ */
+export async function stateBytesPerResource(stack: Stack): Promise<number> {
+  const resources = await exportedResources(stack);
+  return bytes(resources) / (resources.length - 1);
+}
+
+/**
+ * Runs `fn` on a new stack `name` of the variant's program ({@link variantFixture}), then removes
+ * the stack, even after a throw.
+ * @throws whatever creating the stack or `fn` throws.
+ */
+export async function onNewStack<T>(
+  engine: Engine,
+  variant: Variant,
+  name: string,
+  fn: (stack: Stack) => Promise<T>,
+): Promise<T> {
+  const stack = await engine.newStack(variantFixture(variant), name);
+  try {
+    return await fn(stack);
+  } finally {
+    await engine.removeStack(stack);
+  }
 }
 
 /** Requests the emulator answered and the milliseconds it spent on them, so far. */
