@@ -83,6 +83,39 @@ const row = (
   msg,
 });
 
+/**
+ * The rows of `GET`, `PATCH` (a valid description) and `DELETE` of the resource at `path()`, in
+ * that order, each answered `status` / `code`, named `<METHOD> of <what>`.
+ */
+const itemMethods = (what: string, path: () => string, status: number, code: number): Row[] =>
+  (["GET", "PATCH", "DELETE"] as const).map((method) =>
+    row(`${method} of ${what}`, status, code, () =>
+      call(method, path(), method === "PATCH" ? { description: "x" } : undefined),
+    ),
+  );
+
+/**
+ * The rows of a request sending `Service-Version: <value>` (`""` leaves the header out): a `GET`
+ * of the subscriptions (named `name`) and a `POST` of a destination (`<name> on POST`), each
+ * answered 400 / `code` with a message naming the header.
+ */
+const serviceVersionRows = (name: string, value: string, code: number): Row[] => [
+  row(
+    name,
+    400,
+    code,
+    () => call("GET", "/event_subscriptions", undefined, { "service-version": value }),
+    /Service-Version/,
+  ),
+  row(
+    `${name} on POST`,
+    400,
+    code,
+    () => call("POST", "/event_destinations", destinationBody(), { "service-version": value }),
+    /Service-Version/,
+  ),
+];
+
 /** A row answered 400 / 215: a field of the wrong type, missing, or breaking a limit. */
 const invalid = (name: string, send: () => Promise<RawResponse>, msg?: RegExp): Row =>
   row(name, 400, 215, send, msg);
@@ -134,29 +167,10 @@ const groups: [string, Row[]][] = [
   [
     "Service-Version (400)",
     [
-      row(
-        "missing",
-        400,
-        218,
-        () => call("GET", "/event_subscriptions", undefined, { "service-version": "" }),
-        /Service-Version/,
-      ),
-      row("missing on POST", 400, 218, () =>
-        call("POST", "/event_destinations", destinationBody(), { "service-version": "" }),
-      ),
-      row(
-        "1",
-        400,
-        217,
-        () => call("GET", "/event_subscriptions", undefined, { "service-version": "1" }),
-        /Service-Version/,
-      ),
-      row("3", 400, 217, () =>
-        call("POST", "/event_destinations", destinationBody(), { "service-version": "3" }),
-      ),
-      row("empty", 400, 217, () =>
-        call("GET", "/event_subscriptions", undefined, { "service-version": " " }),
-      ),
+      ...serviceVersionRows("missing", "", 218),
+      ...serviceVersionRows("1", "1", 217),
+      ...serviceVersionRows("3", "3", 217),
+      ...serviceVersionRows("empty", " ", 217),
     ],
   ],
   [
@@ -613,24 +627,8 @@ const groups: [string, Row[]][] = [
   [
     "existence and references (404, 223, 409)",
     [
-      row("GET of another account's subscription", 404, 404, () =>
-        call("GET", `/event_subscriptions/${ctx.sB}`),
-      ),
-      row("PATCH of another account's subscription", 404, 404, () =>
-        call("PATCH", `/event_subscriptions/${ctx.sB}`, { description: "x" }),
-      ),
-      row("DELETE of another account's subscription", 404, 404, () =>
-        call("DELETE", `/event_subscriptions/${ctx.sB}`),
-      ),
-      row("GET of another account's destination", 404, 404, () =>
-        call("GET", `/event_destinations/${ctx.dB}`),
-      ),
-      row("PATCH of another account's destination", 404, 404, () =>
-        call("PATCH", `/event_destinations/${ctx.dB}`, { description: "x" }),
-      ),
-      row("DELETE of another account's destination", 404, 404, () =>
-        call("DELETE", `/event_destinations/${ctx.dB}`),
-      ),
+      ...itemMethods("another account's subscription", () => `/event_subscriptions/${ctx.sB}`, 404, 404),
+      ...itemMethods("another account's destination", () => `/event_destinations/${ctx.dB}`, 404, 404),
       row("GET of another account's abuse report", 404, 404, () => call("GET", `/abuse_reports/${ctx.rB}`)),
       row("GET of a subscription that never existed", 404, 404, () =>
         call("GET", `/event_subscriptions/${absentId("esb_")}`),
