@@ -7,7 +7,38 @@
  */
 import type { ResourceDescriptor } from "service-contract";
 import { ValidationError } from "../../client/errors";
+import { processClaims } from "./claims";
 import { isNotFound } from "./runtime";
+
+/**
+ * Runs the adoption of `id` (`adopt`: read it, and write the program's values to it) holding
+ * `id` for this resource alone, as a lost create's lookup holds what it adopts: no other resource
+ * of the deployment (in any provider process, when the registry is shared) can hold it at the
+ * same time. When the adoption fails, `id` is given back.
+ *
+ * @param resource - the contract's descriptor of the kind (its names, for the message).
+ * @throws Error naming `id` when another resource of the deployment already holds it (as when a
+ *   resource still carrying `adoptId` is replaced: its old self holds the ID); what `adopt` throws.
+ */
+export async function adopting<T>(
+  resource: ResourceDescriptor,
+  id: string,
+  adopt: () => Promise<T>,
+): Promise<T> {
+  if (!processClaims.tryClaim(id)) {
+    throw new Error(
+      `adoptId: ${resource.names.singular} ${id} is already held by another resource of this deployment, so it ` +
+        `cannot be adopted twice. A resource is adopted once: remove adoptId from it after its first pulumi up ` +
+        `(a replacement would otherwise adopt its own old self, which the replacement then deletes).`,
+    );
+  }
+  try {
+    return await adopt();
+  } catch (err) {
+    processClaims.release(id);
+    throw err;
+  }
+}
 
 /**
  * Reads the resource `id` that a program asked to adopt.

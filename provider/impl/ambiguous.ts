@@ -61,7 +61,7 @@
 import { randomUUID } from "node:crypto";
 import { APIConnectionError, APIError } from "../../client/errors";
 import { isLostAnswer } from "../../client/retry";
-import { ClaimRegistry, processClaims } from "./claims";
+import { ClaimRegistry, processClaims, type Waiter } from "./claims";
 import type { CreateOnceSpec } from "./createOnceSpec";
 import { listSince } from "./listing";
 import { adoptListed } from "./recoveryAdoption";
@@ -126,7 +126,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
     // Recovery adoption (SERVICE_ADOPT_FROM): what an interrupted deployment made, before anything is sent.
     if (spec.adoptFrom && spec.list && spec.matches) {
       const adopted = await adoptListed(spec, c.registry, spec.adoptFrom, LISTINGS);
-      if (adopted) return spec.afterRecoveryAdoption ? await spec.afterRecoveryAdoption(adopted) : adopted;
+      if (adopted) return await afterRecoveryAdoption(c, adopted);
     }
     // The create, with the idempotency key of this logical create.
     let sent = await sendCreate(c);
@@ -166,6 +166,29 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 }
 
 /**
+ * What a recovery adoption returns: `adopted` as listed, or what the spec's
+ * `afterRecoveryAdoption` makes of it (a destination's secret written again). When that fails,
+ * the claim is given back, so that the next `up` (or another create of this deployment) can take
+ * the resource instead of leaving it behind, and the error says so.
+ */
+async function afterRecoveryAdoption<T extends { id: string; createdAt: string }>(
+  c: LogicalCreate<T>,
+  adopted: T,
+): Promise<T> {
+  if (!c.spec.afterRecoveryAdoption) return adopted;
+  try {
+    return await c.spec.afterRecoveryAdoption(adopted);
+  } catch (err) {
+    c.registry.release(adopted.id);
+    throw new Error(
+      `${c.spec.what}: ${adopted.id} was adopted (made by an interrupted run), but writing the program's values to it failed ` +
+        `(${describe(err)}); it is not held by this deployment, so running pulumi up again with the same SERVICE_ADOPT_FROM takes it`,
+      { cause: err },
+    );
+  }
+}
+
+/**
  * One logical create of {@link createOnce}: what its steps share, from the first send to the
  * end. `T` is the kind's resource as the service returns it.
  */
@@ -190,7 +213,7 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
   /** Set when an answer named an ID another resource holds: the key is spent, the step-2 retry too. */
   conflict: boolean;
   /** This create among the kind's creates waiting to look (its answer was lost). */
-  readonly me: { matches(live: unknown): boolean; fingerprint?: string };
+  readonly me: Waiter;
 }
 
 /**
@@ -216,6 +239,7 @@ function logicalCreate<T extends { id: string; createdAt: string }>(
     me: {
       matches: (live: unknown) => spec.matches?.(live as T) ?? false,
       fingerprint: spec.fingerprint,
+      matchKey: spec.matchKey,
     },
   };
 }
@@ -349,8 +373,8 @@ function claimWhatItAdopts<T extends { id: string; createdAt: string }>(
   found: T[],
 ): LookupOutcome<T> {
   if (found.length === 0) return { found };
-  const twins = [...c.gate.waiting].filter((w) => w.matches(found[0]));
-  if (twins.some((w) => w.fingerprint !== c.me.fingerprint)) {
+  const twins = c.gate.waiting.twinsOf(c.me, found[0]);
+  if (twins.some((w) => !w.sameRequest)) {
     // Whose they are cannot be told: no create of this deployment may take them now.
     for (const f of found) c.registry.claim(f.id);
     return { found, unlike: true };

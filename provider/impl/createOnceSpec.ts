@@ -23,6 +23,14 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
    * every create of the kind counts as the same request.
    */
   fingerprint?: string;
+  /**
+   * The values `matches` compares, in one canonical form (write-only secrets left out): two
+   * creates with the same `matchKey` match the same resources. It lets a lookup count the lost
+   * creates of other provider processes of the deployment as twins (see claimsFolder.ts); kept
+   * only as a keyed hash outside this process. Default: none, and another process's lost creates
+   * are not counted.
+   */
+  matchKey?: string;
   /** What the client has seen of the server and `Idempotency-Key` (`ServiceClient.idempotency.honoured`). */
   keysHonoured(): boolean | undefined;
   /** Warning shown by `pulumi up` when the provider adopts or retries; default none. */

@@ -26,7 +26,7 @@ import {
 } from "service-contract";
 import { checkEventDestinationInputs } from "./inputChecks";
 import { changedProperties, sameJson } from "./compare";
-import { readForAdoption } from "./adopt";
+import { adopting, readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
@@ -110,6 +110,16 @@ export function matchesInputs(live: EventDestination, news: DestinationInputs): 
   );
 }
 
+/**
+ * The values {@link matchesInputs} compares (write-only secrets blanked), as one JSON string: two
+ * creates with the same key match the same live destinations.
+ */
+export function matchKey(news: DestinationInputs): string {
+  return JSON.stringify(
+    FIELDS.map((f) => blankWriteOnly(SHAPE[f.name], fieldValue(f, news as unknown as Json))),
+  );
+}
+
 /** `check`: validates with the client's rules; unknown values are not failures. */
 export async function check(_olds: unknown, news: DestinationInputs): Promise<pulumi.dynamic.CheckResult> {
   return { inputs: news, failures: checkEventDestinationInputs(news as unknown as Json) };
@@ -173,18 +183,20 @@ export async function create(
 
 async function createDestination(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
-  if (news.adoptId) {
-    claimId(news.adoptId);
-    const live = await readForAdoption(RESOURCES.eventDestination, news.adoptId, (id) =>
-      client.eventDestinations.get(id),
-    );
-    if (!hasWriteOnlySecret(news.target)) {
-      const outs = toOutputs(live, news.target);
-      const changed = await diff(news.adoptId, outs, news);
-      if (!changed.changes) return { id: news.adoptId, outs };
-    }
-    const dest = await client.eventDestinations.update(news.adoptId, body(news));
-    return { id: dest.id, outs: toOutputs(dest, news.target) };
+  const adoptId = news.adoptId;
+  if (adoptId) {
+    return adopting(RESOURCES.eventDestination, adoptId, async () => {
+      const live = await readForAdoption(RESOURCES.eventDestination, adoptId, (id) =>
+        client.eventDestinations.get(id),
+      );
+      if (!hasWriteOnlySecret(news.target)) {
+        const outs = toOutputs(live, news.target);
+        const changed = await diff(adoptId, outs, news);
+        if (!changed.changes) return { id: adoptId, outs };
+      }
+      const dest = await client.eventDestinations.update(adoptId, body(news));
+      return { id: dest.id, outs: toOutputs(dest, news.target) };
+    });
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
@@ -193,6 +205,7 @@ async function createDestination(news: DestinationInputs): Promise<pulumi.dynami
     what: RESOURCES.eventDestination.names.singular,
     create: (idempotencyKey) => client.eventDestinations.create(request, { idempotencyKey }),
     fingerprint: JSON.stringify(request),
+    matchKey: matchKey(news),
     list: () => client.eventDestinations.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,

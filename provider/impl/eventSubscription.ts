@@ -10,7 +10,7 @@ import type { EventSubscription } from "../../client";
 import { checkEventSubscriptionInputs } from "./inputChecks";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";
-import { readForAdoption } from "./adopt";
+import { adopting, readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
@@ -101,6 +101,18 @@ export function matchesInputs(live: EventSubscription, news: SubscriptionInputs)
   );
 }
 
+/**
+ * The values {@link matchesInputs} compares, as one JSON string: two creates with the same key
+ * match the same live subscriptions.
+ */
+export function matchKey(news: SubscriptionInputs): string {
+  return JSON.stringify([
+    news.sources.map((s) => s.type),
+    news.destinationIds,
+    PLAIN.map((f) => plain(news, f)),
+  ]);
+}
+
 /** `check`: validates with the client's rules; unknown values are not failures. */
 export async function check(_olds: unknown, news: SubscriptionInputs): Promise<pulumi.dynamic.CheckResult> {
   const failures = checkEventSubscriptionInputs(news as unknown as Record<string, unknown>);
@@ -145,18 +157,20 @@ export async function create(
 
 async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
-  if (news.adoptId) {
-    claimId(news.adoptId);
-    const live = toOutputs(
-      await readForAdoption(RESOURCES.eventSubscription, news.adoptId, (id) =>
-        client.eventSubscriptions.get(id),
-      ),
-    );
-    if (Object.keys(MANAGED).every((k) => MANAGED[k](live, news))) {
-      return { id: news.adoptId, outs: live };
-    }
-    const sub = await client.eventSubscriptions.update(news.adoptId, body(news));
-    return { id: sub.id, outs: toOutputs(sub) };
+  const adoptId = news.adoptId;
+  if (adoptId) {
+    return adopting(RESOURCES.eventSubscription, adoptId, async () => {
+      const live = toOutputs(
+        await readForAdoption(RESOURCES.eventSubscription, adoptId, (id) =>
+          client.eventSubscriptions.get(id),
+        ),
+      );
+      if (Object.keys(MANAGED).every((k) => MANAGED[k](live, news))) {
+        return { id: adoptId, outs: live };
+      }
+      const sub = await client.eventSubscriptions.update(adoptId, body(news));
+      return { id: sub.id, outs: toOutputs(sub) };
+    });
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
@@ -167,6 +181,7 @@ async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dyna
     what: RESOURCES.eventSubscription.names.singular,
     create: (idempotencyKey) => client.eventSubscriptions.create(request, { idempotencyKey }),
     fingerprint: JSON.stringify(request),
+    matchKey: matchKey(news),
     list: () => client.eventSubscriptions.list(),
     matches: (live) => matchesInputs(live, news),
     keysHonoured: () => client.idempotency.honoured,

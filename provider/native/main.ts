@@ -10,6 +10,8 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import { deploymentClaimsFolder } from "../impl/claimsFolder";
+import { processClaims } from "../impl/claims";
 import { fromPulumi } from "./deps";
 import { SERVER } from "./server";
 
@@ -32,6 +34,9 @@ export async function serve(args: string[]): Promise<{ port: number; server: grp
   const address = engineAddress(args);
   // Pulumi's log (the implementation's warnings) writes to the engine at this address.
   if (address) process.env.PULUMI_NODEJS_ENGINE ||= address;
+  // The deployment's other provider processes (one per provider instance) share its claims.
+  const folder = deploymentClaimsFolder(address);
+  if (folder) processClaims.share(folder);
   // The engine's limit on a message (400 MiB), as in @pulumi/pulumi's own servers.
   const server = new grpcJs.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
   server.addService(ResourceProviderService, SERVER as grpc.UntypedServiceImplementation);

@@ -62,23 +62,25 @@ export interface TestStack {
 }
 
 /**
- * Creates stack `name` of the reliability program in a fresh backend folder, pointed at the
- * emulator (secret API key), with the given counts.
+ * Creates stack `name` of the reliability program (or of `options.program`, a program folder
+ * that reads the same `destinations` and `subscriptions` config) in a fresh backend folder,
+ * pointed at the emulator (secret API key), with the given counts.
  */
 export async function createStack(
   name: string,
   emulator: RunningEmulator,
   counts: { destinations: number; subscriptions: number },
-  opts: { backendUrl?: string; config?: Record<string, string> } = {},
+  options: { backendUrl?: string; config?: Record<string, string>; program?: string } = {},
 ): Promise<TestStack> {
+  const program = options.program ?? PROGRAM;
   const backend = freshBackend(`reliability-${name}`);
-  const backendUrl = opts.backendUrl ?? `file://${backend}`;
+  const backendUrl = options.backendUrl ?? `file://${backend}`;
   const env = engineEnv(backend, { PULUMI_BACKEND_URL: backendUrl });
   const run: TestStack["run"] = (args, opts = {}) =>
     new Promise((resolve, reject) => {
       const started = Date.now();
       const child = spawn("pulumi", [...args, "--stack", name], {
-        cwd: PROGRAM,
+        cwd: program,
         env: { ...env, ...(opts.env ?? {}) },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -114,7 +116,7 @@ export async function createStack(
     },
     dispose() {
       killEngineProcesses(backendUrl);
-      rmSync(path.join(PROGRAM, `Pulumi.${name}.yaml`), { force: true });
+      rmSync(path.join(program, `Pulumi.${name}.yaml`), { force: true });
       rmSync(backend, { recursive: true, force: true });
     },
   };
@@ -123,7 +125,7 @@ export async function createStack(
   await ok(["config", "set", "--secret", "service:apiKey", emulator.apiKeys[0]]);
   await ok(["config", "set", "destinations", String(counts.destinations)]);
   await ok(["config", "set", "subscriptions", String(counts.subscriptions)]);
-  for (const [key, value] of Object.entries(opts.config ?? {})) await ok(["config", "set", key, value]);
+  for (const [key, value] of Object.entries(options.config ?? {})) await ok(["config", "set", key, value]);
   return stack;
 }
 
@@ -187,17 +189,20 @@ export function removeEmptyCheckpointAttrs(backend: string): string[] {
   return removed;
 }
 
-/** IDs of the stack's subscriptions and destinations, and how many pending operations it holds. */
+/**
+ * IDs of the stack's subscriptions and destinations (of either door: the dynamic providers' and
+ * the native plugin's type tokens), and how many pending operations it holds.
+ */
 export function stateIds(state: ExportedStack): {
   subscriptions: string[];
   destinations: string[];
   pending: number;
 } {
-  const of = (type: string) =>
-    (state.deployment.resources ?? []).filter((r) => r.type === type && r.id).map((r) => r.id!);
+  const of = (...types: string[]) =>
+    (state.deployment.resources ?? []).filter((r) => types.includes(r.type) && r.id).map((r) => r.id!);
   return {
-    subscriptions: of(TYPE_TOKENS.subscription).sort(),
-    destinations: of(TYPE_TOKENS.destination).sort(),
+    subscriptions: of(TYPE_TOKENS.subscription, "service:index:EventSubscription").sort(),
+    destinations: of(TYPE_TOKENS.destination, "service:index:EventDestination").sort(),
     pending: (state.deployment.pending_operations ?? []).length,
   };
 }

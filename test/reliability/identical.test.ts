@@ -1,7 +1,9 @@
 /**
  * Resources the service cannot tell apart, created side by side: a stack declaring several event
  * destinations with identical values and several event subscriptions with identical values,
- * deployed by the real engine at its default parallelism and at `--parallel 16`, through
+ * deployed by the real engine at its default parallelism and at `--parallel 16`, and by the
+ * native SDK through two providers of one account (the default and an explicit one: two plugin
+ * processes, test/fixtures/processes), through
  * connection resets before the handler (nothing made) and after it (made, answer lost), against
  * a service that ignores `Idempotency-Key` so that every lost create is resolved by a lookup.
  *
@@ -13,6 +15,7 @@
  * Seeds: 2 per parallelism in `npm test`; `RELIABILITY_LONG=1` runs 20 per parallelism (or
  * `IDENTICAL_SEEDS=<n>`), and writes the figures to `.pulumi-state/reliability-figures/`.
  */
+import * as path from "path";
 import { startEmulator } from "../helpers/emulator";
 import {
   LONG,
@@ -26,10 +29,27 @@ import {
 
 const COUNTS = { destinations: 3, subscriptions: 8 };
 const SEEDS = Number(process.env.IDENTICAL_SEEDS ?? (LONG ? 20 : 2));
-const PARALLELISM: { name: string; args: string[] }[] = [
+/** How a seed is deployed: the engine's parallelism, and the program (default: the reliability program's). */
+interface Deployment {
+  name: string;
+  args: string[];
+  program?: string;
+  counts?: { destinations: number; subscriptions: number };
+}
+const PARALLELISM: Deployment[] = [
   { name: "default", args: [] },
   { name: "16", args: ["--parallel", "16"] },
 ];
+/**
+ * Two plugin processes: identical resources through the default provider and an explicit one of
+ * the same account (counts per provider).
+ */
+const TWO_PROVIDERS: Deployment = {
+  name: "two-providers",
+  args: [],
+  program: path.join(__dirname, "..", "fixtures", "processes"),
+  counts: { destinations: 2, subscriptions: 4 },
+};
 const UP = ["up", "--yes", "--skip-preview", "--non-interactive"];
 /** `up` runs allowed: a run may fail with a clear error (a create that failed twice); the next goes on. */
 const MAX_UPS = 6;
@@ -56,9 +76,12 @@ interface SeedFigures {
 }
 
 /** Deploys the identical stack with faults under `seed` until an `up` succeeds; returns the figures. */
-async function deploySeed(parallel: { name: string; args: string[] }, seed: number): Promise<SeedFigures> {
+async function deploySeed(parallel: Deployment, seed: number): Promise<SeedFigures> {
   const em = await startEmulator({ idempotencyKeys: false });
-  const stack = await createStack(`identical-p${parallel.name}-s${seed}`, em, COUNTS);
+  const counts = parallel.counts ?? COUNTS;
+  const stack = await createStack(`identical-p${parallel.name}-s${seed}`, em, counts, {
+    program: parallel.program,
+  });
   try {
     await stack.ok(["config", "set", "identical", "true"]);
     em.app.emulator.setFaults({ reset: 0.2, resetAfter: 0.25, seed });
@@ -84,7 +107,8 @@ async function deploySeed(parallel: { name: string; args: string[] }, seed: numb
     const live = emulatorContents(em);
     const held = [...ids.destinations, ...ids.subscriptions];
     const liveIds = [...live.destinations, ...live.subscriptions].map((x) => x.id);
-    const declared = COUNTS.destinations + COUNTS.subscriptions;
+    // The two-provider program declares its counts once per provider.
+    const declared = (counts.destinations + counts.subscriptions) * (parallel.program ? 2 : 1);
     expect(ids.pending).toBe(0);
     return {
       parallel: parallel.name,
@@ -117,7 +141,7 @@ describe("identical resources created side by side through resets, keys ignored 
     const file = writeFigures("identical", all);
     const sum = (k: keyof SeedFigures) => all.reduce((n, f) => n + (f[k] as number), 0);
     console.log(
-      `identical resources: ${all.length} seeds (${PARALLELISM.map((p) => p.name).join(", ")} parallelism), ` +
+      `identical resources: ${all.length} seeds (${[...PARALLELISM, TWO_PROVIDERS].map((p) => p.name).join(", ")}), ` +
         `${sum("declared")} resources declared, ${sum("ups")} ups, ` +
         `${all.reduce((n, f) => n + f.faults.reset, 0)} resets before and ${all.reduce((n, f) => n + f.faults.resetAfter, 0)} after the handler, ` +
         `${sum("adopted")} adoptions, ${sum("resent")} creates sent again; ` +
@@ -125,9 +149,9 @@ describe("identical resources created side by side through resets, keys ignored 
     );
   });
 
-  for (const parallel of PARALLELISM) {
+  for (const parallel of [...PARALLELISM, TWO_PROVIDERS]) {
     it(
-      `parallelism ${parallel.name}, ${SEEDS} seeds: as many distinct IDs on the service as declared, each held once in the state`,
+      `${parallel.program ? parallel.name : `parallelism ${parallel.name}`}, ${SEEDS} seeds: as many distinct IDs on the service as declared, each held once in the state`,
       async () => {
         const figures: SeedFigures[] = [];
         for (let seed = 1; seed <= SEEDS; seed++) {

@@ -90,6 +90,21 @@ describe("createOnce with adoptFrom (recovery adoption)", () => {
     expect(seen).toEqual(["thing_1"]);
   });
 
+  it("gives the claim back when afterRecoveryAdoption fails, so the next create (or up) takes the resource", async () => {
+    const { calls, spec } = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
+    const from = { ids: new Set(["thing_1"]), oldestMs: SINCE };
+    const registry = new ClaimRegistry();
+    const failing = async (): Promise<R> => {
+      throw new Error("PATCH /things/thing_1: 503 Service Unavailable");
+    };
+    await expect(createOnce(spec("a", registry, from, { afterRecoveryAdoption: failing }))).rejects.toThrow(
+      /thing_1 was adopted .* writing the program's values to it failed \(PATCH \/things\/thing_1: 503 .*running pulumi up again with the same SERVICE_ADOPT_FROM takes it/,
+    );
+    expect(registry.isClaimed("thing_1")).toBe(false);
+    expect((await createOnce(spec("a", registry, from))).id).toBe("thing_1");
+    expect(calls.creates).toEqual([]);
+  });
+
   it("without adoptFrom, a create never lists and never adopts", async () => {
     const { calls, spec } = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
     const made = await createOnce(spec("a", new ClaimRegistry(), undefined));
