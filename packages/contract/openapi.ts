@@ -149,6 +149,22 @@ function resourcePaths(r: ResourceDescriptor): [string, Json][] {
   const extra = (o: Operation) => (r.errors[o] ?? []) as number[];
   const summary = (o: Operation, words: string) => (r.notes[o] ? `${words} (${r.notes[o]})` : words);
   const id = [idParam(idPrefix, names.singular)];
+  /**
+   * An operation on one resource (`{path}/{id}`, its ID the first parameter): `<o><PulumiType>`
+   * with `method`, summarized by `words` (and the descriptor's note), answering `responses`;
+   * `more` adds to the operation (e.g. its `requestBody`).
+   */
+  const item = (
+    o: Operation,
+    method: string,
+    words: string,
+    responses: Json,
+    more: Json = {},
+  ): [string, string, Json] => [
+    `${r.path}/{id}`,
+    method,
+    op(tag, `${o}${pulumiType}`, summary(o, words), responses, { parameters: id, ...more }),
+  ];
   const operations: Record<Operation, () => [string, string, Json]> = {
     list: () => [
       r.path,
@@ -178,48 +194,27 @@ function resourcePaths(r: ResourceDescriptor): [string, Json][] {
         { parameters: [idempotencyKey], requestBody: body(component.create) },
       ),
     ],
-    get: () => [
-      `${r.path}/{id}`,
-      "get",
-      op(
-        tag,
-        `get${pulumiType}`,
-        summary("get", `Read ${names.article}`),
-        {
-          ...ok(200, `the ${names.singular}${blanked}`, component.response),
-          ...errors(...COMMON, ...extra("get"), 227, 404),
-        },
-        { parameters: id },
-      ),
-    ],
-    update: () => [
-      `${r.path}/{id}`,
-      "patch",
-      op(
-        tag,
-        `update${pulumiType}`,
-        summary(
-          "update",
-          `Update ${names.article}: ${String(metaOf(r.schemas.update ?? r.schemas.create)["x-patch"])}`,
-        ),
+    get: () =>
+      item("get", "get", `Read ${names.article}`, {
+        ...ok(200, `the ${names.singular}${blanked}`, component.response),
+        ...errors(...COMMON, ...extra("get"), 227, 404),
+      }),
+    update: () =>
+      item(
+        "update",
+        "patch",
+        `Update ${names.article}: ${String(metaOf(r.schemas.update ?? r.schemas.create)["x-patch"])}`,
         {
           ...ok(200, `the ${names.singular}${blanked}`, component.response),
           ...errors(...COMMON, ...BODY, ...extra("update"), 227, 404),
         },
-        { parameters: id, requestBody: body(component.update) },
+        { requestBody: body(component.update) },
       ),
-    ],
-    delete: () => [
-      `${r.path}/{id}`,
-      "delete",
-      op(
-        tag,
-        `delete${pulumiType}`,
-        summary("delete", `Delete ${names.article}`),
-        { ...ok(204, "deleted"), ...errors(...COMMON, 227, 404, ...extra("delete")) },
-        { parameters: id },
-      ),
-    ],
+    delete: () =>
+      item("delete", "delete", `Delete ${names.article}`, {
+        ...ok(204, "deleted"),
+        ...errors(...COMMON, 227, 404, ...extra("delete")),
+      }),
   };
   const paths = new Map<string, Json>();
   for (const o of OPERATIONS.filter((o) => supports(r, o))) {
