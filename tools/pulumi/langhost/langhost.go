@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/logging"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
@@ -26,9 +28,9 @@ import (
 // the program failed and the error was already reported to the engine.
 const ExitCodeBail = 32
 
-// Base answers the LanguageRuntime calls the hosts answer the same way. Dependency discovery
-// returns no packages: the engine finds the providers of this project's programs through
-// `plugins.providers[].path` in Pulumi.yaml, or on PATH, when a resource first needs them.
+// Base answers the LanguageRuntime calls the hosts answer the same way. GetRequiredPackages and
+// GetRequiredPlugins (plugins.go) report what the host's Discover finds: the resource plugins
+// the program's installed packages declare, which the engine then installs when missing.
 type Base struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	// Version is what GetPluginInfo reports (e.g. "v3.248.0").
@@ -37,26 +39,35 @@ type Base struct {
 	Runtime string
 	// Install is the command InstallDependencies runs in the program's folder
 	// (e.g. npm install).
-	Install       []string
+	Install []string
+	// Discover finds the packages the program needs (plugins.go); nil reports none.
+	Discover      Discover
 	mu            sync.Mutex
 	engineAddress string
 	tracing       string
 }
 
-// Serve parses the host's command line (`<host> [-flags...] <engine address>`; flags other than
-// -tracing, such as -root or -v, are accepted and ignored so newer engines keep working), starts
+// Serve parses the host's command line (`<host> [-flags...] <engine address>`: -tracing, and
+// -v=<level> and -logtostderr for the discovery logs as the engine passes them with --logflow;
+// other flags, such as -root, are accepted and ignored so newer engines keep working), starts
 // the gRPC server with srv, prints its port on stdout as the engine expects, and serves until
 // the engine stops it. name prefixes the errors it prints before exiting with status 1.
 func Serve(name string, base *Base, srv pulumirpc.LanguageRuntimeServer) {
+	verbose, logToStderr := 0, false
 	for _, a := range os.Args[1:] {
 		switch {
 		case strings.HasPrefix(a, "-tracing="), strings.HasPrefix(a, "--tracing="):
 			base.tracing = a[strings.Index(a, "=")+1:]
+		case strings.HasPrefix(a, "-v="), strings.HasPrefix(a, "--v="):
+			verbose, _ = strconv.Atoi(a[strings.Index(a, "=")+1:])
+		case a == "-logtostderr", a == "--logtostderr", a == "-logtostderr=true", a == "--logtostderr=true":
+			logToStderr = true
 		case strings.HasPrefix(a, "-"):
 		default:
 			base.engineAddress = a
 		}
 	}
+	logging.InitLogging(logToStderr, verbose, false)
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
 		Init: func(s *grpc.Server) error {
 			pulumirpc.RegisterLanguageRuntimeServer(s, srv)
@@ -95,16 +106,6 @@ func (b *Base) Handshake(_ context.Context, req *pulumirpc.LanguageHandshakeRequ
 // GetPluginInfo reports Version.
 func (b *Base) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
 	return &pulumirpc.PluginInfo{Version: b.Version}, nil
-}
-
-// GetRequiredPlugins returns none (see Base).
-func (b *Base) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
-}
-
-// GetRequiredPackages returns none (see Base).
-func (b *Base) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	return &pulumirpc.GetRequiredPackagesResponse{}, nil
 }
 
 // GetProgramDependencies returns none (`pulumi about` shows an empty list).

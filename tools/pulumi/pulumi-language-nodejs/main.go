@@ -10,9 +10,9 @@
 // What it does: it implements the LanguageRuntime gRPC service the engine talks to. Run
 // starts `node <@pulumi/pulumi>/cmd/run` (the program launcher shipped in the npm package)
 // with the flags and environment that launcher documents (see its usage text), waits for it
-// and reports the result. Dependency discovery returns no packages: programs of this project
-// use only dynamic providers, which the engine loads on demand from PATH. Policy packs,
-// code generation and `pulumi new` templating are not supported.
+// and reports the result. GetRequiredPackages and GetRequiredPlugins report the resource plugins
+// the installed packages declare in their package.json (`pulumi` field; see plugins.go). Policy
+// packs, code generation and `pulumi new` templating are not supported.
 package main
 
 import (
@@ -36,7 +36,7 @@ type host struct {
 }
 
 func main() {
-	base := &langhost.Base{Version: version, Runtime: "node", Install: []string{"npm", "install"}}
+	base := &langhost.Base{Version: version, Runtime: "node", Install: []string{"npm", "install"}, Discover: discover}
 	langhost.Serve("pulumi-language-nodejs", base, &host{Base: base})
 }
 
