@@ -14,9 +14,9 @@
 // bin/python runs the program, with VIRTUAL_ENV set and its bin first on PATH), else `python3`
 // on PATH (`python` when there is no python3). InstallDependencies makes that virtual
 // environment when missing and runs `pip install -r requirements.txt` in it. Not supported: the
-// `toolchain` option (poetry, uv), `typechecker`, plugin discovery from installed packages (the
-// engine finds providers through `plugins.providers[].path` or PATH), policy packs, code
-// generation and `pulumi new` templating.
+// `toolchain` option (poetry, uv), `typechecker`, policy packs, code generation and `pulumi new`
+// templating. GetRequiredPackages and GetRequiredPlugins report the resource plugins the
+// installed packages declare in pulumi-plugin.json (see plugins.go).
 package main
 
 import (
@@ -43,7 +43,7 @@ type host struct {
 }
 
 func main() {
-	base := &langhost.Base{Version: version}
+	base := &langhost.Base{Version: version, Discover: discover}
 	langhost.Serve("pulumi-language-python", base, &host{Base: base})
 }
 
