@@ -10,9 +10,9 @@
 // temporary file), then runs that binary with the variables Pulumi's Go SDK reads its settings
 // from (PULUMI_MONITOR, PULUMI_ENGINE, PULUMI_PROJECT, PULUMI_STACK, PULUMI_CONFIG, ...; see
 // pulumi.RunWithContext), and reports the result. InstallDependencies runs `go mod download`.
-// Not supported: the runtime options `binary` and `buildTarget`, finding plugins from the
-// module's requirements (name the plugin in `plugins.providers[].path` or put it on PATH),
-// policy packs, `pulumi new` templating and code generation.
+// GetRequiredPackages and GetRequiredPlugins report the resource plugins the required modules
+// declare in pulumi-plugin.json (see plugins.go). Not supported: the runtime options `binary`
+// and `buildTarget`, policy packs, `pulumi new` templating and code generation.
 package main
 
 import (
@@ -35,7 +35,7 @@ type host struct {
 }
 
 func main() {
-	base := &langhost.Base{Version: version, Runtime: "go", Install: []string{"go", "mod", "download"}}
+	base := &langhost.Base{Version: version, Runtime: "go", Install: []string{"go", "mod", "download"}, Discover: discover}
 	langhost.Serve("pulumi-language-go", base, &host{Base: base})
 }
 
