@@ -330,10 +330,18 @@ async function buildPluginBinaries({ targetNames, outDir } = {}) {
     const base = ensureBaseBinary(target);
     const file = path.join(out, target.name, target.exe);
     started = Date.now();
-    // An executable is made again unless the one there is, byte for byte, what this blob and
-    // this base binary made last time (injecting takes 10 to 20 s a platform).
+    // An executable is made again unless the one there is, byte for byte, what this blob, this
+    // base binary and this script made last time (injecting takes 10 to 20 s a platform).
     const stampFile = path.join(work, `${target.name}.stamp.json`);
-    const stamp = { node: NODE_VERSION, pkg: target.pkg, base: sha256(base), blob: sha256(blobFile) };
+    const stamp = {
+      node: NODE_VERSION,
+      pkg: target.pkg,
+      base: sha256(base),
+      blob: sha256(blobFile),
+      // this script and postject: a change to how it injects makes every executable again
+      script: sha256(path.join(__dirname, "build-plugin-binaries.js")),
+      postject: require("postject/package.json").version,
+    };
     let previous;
     try {
       previous = JSON.parse(fs.readFileSync(stampFile, "utf8"));

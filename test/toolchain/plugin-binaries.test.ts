@@ -77,8 +77,10 @@ function firstLine(child: ChildProcess): Promise<string> {
     });
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
+    // (the lines of a minified bundle that Node.js quotes with an error are cut short)
+    const short = (text: string) => text.replace(/^(.{300}).+$/gm, "$1…");
     child.on("exit", (code) =>
-      reject(new Error(`exited with ${code} before a line; stdout ${out}, stderr ${err}`)),
+      reject(new Error(`exited with ${code} before a line; stdout ${short(out)}, stderr ${short(err)}`)),
     );
   });
 }
