@@ -50,6 +50,17 @@ describe("Python SDK package pulumi_service", () => {
   const tmp = useTempDir("python-sdk-");
   let wheel: string;
   let sdist: string;
+  /**
+   * Runs `python -m unittest -v <module>` of test/fixtures/sdk-python in the venv the install
+   * test made: its exit status, how many tests it ran (`/^Ran (\d+) tests?/` of its output), and
+   * its output when it failed (`""` when it passed).
+   */
+  const unittest = (module: string) => {
+    const python = path.join(tmp(), "venv", "bin", "python");
+    const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
+    const r = run(python, ["-m", "unittest", "-v", module], { cwd: PY_FIXTURES, env });
+    return { status: r.status, ran: /^Ran (\d+) tests?/m.exec(r.out)?.[1], out: r.status === 0 ? "" : r.out };
+  };
 
   it(
     "builds into a wheel and an sdist at the packages' version, typed (py.typed) and naming its plugin",
@@ -109,13 +120,7 @@ describe("Python SDK package pulumi_service", () => {
   it(
     "passes its unit test with Pulumi's mocks: type tokens, inputs with their secret flags, outputs",
     () => {
-      const python = path.join(tmp(), "venv", "bin", "python");
-      const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
-      const r = run(python, ["-m", "unittest", "-v", "test_resources"], { cwd: PY_FIXTURES, env });
-      expect({ status: r.status, ran: /^Ran (\d+) tests?/m.exec(r.out)?.[1] }).toEqual({
-        status: 0,
-        ran: "3",
-      });
+      expect(unittest("test_resources")).toEqual({ status: 0, ran: "3", out: "" });
     },
     TIMEOUT,
   );
@@ -123,18 +128,7 @@ describe("Python SDK package pulumi_service", () => {
   it(
     "passes its functions' unit test with Pulumi's mocks: tokens, args, typed results, a secret target",
     () => {
-      const python = path.join(tmp(), "venv", "bin", "python");
-      const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
-      const r = run(python, ["-m", "unittest", "-v", "test_functions"], { cwd: PY_FIXTURES, env });
-      expect({
-        status: r.status,
-        ran: /^Ran (\d+) tests?/m.exec(r.out)?.[1],
-        out: r.status === 0 ? "" : r.out,
-      }).toEqual({
-        status: 0,
-        ran: "2",
-        out: "",
-      });
+      expect(unittest("test_functions")).toEqual({ status: 0, ran: "2", out: "" });
     },
     TIMEOUT,
   );
