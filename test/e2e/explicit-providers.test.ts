@@ -9,13 +9,14 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { NotFoundError, ServiceClient } from "../../client";
 import { startEmulator } from "../helpers/emulator";
-import { freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import { disposeStack, freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
 
 const program = path.join(__dirname, "..", "fixtures", "explicit-providers");
 const KEYS = { dev: "sk_dev_account_e2e_4b1f9c", prod: "sk_prod_account_e2e_7d2a6e" };
 const DEFAULT_KEY = "sk_default_account_e2e_0c3e58";
 const DD_KEY = "dd-explicit-providers-secret-91a4";
-const ENGINE_TIMEOUT = 600_000;
+// Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
+jest.setTimeout(600_000);
 
 type Account = keyof typeof KEYS;
 type Ids = Record<Account, { destination: string; subscription: string; report: string }>;
@@ -51,63 +52,54 @@ describe("explicit providers of the native SDK (real engine, native plugin, real
       "service:apiKey": { value: DEFAULT_KEY, secret: true },
       "service:baseUrl": { value: emulator.url },
     });
-  }, ENGINE_TIMEOUT);
+  });
 
   afterAll(async () => {
-    await stack?.destroy().catch(() => undefined);
-    await stack?.workspace.removeStack("e2e").catch(() => undefined);
+    await disposeStack(stack);
     await Promise.all(Object.values(clients ?? {}).map((c) => c.close()));
     await emulator?.close();
-  }, ENGINE_TIMEOUT);
+  });
 
-  it(
-    "puts each resource in the account of its provider, keeps the keys out of the state, then previews no changes",
-    async () => {
-      const up = await stack.up();
-      expect(up.summary.result).toBe("succeeded");
-      // Two providers, and a destination, a subscription and an abuse report for each, plus the stack.
-      expect(up.summary.resourceChanges).toEqual({ create: 9 });
-      const ids = up.outputs.ids.value as Ids;
+  it("puts each resource in the account of its provider, keeps the keys out of the state, then previews no changes", async () => {
+    const up = await stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    // Two providers, and a destination, a subscription and an abuse report for each, plus the stack.
+    expect(up.summary.resourceChanges).toEqual({ create: 9 });
+    const ids = up.outputs.ids.value as Ids;
 
-      for (const account of Object.keys(KEYS) as Account[]) {
-        const own = clients[account];
-        const other = clients[account === "dev" ? "prod" : "dev"];
-        const { destination, subscription, report } = ids[account];
-        expect(await contents(own)).toEqual([destination, subscription].sort());
-        await expect(own.abuseReports.get(report)).resolves.toMatchObject({ id: report });
-        const sub = await own.eventSubscriptions.get(subscription);
-        expect({ account, description: sub.description }).toEqual({
-          account,
-          description: `${account} policy changes`,
-        });
-        // The other account's key does not see them.
-        await expect(other.eventDestinations.get(destination)).rejects.toBeInstanceOf(NotFoundError);
-        await expect(other.eventSubscriptions.get(subscription)).rejects.toBeInstanceOf(NotFoundError);
-        await expect(other.abuseReports.get(report)).rejects.toBeInstanceOf(NotFoundError);
-      }
-      expect(await contents(clients.default)).toEqual([]);
+    for (const account of Object.keys(KEYS) as Account[]) {
+      const own = clients[account];
+      const other = clients[account === "dev" ? "prod" : "dev"];
+      const { destination, subscription, report } = ids[account];
+      expect(await contents(own)).toEqual([destination, subscription].sort());
+      await expect(own.abuseReports.get(report)).resolves.toMatchObject({ id: report });
+      const sub = await own.eventSubscriptions.get(subscription);
+      expect({ account, description: sub.description }).toEqual({
+        account,
+        description: `${account} policy changes`,
+      });
+      // The other account's key does not see them.
+      await expect(other.eventDestinations.get(destination)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(other.eventSubscriptions.get(subscription)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(other.abuseReports.get(report)).rejects.toBeInstanceOf(NotFoundError);
+    }
+    expect(await contents(clients.default)).toEqual([]);
 
-      const state = readCheckpoint(backend);
-      for (const secret of [KEYS.dev, KEYS.prod, DEFAULT_KEY, DD_KEY]) expect(state).not.toContain(secret);
-      const providers = ((await stack.exportStack()).deployment.resources ?? []).filter(
-        (r: { type: string }) => r.type.startsWith("pulumi:providers:service"),
-      );
-      expect(providers.map((r: { urn: string }) => r.urn.split("::").pop()).sort()).toEqual(["dev", "prod"]);
+    const state = readCheckpoint(backend);
+    for (const secret of [KEYS.dev, KEYS.prod, DEFAULT_KEY, DD_KEY]) expect(state).not.toContain(secret);
+    const providers = ((await stack.exportStack()).deployment.resources ?? []).filter((r: { type: string }) =>
+      r.type.startsWith("pulumi:providers:service"),
+    );
+    expect(providers.map((r: { urn: string }) => r.urn.split("::").pop()).sort()).toEqual(["dev", "prod"]);
 
-      const preview = await stack.preview();
-      expect(preview.changeSummary).toEqual({ same: 9 });
-    },
-    ENGINE_TIMEOUT,
-  );
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 9 });
+  });
 
-  it(
-    "destroys each account's resources with its own provider",
-    async () => {
-      const destroy = await stack.destroy();
-      expect(destroy.summary.result).toBe("succeeded");
-      for (const account of Object.keys(KEYS) as Account[])
-        expect({ account, left: await contents(clients[account]) }).toEqual({ account, left: [] });
-    },
-    ENGINE_TIMEOUT,
-  );
+  it("destroys each account's resources with its own provider", async () => {
+    const destroy = await stack.destroy();
+    expect(destroy.summary.result).toBe("succeeded");
+    for (const account of Object.keys(KEYS) as Account[])
+      expect({ account, left: await contents(clients[account]) }).toEqual({ account, left: [] });
+  });
 });

@@ -56,6 +56,17 @@ export async function localStack(
   return { stack, env };
 }
 
+/**
+ * The teardown of an engine test's stack: destroys its resources, then removes the stack from
+ * its backend. Does nothing for `undefined` (a set-up that failed before making the stack), and
+ * ignores a failure of either step (a set-up that failed half-way), so that the test's own
+ * failure is the one reported.
+ */
+export async function disposeStack(stack: Stack | undefined): Promise<void> {
+  await stack?.destroy().catch(() => undefined);
+  await stack?.workspace.removeStack(stack.name).catch(() => undefined);
+}
+
 /** Points the stack's provider at a service: `service:baseUrl`, and `service:apiKey` as a secret. */
 export async function configureService(stack: Stack, baseUrl: string, apiKey: string): Promise<void> {
   await stack.setConfig("service:baseUrl", { value: baseUrl });
