@@ -13,10 +13,11 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../client";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { configureService, freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import { configureService, disposeStack, freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
 
 const program = path.join(__dirname, "..", "fixtures", "functions");
-const ENGINE_TIMEOUT = 600_000;
+// Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
+jest.setTimeout(600_000);
 const AWS_SECRET = "aws-functions-secret-access-key-5e82c1";
 /** Part of the destination's stream ARN: plain config, so only the target's secrecy keeps it out of the state. */
 const MARK = "functions-stream-b7d40e";
@@ -46,54 +47,49 @@ describe("functions through the engine, both doors (real engine, native plugin, 
     await configureService(stack, emulator.url, emulator.apiKeys[0]);
     await stack.setConfig("awsSecret", { value: AWS_SECRET, secret: true });
     await stack.setConfig("streamArn", { value: STREAM_ARN });
-  }, ENGINE_TIMEOUT);
+  });
 
   afterAll(async () => {
-    await stack?.destroy().catch(() => undefined);
-    await stack?.workspace.removeStack("functions").catch(() => undefined);
+    await disposeStack(stack);
     await client?.close();
     await emulator?.close();
-  }, ENGINE_TIMEOUT);
+  });
 
-  it(
-    "1. up creates the resources, and every function of both doors returns their outputs and id",
-    async () => {
-      const up = await stack.up();
-      expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
-      outputs = (await stack.outputs()) as Outputs;
-      const ids = value("ids") as Record<string, string>;
-      for (const r of (await stack.exportStack()).deployment.resources as { urn: string; outputs?: Props }[])
-        state[r.urn.split("::").pop() as string] = r.outputs ?? {};
+  it("1. up creates the resources, and every function of both doors returns their outputs and id", async () => {
+    const up = await stack.up();
+    expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
+    outputs = (await stack.outputs()) as Outputs;
+    const ids = value("ids") as Record<string, string>;
+    for (const r of (await stack.exportStack()).deployment.resources as { urn: string; outputs?: Props }[])
+      state[r.urn.split("::").pop() as string] = r.outputs ?? {};
 
-      // The subscription and the report: exactly the state's outputs, and the ID.
-      expect(value("nativeSubscription")).toEqual({ id: ids.subscription, ...state.policies });
-      expect(value("nativeSubscription").destinationIds).toEqual([ids.destination]);
-      expect(value("nativeReport")).toEqual({ id: ids.report, ...state.report });
-      expect(value("nativeReport").status).toBe("PENDING");
-      expect(value("nativePlainReport")).toEqual(value("nativeReport"));
+    // The subscription and the report: exactly the state's outputs, and the ID.
+    expect(value("nativeSubscription")).toEqual({ id: ids.subscription, ...state.policies });
+    expect(value("nativeSubscription").destinationIds).toEqual([ids.destination]);
+    expect(value("nativeReport")).toEqual({ id: ids.report, ...state.report });
+    expect(value("nativeReport").status).toBe("PENDING");
+    expect(value("nativePlainReport")).toEqual(value("nativeReport"));
 
-      // The destination: the state's outputs but for the target's write-only secret, which
-      // the resource keeps from the program and a lookup reads back empty, as the API returns it.
-      const { target, ...rest } = value("nativeDestination");
-      const { target: _stateTarget, ...stateRest } = state.stream;
-      expect(rest).toEqual({ id: ids.destination, ...stateRest });
-      expect(target).toEqual({
-        kinesis: {
-          auth: { creds: { awsAccessKeyId: "AKIAFUNCTIONSEXAMPLE", awsSecretAccessKey: "" } },
-          streamArn: STREAM_ARN,
-        },
-      });
+    // The destination: the state's outputs but for the target's write-only secret, which
+    // the resource keeps from the program and a lookup reads back empty, as the API returns it.
+    const { target, ...rest } = value("nativeDestination");
+    const { target: _stateTarget, ...stateRest } = state.stream;
+    expect(rest).toEqual({ id: ids.destination, ...stateRest });
+    expect(target).toEqual({
+      kinesis: {
+        auth: { creds: { awsAccessKeyId: "AKIAFUNCTIONSEXAMPLE", awsSecretAccessKey: "" } },
+        streamArn: STREAM_ARN,
+      },
+    });
 
-      // Lists: every item of the account, each as the get returns it.
-      expect(value("nativeSubscriptions")).toEqual({ items: [value("nativeSubscription")] });
-      expect(value("nativeDestinations")).toEqual({ items: [value("nativeDestination")] });
+    // Lists: every item of the account, each as the get returns it.
+    expect(value("nativeSubscriptions")).toEqual({ items: [value("nativeSubscription")] });
+    expect(value("nativeDestinations")).toEqual({ items: [value("nativeDestination")] });
 
-      // The dynamic door returns the same values.
-      for (const name of ["Subscription", "Destination", "Report", "Subscriptions", "Destinations"])
-        expect({ name, value: value(`dynamic${name}`) }).toEqual({ name, value: value(`native${name}`) });
-    },
-    ENGINE_TIMEOUT,
-  );
+    // The dynamic door returns the same values.
+    for (const name of ["Subscription", "Destination", "Report", "Subscriptions", "Destinations"])
+      expect({ name, value: value(`dynamic${name}`) }).toEqual({ name, value: value(`native${name}`) });
+  });
 
   it("2. a destination's lookups are secret stack outputs; the state holds nothing of its target in plain text", () => {
     const secret = Object.fromEntries(Object.entries(outputs).map(([k, o]) => [k, o.secret]));
@@ -117,14 +113,10 @@ describe("functions through the engine, both doors (real engine, native plugin, 
     expect(checkpoint).not.toContain(AWS_SECRET);
   });
 
-  it(
-    "3. a preview after it has no changes (functions register nothing)",
-    async () => {
-      const preview = await stack.preview({ expectNoChanges: true });
-      expect(preview.changeSummary.same).toBe(4);
-    },
-    ENGINE_TIMEOUT,
-  );
+  it("3. a preview after it has no changes (functions register nothing)", async () => {
+    const preview = await stack.preview({ expectNoChanges: true });
+    expect(preview.changeSummary.same).toBe(4);
+  });
 
   it.each(["native", "dynamic"])(
     "4. a lookup of an ID the account lacks fails the update, naming it (%s door)",
@@ -150,6 +142,5 @@ describe("functions through the engine, both doors (real engine, native plugin, 
       // The stack, its default provider and the three resources, as before.
       expect((await stack.exportStack()).deployment.resources).toHaveLength(5);
     },
-    ENGINE_TIMEOUT,
   );
 });

@@ -8,7 +8,8 @@ import { clearRequestLog, getRequestLog, setFaults } from "../helpers/emulator";
 import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
 import type { Spec } from "../fixtures/native";
 
-const ENGINE_TIMEOUT = 600_000;
+// Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
+jest.setTimeout(600_000);
 /**
  * The latency of the slow service in the timeout tests, in milliseconds: far above their 2 s and
  * above what an `up` takes on a busy machine, so an `up` that fails before it was cut short.
@@ -68,134 +69,114 @@ describe.each(["native", "dynamic"] as const)(
     beforeAll(async () => {
       e2e = await startDoorsStack(door, `options-${door}`);
       ({ emulator, stack, client } = e2e);
-    }, ENGINE_TIMEOUT);
+    });
 
     afterAll(() => e2e?.close());
 
-    it(
-      "replaceOnChanges: a change of a named property replaces (preview and up), others update in place",
-      async () => {
-        const options = { replaceOnChanges: ["description"] };
-        await upWith({ description: "first", metadata: "m1" }, options);
-        const first = await subscriptionId();
+    it("replaceOnChanges: a change of a named property replaces (preview and up), others update in place", async () => {
+      const options = { replaceOnChanges: ["description"] };
+      await upWith({ description: "first", metadata: "m1" }, options);
+      const first = await subscriptionId();
 
-        // A property replaceOnChanges does not name: an update in place, the ID kept.
-        const update = await upWith({ description: "first", metadata: "m2" }, options);
-        expect(update.summary.resourceChanges).toMatchObject({ update: 1 });
-        expect(update.summary.resourceChanges?.replace).toBeUndefined();
-        expect(await subscriptionId()).toBe(first);
+      // A property replaceOnChanges does not name: an update in place, the ID kept.
+      const update = await upWith({ description: "first", metadata: "m2" }, options);
+      expect(update.summary.resourceChanges).toMatchObject({ update: 1 });
+      expect(update.summary.resourceChanges?.replace).toBeUndefined();
+      expect(await subscriptionId()).toBe(first);
 
-        // The named property: the preview plans a replacement, and up makes one.
-        await setSpec(spec({ description: "second", metadata: "m2" }, options));
-        const preview = await stack.preview({ diff: true });
-        expect(preview.changeSummary).toMatchObject({ replace: 1 });
-        expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);
-        expect(preview.stdout).toMatch(/~ description\s*:\s*"first"\s*=>\s*"second"/);
-        const replace = await stack.up();
-        expect(replace.summary.resourceChanges).toMatchObject({ replace: 1 });
-        const second = await subscriptionId();
-        expect(second).not.toBe(first);
-        const live = await liveSubscriptions();
-        expect(live.map((s) => [s.id, s.description, s.metadata])).toEqual([[second, "second", "m2"]]);
-      },
-      ENGINE_TIMEOUT,
-    );
+      // The named property: the preview plans a replacement, and up makes one.
+      await setSpec(spec({ description: "second", metadata: "m2" }, options));
+      const preview = await stack.preview({ diff: true });
+      expect(preview.changeSummary).toMatchObject({ replace: 1 });
+      expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);
+      expect(preview.stdout).toMatch(/~ description\s*:\s*"first"\s*=>\s*"second"/);
+      const replace = await stack.up();
+      expect(replace.summary.resourceChanges).toMatchObject({ replace: 1 });
+      const second = await subscriptionId();
+      expect(second).not.toBe(first);
+      const live = await liveSubscriptions();
+      expect(live.map((s) => [s.id, s.description, s.metadata])).toEqual([[second, "second", "m2"]]);
+    });
 
-    it(
-      "deleteBeforeReplace with replaceOnChanges: the old subscription is deleted before the new one is created",
-      async () => {
-        const options = { replaceOnChanges: ["description"], deleteBeforeReplace: true };
-        await upWith({ description: "third", metadata: "m2" }, options);
-        const before = await subscriptionId();
-        await clearRequestLog(emulator.url, emulator.adminKey);
-        const up = await upWith({ description: "fourth", metadata: "m2" }, options);
-        expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
-        const writes = (await getRequestLog(emulator.url, emulator.adminKey)).requests
-          .filter((r) => r.method !== "GET" && r.path.startsWith("/event_subscriptions"))
-          .map((r) => `${r.method} ${r.path.split("?")[0]}`);
-        expect(writes).toEqual([`DELETE /event_subscriptions/${before}`, "POST /event_subscriptions"]);
-        expect((await liveSubscriptions()).map((s) => s.description)).toEqual(["fourth"]);
-      },
-      ENGINE_TIMEOUT,
-    );
+    it("deleteBeforeReplace with replaceOnChanges: the old subscription is deleted before the new one is created", async () => {
+      const options = { replaceOnChanges: ["description"], deleteBeforeReplace: true };
+      await upWith({ description: "third", metadata: "m2" }, options);
+      const before = await subscriptionId();
+      await clearRequestLog(emulator.url, emulator.adminKey);
+      const up = await upWith({ description: "fourth", metadata: "m2" }, options);
+      expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
+      const writes = (await getRequestLog(emulator.url, emulator.adminKey)).requests
+        .filter((r) => r.method !== "GET" && r.path.startsWith("/event_subscriptions"))
+        .map((r) => `${r.method} ${r.path.split("?")[0]}`);
+      expect(writes).toEqual([`DELETE /event_subscriptions/${before}`, "POST /event_subscriptions"]);
+      expect((await liveSubscriptions()).map((s) => s.description)).toEqual(["fourth"]);
+    });
 
-    it(
-      "ignoreChanges: a change of an ignored property is no change; protect: destroy refuses",
-      async () => {
-        const options = { ignoreChanges: ["metadata"], protect: true };
-        await upWith({ description: "fourth", metadata: "m2" }, options);
-        await setSpec(spec({ description: "fourth", metadata: "ignored" }, options));
-        const preview = await stack.preview();
-        expect(preview.changeSummary).toEqual({ same: 3 });
-        await stack.up();
-        expect((await liveSubscriptions()).map((s) => s.metadata)).toEqual(["m2"]);
+    it("ignoreChanges: a change of an ignored property is no change; protect: destroy refuses", async () => {
+      const options = { ignoreChanges: ["metadata"], protect: true };
+      await upWith({ description: "fourth", metadata: "m2" }, options);
+      await setSpec(spec({ description: "fourth", metadata: "ignored" }, options));
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ same: 3 });
+      await stack.up();
+      expect((await liveSubscriptions()).map((s) => s.metadata)).toEqual(["m2"]);
 
-        await expect(stack.destroy()).rejects.toThrow(/protected/);
-        expect(await liveSubscriptions()).toHaveLength(1);
-      },
-      ENGINE_TIMEOUT,
-    );
+      await expect(stack.destroy()).rejects.toThrow(/protected/);
+      expect(await liveSubscriptions()).toHaveLength(1);
+    });
 
-    it(
-      "retainOnDelete: a subscription removed from the program leaves the stack and stays on the service",
-      async () => {
-        await upWith({ description: "fourth", metadata: "m2" }, { retainOnDelete: true });
-        const kept = await subscriptionId();
-        await setSpec({ ...spec({ description: "", metadata: "" }, undefined), subscriptions: [] });
-        const up = await stack.up();
-        expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
-        expect((await liveSubscriptions()).map((s) => s.id)).toEqual([kept]);
-        const state = (await stack.exportStack()).deployment.resources as { type: string }[];
-        expect(state.filter((r) => r.type.endsWith("EventSubscription"))).toEqual([]);
-      },
-      ENGINE_TIMEOUT,
-    );
-    it(
-      "customTimeouts: update, delete and create against a slow service fail at their timeout; the next up or destroy finishes the delete",
-      async () => {
-        const timeouts = { customTimeouts: { create: "2s", update: "2s", delete: "2s" } };
-        // Not the stack's: what retainOnDelete left on the service.
-        for (const s of await liveSubscriptions()) await client.eventSubscriptions.delete(s.id);
-        await upWith({ description: "timed", metadata: "t" }, timeouts);
-        const id = await subscriptionId();
-        await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
-        try {
-          // Each failing up ends long before one request of the slow service would have.
-          const update = await failedUp(spec({ description: "timed, changed", metadata: "t" }, timeouts));
-          expect(update.message).toMatch(
-            /update of event subscription esb_\w+ did not finish within the update timeout of 2 s \(customTimeouts.update\)/,
-          );
-          expect(update.ms).toBeLessThan(SLOW_MS);
+    it("retainOnDelete: a subscription removed from the program leaves the stack and stays on the service", async () => {
+      await upWith({ description: "fourth", metadata: "m2" }, { retainOnDelete: true });
+      const kept = await subscriptionId();
+      await setSpec({ ...spec({ description: "", metadata: "" }, undefined), subscriptions: [] });
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
+      expect((await liveSubscriptions()).map((s) => s.id)).toEqual([kept]);
+      const state = (await stack.exportStack()).deployment.resources as { type: string }[];
+      expect(state.filter((r) => r.type.endsWith("EventSubscription"))).toEqual([]);
+    });
+    it("customTimeouts: update, delete and create against a slow service fail at their timeout; the next up or destroy finishes the delete", async () => {
+      const timeouts = { customTimeouts: { create: "2s", update: "2s", delete: "2s" } };
+      // Not the stack's: what retainOnDelete left on the service.
+      for (const s of await liveSubscriptions()) await client.eventSubscriptions.delete(s.id);
+      await upWith({ description: "timed", metadata: "t" }, timeouts);
+      const id = await subscriptionId();
+      await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+      try {
+        // Each failing up ends long before one request of the slow service would have.
+        const update = await failedUp(spec({ description: "timed, changed", metadata: "t" }, timeouts));
+        expect(update.message).toMatch(
+          /update of event subscription esb_\w+ did not finish within the update timeout of 2 s \(customTimeouts.update\)/,
+        );
+        expect(update.ms).toBeLessThan(SLOW_MS);
 
-          const removal = await failedUp({
-            ...spec({ description: "", metadata: "" }, undefined),
-            subscriptions: [],
-          });
-          expect(removal.message).toMatch(
-            /delete of event subscription esb_\w+ did not finish within the delete timeout of 2 s \(customTimeouts.delete\).*the next `pulumi destroy` \(or `up`\) deletes it again/s,
-          );
-          expect(removal.ms).toBeLessThan(SLOW_MS);
-        } finally {
-          await setFaults(emulator.url, emulator.adminKey, {});
-        }
-        expect((await liveSubscriptions()).map((s) => s.id)).toEqual([id]);
-        // The delete that timed out stays in the stack; the next up deletes it.
-        const up = await stack.up();
-        expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
-        expect(await liveSubscriptions()).toEqual([]);
+        const removal = await failedUp({
+          ...spec({ description: "", metadata: "" }, undefined),
+          subscriptions: [],
+        });
+        expect(removal.message).toMatch(
+          /delete of event subscription esb_\w+ did not finish within the delete timeout of 2 s \(customTimeouts.delete\).*the next `pulumi destroy` \(or `up`\) deletes it again/s,
+        );
+        expect(removal.ms).toBeLessThan(SLOW_MS);
+      } finally {
+        await setFaults(emulator.url, emulator.adminKey, {});
+      }
+      expect((await liveSubscriptions()).map((s) => s.id)).toEqual([id]);
+      // The delete that timed out stays in the stack; the next up deletes it.
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
+      expect(await liveSubscriptions()).toEqual([]);
 
-        await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
-        try {
-          const create = await failedUp(spec({ description: "late", metadata: "" }, timeouts));
-          expect(create.message).toMatch(
-            /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\)/,
-          );
-          expect(create.ms).toBeLessThan(SLOW_MS);
-        } finally {
-          await setFaults(emulator.url, emulator.adminKey, {});
-        }
-      },
-      ENGINE_TIMEOUT,
-    );
+      await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+      try {
+        const create = await failedUp(spec({ description: "late", metadata: "" }, timeouts));
+        expect(create.message).toMatch(
+          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\)/,
+        );
+        expect(create.ms).toBeLessThan(SLOW_MS);
+      } finally {
+        await setFaults(emulator.url, emulator.adminKey, {});
+      }
+    });
   },
 );
