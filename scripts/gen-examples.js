@@ -11,7 +11,7 @@
 // block, then formats the file with Prettier as `npm run lint` expects (which lays out the
 // TypeScript blocks; Python and Go are left as their generators format them).
 //
-// Usage: node scripts/gen-examples.js [--check] [FILE.md...]   (default: docs/resources.md)
+// Usage: node scripts/gen-examples.js [--check] [FILE.md...]   (default: docs/resources.md and docs/_index.md)
 // --check writes nothing and exits 1, naming each stale file, when a file differs from what
 // the generators give. Exit 1 also when a marker names an unknown example or language, or the
 // generator fails (its diagnostics are printed).
@@ -27,7 +27,10 @@ const { ensureGenerator } = require("./gen-sdks");
 const EXAMPLES_DIR = path.join(REPO_ROOT, "docs", "examples");
 const SCHEMA = path.join(REPO_ROOT, "provider", "native", "schema.json");
 /** The documents that hold generated blocks. */
-const DEFAULT_DOCUMENTS = [path.join(REPO_ROOT, "docs", "resources.md")];
+const DEFAULT_DOCUMENTS = [
+  path.join(REPO_ROOT, "docs", "resources.md"),
+  path.join(REPO_ROOT, "docs", "_index.md"),
+];
 /** The Node.js SDK ships in the package pulumi-service (exports "./native"). */
 const NODEJS_PACKAGE = "pulumi-service/native";
 /** Fence language of each generated language. */

@@ -22,6 +22,18 @@ type Json = Record<string, unknown>;
 /** Name of the package, the first part of every token. */
 export const PACKAGE = "service";
 
+/**
+ * Where the engine downloads the plugin (`pulumi-resource-service-v<version>-<os>-<arch>.tar.gz`)
+ * when a program needs it and it is not installed: the assets of this repository's GitHub
+ * releases (`github://api.github.com/<owner>` names the repository `<owner>/pulumi-<package>`).
+ * A mirror is chosen without changing any package with the engine's own
+ * `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` (`^github://api.github.com/pulumi-service=<mirror URL>`).
+ */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-service";
+
+/** The package's logo (SVG), as the Pulumi registry shows it: docs/logo.svg on the main branch. */
+export const LOGO_URL = "https://raw.githubusercontent.com/pulumi-service/pulumi-service/main/docs/logo.svg";
+
 /** Description of a property the contract's metadata does not describe, by property name. */
 const PROSE: Record<string, string> = {
   uri: "Absolute URI of the resource: `{base_url}/<collection>/<id>`.",
@@ -470,6 +482,8 @@ export function buildSchema(version: string): Json {
     license: "Apache-2.0",
     repository: "https://github.com/pulumi-service/pulumi-service",
     publisher: "pulumi-service",
+    logoUrl: LOGO_URL,
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     // Pulumi's "pack" mode: each generator writes its package metadata at this version (Go's
     // go.mod, Python's version), the SDK layout npm run gen:sdks publishes.
     meta: { supportPack: true },
