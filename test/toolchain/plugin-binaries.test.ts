@@ -13,9 +13,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { ServiceClient } from "../../client";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { startEmulator } from "../helpers/emulator";
 import { useTempDir } from "../helpers/temp-dir";
 
 /** A cold run fetches five Node.js binaries (about 30 MB each, packed) before it injects. */
@@ -87,7 +91,7 @@ function firstLine(child: ChildProcess): Promise<string> {
 
 function call<Req, Res>(
   client: ResourceProviderClient,
-  method: "getPluginInfo" | "getSchema",
+  method: "getPluginInfo" | "getSchema" | "configure" | "invoke",
   req: Req,
 ): Promise<Res> {
   const fn = (client as unknown as Record<string, (r: Req, cb: (e: Error | null, r: Res) => void) => void>)[
@@ -143,7 +147,7 @@ describe("the plugin as self-contained executables (scripts/build-plugin-binarie
 
   const onLinuxAmd64 = process.platform === "linux" && process.arch === "x64" ? it : it.skip;
   onLinuxAmd64(
-    "linux-amd64 runs without Node.js: its port on stdout, then plugin info and schema over gRPC",
+    "linux-amd64 runs without Node.js: its port on stdout, then plugin info, schema and a function over gRPC",
     async () => {
       // Outside the repository, with a PATH of one folder that holds no node, and no NODE_* variable.
       const exe = path.join(tmp(), "pulumi-resource-service");
@@ -171,6 +175,29 @@ describe("the plugin as self-contained executables (scripts/build-plugin-binarie
         expect(schema.getSchema()).toBe(
           fs.readFileSync(path.join(REPO_ROOT, "provider", "native", "schema.json"), "utf8"),
         );
+        // The service's client in the bundle (undici, zod, secrets): configured for an emulator,
+        // the function getEventDestination reads a destination made there, its target a secret.
+        const emulator = await startEmulator({});
+        const service = new ServiceClient({ apiKey: emulator.apiKeys[0], baseUrl: emulator.url });
+        try {
+          const dest = await service.eventDestinations.create({
+            target: { datadog: { apiKey: "dd-key-plugin-binaries", ddsite: "datadoghq.eu" } },
+          });
+          const configure = new proto.ConfigureRequest();
+          configure.setArgs(Struct.fromJavaScript({ apiKey: emulator.apiKeys[0], baseUrl: emulator.url }));
+          await call(client, "configure", configure);
+          const invoke = new proto.InvokeRequest();
+          invoke.setTok("service:index:getEventDestination");
+          invoke.setArgs(Struct.fromJavaScript({ id: dest.id }));
+          const resp = await call<proto.InvokeRequest, proto.InvokeResponse>(client, "invoke", invoke);
+          expect(resp.getFailuresList()).toEqual([]);
+          const returns = resp.getReturn()!.toJavaScript() as Record<string, Record<string, unknown>>;
+          expect(returns.id).toBe(dest.id);
+          expect(returns.target[specialSigKey]).toBe(specialSecretSig);
+        } finally {
+          await service.close();
+          await emulator.close();
+        }
       } finally {
         client?.close();
         child.kill();
