@@ -21,16 +21,16 @@
 //    each platform. The base binaries are the npm registry's per-platform Node.js packages (the
 //    ones the `node` package installs), fetched once with `npm pack` into the project's cache,
 //    `~/.cache/pulumi-service/node-sea-v<version>/<package>/` (cacheBase in pulumi-env.js).
-//    The executable of the platform that builds (linux-amd64 on CI) also carries V8's code cache
+//    The executable of the platform that builds (linux-amd64 on a Linux x64 machine) also carries V8's code cache
 //    of the bundle, which only that platform's Node.js can make: it starts about a quarter
 //    faster. The others compile the bundle at each start.
-// 3. An executable is injected again (10 to 20 s each) only when the bundle, its base binary,
+// 3. An executable is injected again (10 to 40 s each) only when the bundle, its base binary,
 //    this script or postject changed since it was made (`.build/<os>-<arch>.stamp.json`).
 //
 // Signatures: injecting invalidates the signature of the macOS and Windows binaries. The
 // Windows one is removed first when `osslsigncode` is on PATH; the macOS one stays (no tool
-// here can remove it), so a macOS user signs it ad hoc: `codesign --sign - <file>` (see
-// docs/providers.md).
+// here can remove it), so a macOS user re-signs it ad hoc (`codesign --remove-signature`,
+// then `codesign --sign -`; see docs/providers.md).
 //
 // Usage: node scripts/build-plugin-binaries.js [--target <os>-<arch>]… [--out DIR]
 //   (default: every target, into dist/plugin-binaries)
@@ -400,8 +400,8 @@ async function buildLocked(names, host, out, work) {
     const base = ensureBaseBinary(target);
     const file = path.join(out, target.name, target.exe);
     started = Date.now();
-    // An executable is made again unless the one there is, byte for byte, what this blob, this
-    // base binary and this script made last time (injecting takes 10 to 20 s a platform).
+    // An executable is made again unless the one there is, byte for byte, what this bundle, this
+    // base binary and this script made last time (injecting takes 10 to 40 s a platform).
     const stampFile = path.join(work, `${target.name}.stamp.json`);
     const stamp = {
       node: NODE_VERSION,
