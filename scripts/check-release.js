@@ -16,6 +16,11 @@ const PACKAGES = {
   "service-emulator": "packages/emulator",
 };
 
+/**
+ * The problems with releasing `tag` (`v<major>.<minor>.<patch>`): packages not at its version,
+ * or pinning each other at another.
+ * @returns {string[]} one line per problem; empty when the packages may be released.
+ */
 function check(tag) {
   const problems = [];
   if (!/^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(tag ?? "")) {
@@ -36,10 +41,14 @@ function check(tag) {
   return problems;
 }
 
-const tag = process.argv[2];
-const problems = check(tag);
-if (problems.length > 0) {
-  process.stderr.write(`release check failed:\n${problems.map((p) => `  ${p}\n`).join("")}`);
-  process.exit(1);
+module.exports = { PACKAGES, check };
+
+if (require.main === module) {
+  const tag = process.argv[2];
+  const problems = check(tag);
+  if (problems.length > 0) {
+    process.stderr.write(`release check failed:\n${problems.map((p) => `  ${p}\n`).join("")}`);
+    process.exit(1);
+  }
+  process.stdout.write(`release ${tag}: ${Object.keys(PACKAGES).join(", ")} at ${tag.slice(1)}\n`);
 }
-process.stdout.write(`release ${tag}: ${Object.keys(PACKAGES).join(", ")} at ${tag.slice(1)}\n`);

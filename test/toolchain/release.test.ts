@@ -3,7 +3,9 @@
  * it checks the versions, installs, builds and tests before it publishes; it publishes the four
  * packages with provenance (the `id-token: write` permission, `npm publish --provenance --access
  * public`, the token from a secret), each after the packages it depends on; and its version check
- * passes for the packages' own version and fails for any other tag.
+ * passes for the packages' own version and fails for any other tag. Then the rest of a release:
+ * the plugin's archives on the GitHub release, PyPI and the Go tag, in the workflow's order, and
+ * `npm run release:dry` (scripts/release.js) making every artefact and dry-running every upload.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -38,6 +40,7 @@ const manifest = (name: string) =>
   JSON.parse(fs.readFileSync(path.join(REPO, DIRS[name], "package.json"), "utf8")) as {
     version: string;
     dependencies?: Record<string, string>;
+    scripts?: Record<string, string>;
   };
 
 /** The publish steps, each with the package it publishes (`--workspace <name>`, else the root). */
@@ -121,5 +124,79 @@ describe("release workflow", () => {
       expect(bad.stderr).toMatch(/release check failed/);
     }
     expect(runCheck("v99.0.0").stderr).toMatch(/service-contract is at .*, the tag says 99\.0\.0/);
+  });
+});
+
+describe("the release beyond npm: plugin archives, PyPI, the Go tag (.github/workflows/release.yml, scripts/release.js)", () => {
+  /** The index of the first step whose `run` or `uses` matches. */
+  const stepIndex = (pattern: RegExp) =>
+    steps.findIndex((s) => pattern.test(s.run ?? "") || pattern.test(s.uses ?? ""));
+
+  it("makes the release after the tests, then uploads: GitHub release, npm, PyPI, the Go tag, in that order", () => {
+    const make = stepIndex(/^node scripts\/release\.js build --tag "\$GITHUB_REF_NAME"$/);
+    const github = stepIndex(/^gh release create "\$GITHUB_REF_NAME" dist\/release\/plugin\/\* /);
+    const pypi = stepIndex(/^pypa\/gh-action-pypi-publish@/);
+    const goTag = stepIndex(/git push origin "sdk\/go\/\$GITHUB_REF_NAME"/);
+    expect(make).toBeGreaterThan(indexOf(/^npm test$/));
+    expect([make, github, publishes[0].index, publishes[3].index, pypi, goTag]).toEqual(
+      [make, github, publishes[0].index, publishes[3].index, pypi, goTag].slice().sort((a, b) => a - b),
+    );
+    expect(new Set([make, github, pypi, goTag]).has(-1)).toBe(false);
+    expect(steps[pypi].with?.["packages-dir"]).toBe("dist/release/python");
+    expect(workflow.permissions?.contents).toBe("write");
+  });
+
+  it("release:dry (after npm run build) makes every artefact and runs every upload as a dry run, sending nothing", () => {
+    const version = manifest("pulumi-service").version;
+    expect(manifest("pulumi-service").scripts?.["release:dry"]).toBe(
+      "npm run build && node scripts/release.js build --dry-run",
+    );
+    // npm test's pretest has built dist/: the script's own part, as release:dry runs it after the build.
+    const r = spawnSync(process.execPath, ["scripts/release.js", "build", "--dry-run"], {
+      cwd: REPO,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect({ status: r.status, stderr: r.status === 0 ? "" : r.stderr }).toEqual({ status: 0, stderr: "" });
+    const lines = r.stdout.split("\n").filter((l) => l.startsWith("release: "));
+    const platforms = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
+    const archives = platforms.map((p) => `pulumi-resource-service-v${version}-${p}.tar.gz`);
+    expect(fs.readdirSync(path.join(REPO, "dist/release/plugin")).sort()).toEqual(
+      [...archives, `pulumi-resource-service_${version}_checksums.txt`].sort(),
+    );
+    expect(fs.readdirSync(path.join(REPO, "dist/release/python")).sort()).toEqual([
+      `pulumi_service-${version}-py3-none-any.whl`,
+      `pulumi_service-${version}.tar.gz`,
+    ]);
+    // Each upload step, in the workflow's order, as its dry run.
+    const dry = lines.filter((l) => l.startsWith("release: dry run: "));
+    expect(dry.map((l) => /^release: dry run: (\S+ \S+)/.exec(l)![1])).toEqual([
+      `GitHub release`,
+      "npm publish",
+      "npm publish",
+      "npm publish",
+      "npm publish",
+      "PyPI would",
+      "git would",
+    ]);
+    expect(dry[0]).toContain(`v${version} would get`);
+    for (const a of archives) expect(dry[0]).toContain(a);
+    expect(dry.slice(1, 5).map((l) => /npm publish (\S+): .*?(\S+@\S+)/.exec(l)?.slice(1, 3))).toEqual([
+      ["service-cli-kit", `service-cli-kit@${version}`],
+      ["service-contract", `service-contract@${version}`],
+      ["service-emulator", `service-emulator@${version}`],
+      ["pulumi-service", `pulumi-service@${version}`],
+    ]);
+    expect(dry[6]).toBe(`release: dry run: git would push the tag sdk/go/v${version}`);
+  }, 900_000);
+
+  it("refuses a release whose tag is not the packages' version, before building anything", () => {
+    const r = spawnSync(process.execPath, ["scripts/release.js", "build", "--tag", "v99.0.0", "--dry-run"], {
+      cwd: REPO,
+      encoding: "utf8",
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/release check failed:[\s\S]*pulumi-service is at .*, the tag says 99\.0\.0/);
+    expect(r.stdout).toBe("");
   });
 });

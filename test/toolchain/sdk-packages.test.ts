@@ -13,6 +13,7 @@ import * as path from "path";
 import { spawnSync } from "child_process";
 import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { useTempDir } from "../helpers/temp-dir";
+import { PLUGIN_DOWNLOAD_URL } from "../../provider/native/schema";
 
 // A fresh venv installs `pulumi` and its dependencies from PyPI; the Go SDK's first build
 // compiles Pulumi's Go SDK.
@@ -63,7 +64,7 @@ describe("Python SDK package pulumi_service", () => {
   };
 
   it(
-    "builds into a wheel and an sdist at the packages' version, typed (py.typed) and naming its plugin",
+    "builds into a wheel and an sdist at the packages' version, typed (py.typed) and naming its plugin and where the engine downloads it",
     () => {
       const out = path.join(tmp(), "dist");
       const printed = ok(process.execPath, [
@@ -105,7 +106,7 @@ describe("Python SDK package pulumi_service", () => {
       const expected = {
         version: VERSION,
         typed: true,
-        plugin: { resource: true, name: "service", version: VERSION },
+        plugin: { resource: true, name: "service", version: VERSION, server: PLUGIN_DOWNLOAD_URL },
         classes: ["Provider", "EventDestination", "EventSubscription", "AbuseReport"],
       };
       // The pulumi package of the CLI's release, from PyPI, as a user's requirements would pin it.
@@ -170,7 +171,12 @@ describe("Go SDK module", () => {
     expect(goMod).toMatch(/^module github\.com\/pulumi-service\/pulumi-service\/sdk\/go$/m);
     expect(goMod).toMatch(new RegExp(`^\\s*github\\.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}$`, "m"));
     const plugin = JSON.parse(fs.readFileSync(path.join(dir, "service", "pulumi-plugin.json"), "utf8"));
-    expect(plugin).toEqual({ resource: true, name: "service", version: VERSION });
+    expect(plugin).toEqual({
+      resource: true,
+      name: "service",
+      version: VERSION,
+      server: PLUGIN_DOWNLOAD_URL,
+    });
   });
 
   it(
