@@ -1,0 +1,116 @@
+/**
+ * What the engine tests of a plugin the engine downloads by itself share: a local release of the
+ * plugin (the self-contained executable of one platform, packed by scripts/release-archives.js
+ * and served by test/helpers/plugin-server.ts, as a GitHub release serves its assets), the
+ * environment of a program that can get the plugin only from there, and the Pulumi CLI run in it.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { startPluginServer, type PluginServer } from "./plugin-server";
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { buildPluginBinaries } = require("../../scripts/build-plugin-binaries") as {
+  buildPluginBinaries(opts: { targetNames?: string[]; outDir?: string }): Promise<unknown>;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const release = require("../../scripts/release-archives") as {
+  archiveName(version: string, target: string): string;
+  packageVersion(): string;
+  releaseArchives(opts: {
+    binaries?: string;
+    out?: string;
+    targets?: string[];
+  }): Promise<{ file: string; bytes: number; sha256: string }[]>;
+};
+
+const exec = promisify(execFile);
+
+/** The download URL every SDK names for the plugin (the schema's `pluginDownloadURL`). */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-service";
+
+/** A local release of the plugin; see {@link startPluginRelease}. */
+export interface PluginRelease {
+  /** The plugin's version, the packages' (`0.1.0`). */
+  version: string;
+  /** The archive's file name, `pulumi-resource-service-v<version>-<target>.tar.gz`. */
+  archive: string;
+  /** The server holding the archive (and its checksums file) in its root. */
+  server: PluginServer;
+}
+
+/**
+ * Builds the plugin's executable for `target` (default `linux-amd64`, this machine's) into
+ * `dir/binaries`, packs its release archive into `dir/release` and serves that folder.
+ * Minutes the first time (the executable's build), seconds when the build is up to date.
+ * @throws the build's or the server's error.
+ */
+export async function startPluginRelease(dir: string, target = "linux-amd64"): Promise<PluginRelease> {
+  const binaries = path.join(dir, "binaries");
+  const out = path.join(dir, "release");
+  await buildPluginBinaries({ targetNames: [target], outDir: binaries });
+  await release.releaseArchives({ binaries, out, targets: [target] });
+  const version = release.packageVersion();
+  return { version, archive: release.archiveName(version, target), server: await startPluginServer(out) };
+}
+
+/**
+ * `PATH` with no folder that could answer for the plugin or hand a program anything of this
+ * repository: folders holding a `pulumi-resource-service` (npm puts the package's bin on PATH
+ * under `npm run`/`npx`) and folders inside the repository are left out.
+ */
+export function pathWithoutPlugin(pathValue: string): string {
+  return pathValue
+    .split(path.delimiter)
+    .filter(
+      (d) =>
+        d &&
+        !fs.existsSync(path.join(d, "pulumi-resource-service")) &&
+        d !== REPO_ROOT &&
+        !d.startsWith(REPO_ROOT + path.sep),
+    )
+    .join(path.delimiter);
+}
+
+/**
+ * The environment of a program whose plugin can only come from `serverUrl`: `base` with
+ * {@link pathWithoutPlugin}, a fresh Pulumi home `home` (no plugin installed), ambient plugins
+ * ignored (`PULUMI_IGNORE_AMBIENT_PLUGINS`), the local file backend `backend` (a folder, made
+ * here) with a passphrase, and `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` mapping
+ * {@link PLUGIN_DOWNLOAD_URL} to `serverUrl`.
+ */
+export function fetchedPluginEnv(
+  base: NodeJS.ProcessEnv,
+  opts: { home: string; backend: string; serverUrl: string },
+): Record<string, string> {
+  fs.mkdirSync(opts.backend, { recursive: true });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (v !== undefined) env[k] = v;
+  return {
+    ...env,
+    PATH: pathWithoutPlugin(env.PATH ?? ""),
+    PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
+    PULUMI_HOME: opts.home,
+    PULUMI_BACKEND_URL: `file://${opts.backend}`,
+    PULUMI_CONFIG_PASSPHRASE: env.PULUMI_CONFIG_PASSPHRASE ?? "test-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "1",
+    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${PLUGIN_DOWNLOAD_URL}=${opts.serverUrl}`,
+  };
+}
+
+/**
+ * Runs `pulumi <args>` (the first `pulumi` on `env.PATH`) in `cwd` and returns its standard
+ * output and error, joined.
+ * @throws Error with the command, its exit and its whole output when it fails.
+ */
+export async function runPulumi(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<string> {
+  try {
+    const r = await exec("pulumi", args, { env, cwd, maxBuffer: 64 * 1024 * 1024 });
+    return r.stdout + r.stderr;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`pulumi ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
