@@ -4,8 +4,9 @@
  * `pulumi-service/provider/impl/<module>` by package name at every later operation, so those
  * module paths and the functions they export are a public interface (docs/development.md §
  * Layout). The serialized providers recorded from a deployment of 0.1.0
- * (test/fixtures/dynamic-providers/) are loaded here as Pulumi's dynamic-provider host loads
- * them (`require-from-string`, then `handler()`, then `configure`), against the package as built
+ * (test/fixtures/dynamic-providers/), and those of every stack state recorded for the upgrade tests
+ * (`__provider` of each resource of test/upgrade/<version>/dynamic.json, see test/upgrade/record.ts),
+ * each distinct string once, are loaded here as Pulumi's dynamic-provider host loads them (`require-from-string`, then `handler()`, then `configure`), against the package as built
  * (`npm run build`, which `pretest` runs), and each one's `read` reads a resource of its kind
  * from the emulator.
  */
@@ -13,6 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { ServiceClient } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
+import { loadRecording, recordedVersions } from "../../helpers/upgrade";
 
 const REPO = path.resolve(__dirname, "../../..");
 const FIXTURES = path.join(REPO, "test", "fixtures", "dynamic-providers");
@@ -36,12 +38,55 @@ interface Recorded {
   providers: Record<string, string>;
 }
 
-const RECORDED: [string, Recorded][] = fs
+const FROM_FIXTURES: [string, Recorded][] = fs
   .readdirSync(FIXTURES)
   .filter((f) => f.endsWith(".json"))
   .map((f) => [f, JSON.parse(fs.readFileSync(path.join(FIXTURES, f), "utf8")) as Recorded]);
 
+/** The providers of each recorded upgrade state, as `[label, { version, providers }]`. */
+const FROM_UPGRADE_STATES: [string, Recorded][] = recordedVersions().map((version) => {
+  const providers: Record<string, string> = {};
+  const resources = loadRecording(version).states.dynamic.deployment.resources as {
+    type: string;
+    inputs?: { __provider?: string };
+    outputs?: { __provider?: string };
+  }[];
+  for (const r of resources) {
+    for (const code of [r.inputs?.__provider, r.outputs?.__provider]) {
+      if (code === undefined) continue;
+      // One string per kind: a second, different one would need a label of its own.
+      if ((providers[r.type] ?? code) !== code) throw new Error(`${version}: two providers for ${r.type}`);
+      providers[r.type] = code;
+    }
+  }
+  return [`upgrade/${version}/dynamic.json`, { version, providers }];
+});
+
+/** Both sources, each distinct provider string once (under the labels of the files holding it). */
+const RECORDED: [string, Recorded][] = (() => {
+  const labels = new Map<string, string[]>();
+  for (const [file, r] of [...FROM_FIXTURES, ...FROM_UPGRADE_STATES])
+    for (const code of Object.values(r.providers)) labels.set(code, [...(labels.get(code) ?? []), file]);
+  const seen = new Set<string>();
+  return [...FROM_FIXTURES, ...FROM_UPGRADE_STATES].flatMap(([, r]): [string, Recorded][] => {
+    const fresh = Object.entries(r.providers).filter(([, code]) => !seen.has(code));
+    for (const [, code] of fresh) seen.add(code);
+    return fresh.map(([type, code]) => [
+      labels.get(code)!.join(" = "),
+      { version: r.version, providers: { [type]: code } },
+    ]);
+  });
+})();
+
 const KINDS = ["AbuseReport", "EventDestination", "EventSubscription"] as const;
+
+/** The package's modules that deployed dynamic states require (docs/development.md § Layout). */
+const PUBLIC_MODULES = [
+  "pulumi-service/provider/impl/runtime",
+  "pulumi-service/provider/impl/eventSubscription",
+  "pulumi-service/provider/impl/eventDestination",
+  "pulumi-service/provider/impl/abuseReport",
+];
 
 describe("serialized dynamic providers of earlier versions", () => {
   let emulator: RunningEmulator;
@@ -77,33 +122,39 @@ describe("serialized dynamic providers of earlier versions", () => {
     await emulator?.close();
   });
 
-  it("are recorded for 0.1.0, one for each resource kind", () => {
-    const first = RECORDED.find(([, r]) => r.version === "0.1.0")?.[1];
-    expect(Object.keys(first?.providers ?? {}).sort()).toEqual(
-      KINDS.map((k) => `pulumi-nodejs:dynamic/service:${k}`),
-    );
-  });
-
-  it.each(RECORDED.flatMap(([file, r]) => KINDS.map((kind) => [file, kind, r] as const)))(
-    "%s: the %s provider loads from its package paths and reads the resource",
-    async (_file, kind, recorded) => {
-      const code = recorded.providers[`pulumi-nodejs:dynamic/service:${kind}`];
-      expect(code).toMatch(/require\("pulumi-service\/provider\/impl\/\w+"\)/);
-      // As the host does, from a program folder whose node_modules holds pulumi-service (here the
-      // repository's own workspace link).
-      const provider = requireFromString(code, path.join(REPO, "__provider.js")).handler();
-      const config: Record<string, string> = {
-        "service:baseUrl": emulator.url,
-        "service:apiKey": emulator.apiKeys[0],
-      };
-      await provider.configure({ config: { get: (key) => config[key] } });
-      const read = await provider.read(ids[kind], {});
-      expect(read.id).toBe(ids[kind]);
-      expect(read.props).toMatchObject(
-        kind === "AbuseReport"
-          ? { urls: ["https://phish.example.com/login"] }
-          : { description: "recorded state" },
+  it.each([...FROM_FIXTURES, ...FROM_UPGRADE_STATES].filter(([, r]) => r.version === "0.1.0"))(
+    "%s holds the providers of 0.1.0, one for each resource kind",
+    (_file, recorded) => {
+      expect(Object.keys(recorded.providers).sort()).toEqual(
+        KINDS.map((k) => `pulumi-nodejs:dynamic/service:${k}`),
       );
     },
   );
+
+  it.each(
+    RECORDED.map(([file, r]) => {
+      const [type, code] = Object.entries(r.providers)[0];
+      return [file, type.split(":").pop() as (typeof KINDS)[number], code] as const;
+    }),
+  )("%s: the %s provider loads from its package paths and reads the resource", async (_file, kind, code) => {
+    // Only the module paths docs/development.md names as a public interface (§ Layout).
+    const required = [...code.matchAll(/require\("(pulumi-service[^"]*)"\)/g)].map((m) => m[1]);
+    expect(required.length).toBeGreaterThan(0);
+    for (const m of required) expect(PUBLIC_MODULES).toContain(m);
+    // As the host does, from a program folder whose node_modules holds pulumi-service (here the
+    // repository's own workspace link).
+    const provider = requireFromString(code, path.join(REPO, "__provider.js")).handler();
+    const config: Record<string, string> = {
+      "service:baseUrl": emulator.url,
+      "service:apiKey": emulator.apiKeys[0],
+    };
+    await provider.configure({ config: { get: (key) => config[key] } });
+    const read = await provider.read(ids[kind], {});
+    expect(read.id).toBe(ids[kind]);
+    expect(read.props).toMatchObject(
+      kind === "AbuseReport"
+        ? { urls: ["https://phish.example.com/login"] }
+        : { description: "recorded state" },
+    );
+  });
 });
