@@ -214,6 +214,18 @@ export async function main(
   const stopped = await parseCommandLine(() => program.parse([...argv]));
   if (stopped !== undefined) return stopped;
   const o = program.opts<CliOptions>();
+  // No --port: SERVICE_EMULATOR_PORT, else the default.
+  const envPort = io.env.SERVICE_EMULATOR_PORT;
+  if (program.getOptionValueSource("port") === "default" && envPort !== undefined && envPort !== "") {
+    try {
+      o.port = parsePort(envPort);
+    } catch {
+      await io.stderr(
+        `service-emulator: SERVICE_EMULATOR_PORT=${JSON.stringify(envPort)} is not a port (0-65535)\n`,
+      );
+      return EXIT_CODES.error;
+    }
+  }
   const keys = startKeys(o, io.env);
   if (o.detach) return detach(__filename, argv, o, io);
   await warnIfReachable(o.host, io);

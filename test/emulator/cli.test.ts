@@ -4,6 +4,7 @@
  * restarts on the same data file, and the background server of `--detach` with `stop`.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
@@ -424,6 +425,40 @@ describe("service-emulator main (in process)", () => {
     } finally {
       await started.close();
     }
+  });
+
+  it("listens on SERVICE_EMULATOR_PORT when --port is absent; --port wins; a value that is no port is refused naming it", async () => {
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const fromEnv = io({ SERVICE_EMULATOR_PORT: String(free) });
+    const started = await main(["node", "service-emulator", "--data", ":memory:"], fromEnv.cli);
+    if (typeof started === "number") throw new Error(`did not start: ${fromEnv.out.stderr}`);
+    try {
+      expect(started.url).toBe(`http://127.0.0.1:${free}`);
+    } finally {
+      await started.close();
+    }
+    const flagWins = io({ SERVICE_EMULATOR_PORT: String(free) });
+    const onZero = await main(
+      ["node", "service-emulator", "--port", "0", "--data", ":memory:"],
+      flagWins.cli,
+    );
+    if (typeof onZero === "number") throw new Error(`did not start: ${flagWins.out.stderr}`);
+    try {
+      expect(onZero.url).not.toBe(`http://127.0.0.1:${free}`);
+    } finally {
+      await onZero.close();
+    }
+    const bad = io({ SERVICE_EMULATOR_PORT: "eighty" });
+    expect(await main(["node", "service-emulator", "--data", ":memory:"], bad.cli)).toBe(1);
+    expect(bad.out).toEqual({
+      stdout: "",
+      stderr: 'service-emulator: SERVICE_EMULATOR_PORT="eighty" is not a port (0-65535)\n',
+    });
   });
 
   it.each([
