@@ -11,6 +11,13 @@
 // pulumi-language-python-exec copied from the github.com/pulumi/pulumi/sdk/v3 module) into that
 // cache; else a clear error.
 //
+// Then Pulumi YAML's language host and converter (pulumi-language-yaml, pulumi-converter-yaml):
+// on PATH next to a CLI found there, else the cache
+// (~/.cache/pulumi-service/pulumi-yaml-v<release>-<hash of tools/pulumi-yaml's go.mod, go.sum>/bin,
+// a folder of its own, so the CLI's folder is never touched), else a build of tools/pulumi-yaml
+// (github.com/pulumi/pulumi-yaml's cmd/ with the Pulumi release its own go.mod asks for) into it;
+// without Go, a warning (`runtime: yaml` programs will not run).
+//
 // Prints the folder it settled on as its last line of stdout.
 "use strict";
 
@@ -21,10 +28,15 @@ const {
   BUILD_MODULE,
   PULUMI_VERSION,
   REPO_ROOT,
+  YAML_BINARIES,
+  YAML_MODULE,
   cacheBinDir,
   findOnPath,
   findPulumi,
+  findYaml,
   versionOf,
+  yamlCacheBinDir,
+  yamlVersion,
 } = require("./pulumi-env");
 
 const VERSION_LDFLAG = `github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v${PULUMI_VERSION}`;
@@ -38,11 +50,14 @@ function fail(msg) {
   process.exit(1);
 }
 
-/** Runs `go build ...` and reports progress every 100 packages compiled (from `-v`). */
-function goBuild(args, label) {
+/**
+ * Runs `go build ...` in the Go module `cwd` (tools/pulumi unless given) and reports progress
+ * every 100 packages compiled (from `-v`).
+ */
+function goBuild(args, label, cwd = BUILD_MODULE) {
   return new Promise((resolve, reject) => {
     const child = spawn("go", ["build", "-v", ...args], {
-      cwd: BUILD_MODULE,
+      cwd,
       env: { ...process.env, GOFLAGS: "-mod=readonly" },
       // Whatever the compiler prints on stdout is progress too: to our stderr (fd 2), so that
       // this script's stdout holds only its result.
@@ -138,6 +153,73 @@ async function build(target) {
   }
 }
 
+/**
+ * Builds Pulumi YAML's language host and converter from tools/pulumi-yaml into `target`
+ * (yamlCacheBinDir): into a temporary folder beside it, renamed to `target` when complete, so a
+ * concurrent run sees either nothing or both executables. When another run got there first, its
+ * folder is kept and this build dropped.
+ */
+async function buildYaml(target) {
+  const started = Date.now();
+  const parent = path.dirname(target);
+  fs.mkdirSync(parent, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(parent, ".build-"));
+  try {
+    const version = yamlVersion();
+    log(`building Pulumi YAML v${version} (language host and converter) from Go modules into ${target}`);
+    for (const name of YAML_BINARIES)
+      await goBuild(
+        [
+          "-trimpath",
+          "-ldflags",
+          `-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v${version}`,
+          "-o",
+          path.join(tmp, name),
+          `github.com/pulumi/pulumi-yaml/cmd/${name}`,
+        ],
+        name,
+        YAML_MODULE,
+      );
+    for (const f of fs.readdirSync(tmp)) fs.chmodSync(path.join(tmp, f), 0o755);
+    fs.chmodSync(tmp, 0o755);
+    if (findYaml()) {
+      log(`${target} was built meanwhile by another run: keeping it`);
+      fs.rmSync(tmp, { recursive: true, force: true });
+      return;
+    }
+    // An incomplete folder (a file removed by hand) is moved aside whole, never emptied in place.
+    if (fs.existsSync(target)) fs.renameSync(target, fs.mkdtempSync(path.join(parent, ".stale-")) + "/bin");
+    try {
+      fs.renameSync(tmp, target);
+    } catch (err) {
+      if (!findYaml()) throw err;
+      log(`${target} was built meanwhile by another run: keeping it`);
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+    log(`Pulumi YAML built in ${Math.round((Date.now() - started) / 1000)} s`);
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Makes sure Pulumi YAML's host and converter are available beside the CLI `found`
+ * (findPulumi's answer): next to a CLI found on PATH, or in their cache folder, built there
+ * when Go is installed. Without Go it only warns: the rest of the toolchain still works.
+ */
+async function ensureYaml(found) {
+  if (findYaml()) return;
+  if (found.source === "PATH" && YAML_BINARIES.every((b) => findOnPath(b))) return;
+  if (!findOnPath("go")) {
+    log(
+      `warning: no Pulumi YAML host in ${yamlCacheBinDir()} and no Go toolchain to build it: \`runtime: yaml\` programs will not run`,
+    );
+    return;
+  }
+  await buildYaml(yamlCacheBinDir());
+}
+
 async function main() {
   let found = findPulumi();
   if (!found) {
@@ -159,6 +241,12 @@ async function main() {
     found = findPulumi();
     if (!found) fail(`the build finished but ${target} is not usable`);
   }
+  try {
+    await ensureYaml(found);
+  } catch (err) {
+    fail(err.message);
+  }
+  found = findPulumi();
   log(`using Pulumi ${found.version} from ${found.source === "PATH" ? "PATH" : found.dirs[0]}`);
   process.stdout.write(found.dirs[0] + "\n");
 }
@@ -167,4 +255,4 @@ if (require.main === module) {
   main();
 }
 
-module.exports = { build, goBuild, main };
+module.exports = { build, buildYaml, ensureYaml, goBuild, main };

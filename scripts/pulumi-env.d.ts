@@ -8,6 +8,16 @@ export const REPO_ROOT: string;
 export const BUILD_MODULE: string;
 /** Files a usable CLI folder must hold. */
 export const REQUIRED_BINARIES: string[];
+/** Absolute path of the Go module tools/pulumi-yaml (Pulumi YAML's host and converter). */
+export const YAML_MODULE: string;
+/** Files a usable YAML folder must hold: `pulumi-language-yaml`, `pulumi-converter-yaml`. */
+export const YAML_BINARIES: string[];
+/** The pulumi-yaml release tools/pulumi-yaml/go.mod requires, e.g. `"1.25.0"`. */
+export function yamlVersion(): string;
+/** `<cacheBase()>/pulumi-yaml-v<release>-<hash of tools/pulumi-yaml's go.mod, go.sum>/bin`. */
+export function yamlCacheBinDir(): string;
+/** The YAML cache folder when both YAML_BINARIES are built there, else null (builds nothing). */
+export function findYaml(): string | null;
 /** A usable CLI: folders to put first on PATH, where it came from, and `pulumi version`. */
 export interface FoundPulumi {
   dirs: string[];

@@ -28,16 +28,37 @@ const BUILD_SOURCES = [
   "pulumi-language-go",
 ];
 
-/** First 12 hex digits of a SHA-256 over BUILD_SOURCES (file names and contents, sorted). */
-function buildSourcesHash() {
+/**
+ * The Go module tools/pulumi-yaml: Pulumi YAML's language host and converter, built by
+ * scripts/ensure-pulumi.js with the Pulumi pkg/sdk release pulumi-yaml's own go.mod asks for.
+ */
+const YAML_MODULE = path.join(__dirname, "..", "tools", "pulumi-yaml");
+const YAML_SOURCES = ["go.mod", "go.sum"];
+
+/** First 12 hex digits of a SHA-256 over `sources` of `moduleDir` (file names and contents, sorted). */
+function sourcesHash(moduleDir, sources) {
   const hash = crypto.createHash("sha256");
   const add = (rel) => {
-    const p = path.join(BUILD_MODULE, rel);
+    const p = path.join(moduleDir, rel);
     if (fs.statSync(p).isDirectory()) for (const f of fs.readdirSync(p).sort()) add(path.join(rel, f));
     else hash.update(`${rel}\0`).update(fs.readFileSync(p)).update("\0");
   };
-  BUILD_SOURCES.forEach(add);
+  sources.forEach(add);
   return hash.digest("hex").slice(0, 12);
+}
+
+/** First 12 hex digits of a SHA-256 over BUILD_SOURCES (file names and contents, sorted). */
+function buildSourcesHash() {
+  return sourcesHash(BUILD_MODULE, BUILD_SOURCES);
+}
+
+/** The pulumi-yaml release tools/pulumi-yaml/go.mod requires (e.g. `1.25.0`). */
+function yamlVersion() {
+  const m = /github\.com\/pulumi\/pulumi-yaml v(\S+)/.exec(
+    fs.readFileSync(path.join(YAML_MODULE, "go.mod"), "utf8"),
+  );
+  if (!m) throw new Error("tools/pulumi-yaml/go.mod requires no github.com/pulumi/pulumi-yaml");
+  return m[1];
 }
 
 /**
@@ -62,6 +83,28 @@ function cacheBase() {
  */
 function cacheBinDir() {
   return path.join(cacheBase(), `pulumi-v${PULUMI_VERSION}-${buildSourcesHash()}`, "bin");
+}
+
+/**
+ * The cache folder of Pulumi YAML's host and converter:
+ * `<cacheBase()>/pulumi-yaml-v<release>-<hash of tools/pulumi-yaml's go.mod and go.sum>/bin`,
+ * a folder of its own beside the CLI's, so building it never touches the CLI in use.
+ */
+function yamlCacheBinDir() {
+  return path.join(
+    cacheBase(),
+    `pulumi-yaml-v${yamlVersion()}-${sourcesHash(YAML_MODULE, YAML_SOURCES)}`,
+    "bin",
+  );
+}
+
+/** The files a usable YAML folder must hold. */
+const YAML_BINARIES = ["pulumi-language-yaml", "pulumi-converter-yaml"];
+
+/** The YAML cache folder when it holds both YAML_BINARIES, else null. */
+function findYaml() {
+  const dir = yamlCacheBinDir();
+  return YAML_BINARIES.every((b) => isExecutable(path.join(dir, b))) ? dir : null;
 }
 
 /** Runs `<pulumi> version` and returns what it prints (e.g. `v3.248.0`), or null. */
@@ -114,21 +157,24 @@ const REQUIRED_BINARIES = [
 /**
  * Finds a usable Pulumi CLI without building anything: a compatible `pulumi` with
  * `pulumi-language-nodejs` on PATH, else a complete cache. Returns `{ dirs, source, version }`
- * (`dirs`: folders to put first on PATH) or null.
+ * (`dirs`: folders to put first on PATH, ending with the YAML host's cache folder when it is
+ * built, see findYaml) or null.
  */
 function findPulumi() {
   const cache = cacheBinDir();
+  const yaml = findYaml();
   const onPath = findOnPath("pulumi");
   if (onPath && findOnPath("pulumi-language-nodejs")) {
     const version = versionOf(path.join(onPath, "pulumi"));
     if (isCompatible(version)) {
       // The cache (if any) still supplies the dynamic-provider shim when PATH lacks it.
-      return { dirs: [onPath, cache], source: "PATH", version };
+      return { dirs: [onPath, cache, ...(yaml ? [yaml] : [])], source: "PATH", version };
     }
   }
   if (REQUIRED_BINARIES.every((b) => isExecutable(path.join(cache, b)))) {
     const version = versionOf(path.join(cache, "pulumi"));
-    if (version === `v${PULUMI_VERSION}`) return { dirs: [cache], source: "cache", version };
+    if (version === `v${PULUMI_VERSION}`)
+      return { dirs: [cache, ...(yaml ? [yaml] : [])], source: "cache", version };
   }
   return null;
 }
@@ -158,6 +204,11 @@ module.exports = {
   REPO_ROOT,
   BUILD_MODULE,
   REQUIRED_BINARIES,
+  YAML_MODULE,
+  YAML_BINARIES,
+  yamlVersion,
+  yamlCacheBinDir,
+  findYaml,
   cacheBase,
   cacheBinDir,
   versionOf,
