@@ -1,0 +1,183 @@
+/**
+ * Pulumi YAML programs through the real Pulumi engine against the real emulator: the project
+ * examples/yaml/quickstart (the quickstart of docs/resources.md in YAML), run by Pulumi YAML's
+ * language host (github.com/pulumi/pulumi-yaml, built from tools/pulumi-yaml by
+ * scripts/ensure-pulumi.js) with the v3.248.0 engine and the native plugin
+ * `pulumi-resource-service`. It checks that the YAML block of docs/resources.md is the program
+ * part of the project's Pulumi.yaml, that Pulumi YAML's converter turns the project into the
+ * same PCL program as docs/examples/quickstart.pp, and deploys it: up (checked on the emulator),
+ * a preview with no changes, refresh of a change made on the emulator, no secret in plain form
+ * in the state, destroy leaving the account empty.
+ */
+import { execFile } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { promisify } from "util";
+import { findYaml, REPO_ROOT, yamlCacheBinDir } from "../../scripts/pulumi-env";
+import { docBlocks } from "../helpers/doc-blocks";
+import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { readCheckpoint, requirePulumi } from "../helpers/pulumi";
+
+const exec = promisify(execFile);
+
+/** Per step, in **milliseconds**: the first run of the YAML host loads the plugin's schema. */
+const STEP_TIMEOUT = 300_000;
+const DD_KEY = "dd-yaml-quickstart-secret-5c1a9e";
+const EXAMPLE = path.join(REPO_ROOT, "examples", "yaml", "quickstart");
+/** The `plugins.providers[].path` of the example, relative to its folder. */
+const RELATIVE_PLUGIN_PATH = "path: ../../../bin";
+
+/**
+ * The program part of a YAML project file: from its first top-level `config:`, `variables:`,
+ * `resources:` or `outputs:` line to the end.
+ */
+function programPart(pulumiYaml: string): string {
+  const m = /^(config|variables|resources|outputs):/m.exec(pulumiYaml);
+  if (!m) throw new Error("no program in this Pulumi.yaml");
+  return pulumiYaml.slice(m.index);
+}
+
+/**
+ * A PCL program reduced to what it declares, for comparing two spellings of one program:
+ * without comments, `description` of config blocks, the converter's `__logicalName`
+ * attributes (equal to the names), whitespace and commas.
+ */
+function normalizePcl(pcl: string): string {
+  return pcl
+    .replace(/\/\/.*$/gm, "")
+    .replace(/^\s*__logicalName\s*=.*$/gm, "")
+    .replace(/(config \w+ [\w.]+ \{)[^}]*\}/g, "$1}")
+    .replace(/[\s,]+/g, "");
+}
+
+/** Copies the project `dir` into a new folder below `tmp` with the plugin's path made absolute. */
+function copyProject(dir: string, tmp: string): string {
+  const program = path.join(tmp, path.basename(dir));
+  fs.cpSync(dir, program, { recursive: true });
+  const manifest = path.join(program, "Pulumi.yaml");
+  const yaml = fs.readFileSync(manifest, "utf8");
+  expect(yaml).toContain(RELATIVE_PLUGIN_PATH);
+  fs.writeFileSync(manifest, yaml.replace(RELATIVE_PLUGIN_PATH, `path: ${REPO_ROOT}/bin`));
+  return program;
+}
+
+describe("a Pulumi YAML program on the native plugin through the engine (real engine, real emulator)", () => {
+  let e2e: EngineStack;
+  let tmp: string;
+  let program: string;
+
+  const outputs = () => e2e.outputs<Record<string, string>>();
+
+  beforeAll(async () => {
+    if (!findYaml())
+      throw new Error(`no Pulumi YAML host in ${yamlCacheBinDir()}: run \`node scripts/ensure-pulumi.js\``);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-deploy-"));
+    program = copyProject(EXAMPLE, tmp);
+    e2e = await startEngineStack({ workDir: program, stackName: "yaml", backendName: "e2e-yaml" });
+    await e2e.stack.setConfig("datadogApiKey", { value: DD_KEY, secret: true });
+  }, STEP_TIMEOUT);
+
+  afterAll(async () => {
+    await e2e?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it("the YAML block of docs/resources.md is the program part of examples/yaml/quickstart/Pulumi.yaml", () => {
+    const blocks = docBlocks(path.join(REPO_ROOT, "docs", "resources.md"), "docs/resources.md").filter(
+      (b) => b.lang === "yaml",
+    );
+    expect(blocks).toHaveLength(1);
+    const file = fs.readFileSync(path.join(EXAMPLE, "Pulumi.yaml"), "utf8");
+    expect(blocks[0].body + "\n").toBe(programPart(file));
+  });
+
+  it(
+    "Pulumi YAML's converter turns it into the program of docs/examples/quickstart.pp",
+    async () => {
+      const out = path.join(tmp, "pcl");
+      const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
+      await exec(pulumi, ["convert", "--from", "yaml", "--language", "pcl", "--out", out], {
+        cwd: program,
+        env: e2e.env,
+      });
+      const converted = fs
+        .readdirSync(out)
+        .filter((f) => f.endsWith(".pp"))
+        .map((f) => fs.readFileSync(path.join(out, f), "utf8"))
+        .join("\n");
+      const source = fs.readFileSync(path.join(REPO_ROOT, "docs", "examples", "quickstart.pp"), "utf8");
+      expect(normalizePcl(converted)).toBe(normalizePcl(source));
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "up creates the destination, the subscription and the report on the service",
+    async () => {
+      const up = await e2e.stack.up();
+      expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
+      const o = await outputs();
+      const subscription = await e2e.client.eventSubscriptions.get(o.subscriptionId);
+      expect(subscription.description).toBe("IP policy changes");
+      expect(subscription.sources.map((s) => s.type).sort()).toEqual([
+        "ip_policy_created.v0",
+        "ip_policy_updated.v0",
+      ]);
+      expect(subscription.destinations).toHaveLength(1);
+      const destination = await e2e.client.eventDestinations.get(subscription.destinations[0].id);
+      expect(destination.description).toBe("Operational events to Datadog");
+      expect(destination.target).toMatchObject({ datadog: { ddsite: "datadoghq.eu" } });
+      expect(o.reportStatus).toBe("PENDING");
+      expect((await e2e.resource("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "a preview after up shows no changes",
+    async () => {
+      const preview = await e2e.stack.preview({ expectNoChanges: true });
+      expect(preview.changeSummary).toEqual({ same: 4 });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "refresh takes a change made on the service into the state; up restores the program's value",
+    async () => {
+      const id = (await outputs()).subscriptionId;
+      await refreshOutOfBandEdit(e2e, id, "ipPolicyChanges");
+      const up = await e2e.stack.up();
+      expect(up.summary.resourceChanges?.update).toBe(1);
+      expect((await e2e.client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "the state holds no secret in plain form: the API key and the Datadog key are encrypted",
+    async () => {
+      const exported = (await e2e.cli("stack", "export")).stdout;
+      for (const text of [exported, readCheckpoint(e2e.backend)]) {
+        expect(text).not.toContain(e2e.apiKey);
+        expect(text).not.toContain(DD_KEY);
+      }
+      expect(exported).toContain('"ciphertext"');
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "destroy deletes the destination and the subscription: the account is empty",
+    async () => {
+      const destroy = await e2e.stack.destroy();
+      expect(destroy.summary.resourceChanges?.delete).toBe(4);
+      const left: unknown[] = [];
+      for await (const d of e2e.client.eventDestinations.list()) left.push(d);
+      for await (const s of e2e.client.eventSubscriptions.list()) left.push(s);
+      expect(left).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
+});
