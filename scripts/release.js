@@ -9,7 +9,7 @@
 //      package metadata (sdk/nodejs/package.json, sdk/python's pyproject.toml and
 //      pulumi-plugin.json, sdk/go's pulumi-plugin.json) all at the version;
 //   2. plugin/: the plugin's executable per platform (scripts/build-plugin-binaries.js, built
-//      into dist/release/binaries) packed into pulumi-resource-service-v<version>-<os>-<arch>.tar.gz
+//      into dist/plugin-binaries) packed into pulumi-resource-service-v<version>-<os>-<arch>.tar.gz
 //      with the checksums file (scripts/release-archives.js): the GitHub release's assets;
 //   3. python/: the wheel and sdist of pulumi_service (scripts/build-python-sdk.js): PyPI's;
 //   4. go: the Go SDK module builds (`go build ./...` in sdk/go); its release is the git tag
@@ -97,7 +97,9 @@ async function build(tag, out = OUT) {
   say("versions", `the npm packages, the schema and the SDKs are at ${version}`);
 
   fs.rmSync(out, { recursive: true, force: true });
-  const binaries = path.join(out, "binaries");
+  // Where build:plugin-binaries puts them: made again only when something they hold changed
+  // (the build takes a lock on the folder, so two builds at once wait for each other).
+  const binaries = path.join(REPO_ROOT, "dist", "plugin-binaries");
   await buildPluginBinaries({ outDir: binaries });
   const archives = await releaseArchives({ binaries, out: path.join(out, "plugin"), version });
   say("plugin", `${archives.length} archives and ${checksumsName(version)} in ${path.join(out, "plugin")}`);

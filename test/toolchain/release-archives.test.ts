@@ -40,6 +40,7 @@ const TIMEOUT = 900_000;
 const VERSION = release.packageVersion();
 const TARGET = "linux-amd64";
 const ARCHIVE = release.archiveName(VERSION, TARGET);
+const BINARIES = path.join(REPO_ROOT, "dist", "plugin-binaries");
 
 /** The folders on PATH that hold no `node`: what the plugin runs with. */
 function pathWithoutNode(): string {
@@ -90,9 +91,14 @@ describe("release archives and the plugin server (real engine, local server, rea
   let made: { file: string; bytes: number; sha256: string }[];
 
   beforeAll(async () => {
-    const binaries = path.join(tmp(), "binaries");
-    await buildPluginBinaries({ targetNames: [TARGET], outDir: binaries });
-    made = await release.releaseArchives({ binaries, out: path.join(tmp(), "release"), targets: [TARGET] });
+    // Where build:plugin-binaries puts it (made again only when it changed; the build's lock makes
+    // other builds of the folder wait).
+    await buildPluginBinaries({ targetNames: [TARGET], outDir: BINARIES });
+    made = await release.releaseArchives({
+      binaries: BINARIES,
+      out: path.join(tmp(), "release"),
+      targets: [TARGET],
+    });
     server = await startPluginServer(path.join(tmp(), "release"));
     const found = findPulumi();
     if (!found)
@@ -130,7 +136,7 @@ describe("release archives and the plugin server (real engine, local server, rea
       expect(entries[0].mode & 0o777).toBe(0o755);
       // Reproducible: the same executable gives the same archive.
       const again = await release.releaseArchives({
-        binaries: path.join(tmp(), "binaries"),
+        binaries: BINARIES,
         out: path.join(tmp(), "again"),
         targets: [TARGET],
       });
