@@ -7,7 +7,8 @@
  * part of the project's Pulumi.yaml, that Pulumi YAML's converter turns the project into the
  * same PCL program as docs/examples/quickstart.pp, and deploys it: up (checked on the emulator),
  * a preview with no changes, refresh of a change made on the emulator, no secret in plain form
- * in the state, destroy leaving the account empty.
+ * in the state, destroy leaving the account empty. And examples/yaml/multi-account: two explicit
+ * providers (`pulumi:providers:service`), each resource in its provider's account only.
  */
 import { execFile } from "child_process";
 import * as fs from "fs";
@@ -15,6 +16,7 @@ import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
 import { findYaml, REPO_ROOT, yamlCacheBinDir } from "../../scripts/pulumi-env";
+import { ServiceClient } from "../../client";
 import { docBlocks } from "../helpers/doc-blocks";
 import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "../helpers/engine-stack";
 import { readCheckpoint, requirePulumi } from "../helpers/pulumi";
@@ -177,6 +179,98 @@ describe("a Pulumi YAML program on the native plugin through the engine (real en
       for await (const d of e2e.client.eventDestinations.list()) left.push(d);
       for await (const s of e2e.client.eventSubscriptions.list()) left.push(s);
       expect(left).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
+});
+
+describe("a Pulumi YAML program with two explicit providers (real engine, real emulator)", () => {
+  const KEYS = { prod: "sk_prod_yaml_e2e_3f8a1c", dev: "sk_dev_yaml_e2e_9b2d7e" };
+  const DEFAULT_KEY = "sk_default_yaml_e2e_6e4c02";
+  let e2e: EngineStack;
+  let tmp: string;
+  let clients: Record<keyof typeof KEYS, ServiceClient>;
+
+  /** Every subscription and destination ID the account of `client` holds, sorted. */
+  async function contents(client: ServiceClient): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const s of client.eventSubscriptions.list()) ids.push(s.id);
+    for await (const d of client.eventDestinations.list()) ids.push(d.id);
+    return ids.sort();
+  }
+
+  beforeAll(async () => {
+    if (!findYaml())
+      throw new Error(`no Pulumi YAML host in ${yamlCacheBinDir()}: run \`node scripts/ensure-pulumi.js\``);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-multi-"));
+    const program = copyProject(path.join(REPO_ROOT, "examples", "yaml", "multi-account"), tmp);
+    // The stack's default provider (service:apiKey) gets the first key: its account must stay empty.
+    e2e = await startEngineStack({
+      workDir: program,
+      stackName: "yaml-multi",
+      backendName: "e2e-yaml-multi",
+      apiKeys: [DEFAULT_KEY, KEYS.prod, KEYS.dev],
+    });
+    const client = (apiKey: string) =>
+      new ServiceClient({ apiKey, baseUrl: e2e.emulator.url, maxRetries: 0 });
+    clients = { prod: client(KEYS.prod), dev: client(KEYS.dev) };
+    await e2e.stack.setAllConfig({
+      baseUrl: { value: e2e.emulator.url },
+      prodApiKey: { value: KEYS.prod, secret: true },
+      devApiKey: { value: KEYS.dev, secret: true },
+      ddApiKey: { value: DD_KEY, secret: true },
+    });
+  }, STEP_TIMEOUT);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(clients ?? {}).map((c) => c.close()));
+    await e2e?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it(
+    "up puts each destination and subscription in its provider's account and in no other",
+    async () => {
+      const up = await e2e.stack.up();
+      expect(up.summary.resourceChanges?.create).toBe(7); // 2 providers, 4 resources, the stack
+      const o = await e2e.outputs<Record<string, string>>();
+      for (const account of ["prod", "dev"] as const) {
+        const ids = [o[`${account}DestinationId`], o[`${account}SubscriptionId`]].sort();
+        expect(await contents(clients[account])).toEqual(ids);
+        const subscription = await clients[account].eventSubscriptions.get(o[`${account}SubscriptionId`]);
+        expect(subscription.description).toBe(`${account} policy changes`);
+        expect(subscription.destinations.map((d) => d.id)).toEqual([o[`${account}DestinationId`]]);
+      }
+      expect(await contents(e2e.client)).toEqual([]);
+      expect((await e2e.resource("prod"))?.type).toBe("pulumi:providers:service");
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "a preview after up shows no changes",
+    async () => {
+      const preview = await e2e.stack.preview({ expectNoChanges: true });
+      expect(preview.changeSummary).toEqual({ same: 7 });
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "the state holds no API key in plain form",
+    async () => {
+      const exported = (await e2e.cli("stack", "export")).stdout;
+      for (const key of [...Object.values(KEYS), DEFAULT_KEY, DD_KEY]) expect(exported).not.toContain(key);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "destroy empties both accounts",
+    async () => {
+      const destroy = await e2e.stack.destroy();
+      expect(destroy.summary.resourceChanges?.delete).toBe(7);
+      for (const c of Object.values(clients)) expect(await contents(c)).toEqual([]);
     },
     STEP_TIMEOUT,
   );
