@@ -21,8 +21,11 @@
  * printed; other packages come from the registry. `npx` is told never to download a package, so
  * a command whose package a document forgot to install fails.
  *
- * The documents start their emulator on the default port 8787; a test waits until nothing
- * listens there first, and kills an emulator a failed document left behind.
+ * The documents start their emulator on the default port 8787. So that two checkouts (or a demo)
+ * can run at once on one machine, each document runs on a free port the test picks instead: every
+ * `8787` of its script becomes that port, and `SERVICE_EMULATOR_PORT` gives it to the emulators
+ * the document starts without `--port` (their default). The test kills an emulator a failed
+ * document left behind, and checks that nothing listens on its port afterwards.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -43,7 +46,20 @@ import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } fro
 const REPO = path.resolve(__dirname, "../..");
 const DOCS = documents(REPO);
 const ALL = DOCS.flatMap((doc) => docBlocks(path.join(REPO, doc), doc));
-const PORT = 8787;
+/** The port the documents show (the emulator's default). */
+const DOCUMENTED_PORT = 8787;
+
+/** A port of 127.0.0.1 that nothing listens on now (the system picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 function listening(port: number): Promise<boolean> {
@@ -55,14 +71,6 @@ function listening(port: number): Promise<boolean> {
     });
     socket.once("error", () => resolve(false));
   });
-}
-
-async function waitForFreePort(port: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (await listening(port)) {
-    if (Date.now() > deadline) throw new Error(`127.0.0.1:${port} stayed in use for ${ms / 1000} s`);
-    await new Promise((r) => setTimeout(r, 2000));
-  }
 }
 
 /** Kills the emulators whose PID files are under `dir` (those a failed document left running). */
@@ -224,18 +232,25 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
     "%s: its shell blocks, in order, as printed",
     async (doc) => {
       const blocks = ALL.filter((b) => b.doc === doc);
-      const { script, replaced } = substituteInstalls(docScript(blocks), specs);
+      const port = await freePort();
+      const substituted = substituteInstalls(docScript(blocks), specs);
+      const script = substituted.script.replace(new RegExp(`\\b${DOCUMENTED_PORT}\\b`, "g"), String(port));
+      const { replaced } = substituted;
       if (/^\s*npm\s+(install|i|add)\b.*\b(pulumi-service|service-emulator)\b/m.test(docScript(blocks)))
         expect(replaced.length).toBeGreaterThan(0);
       const work = fs.mkdtempSync(path.join(tmp, `${doc.replace(/\W+/g, "-")}-`));
       const home = path.join(work, ".home");
       fs.mkdirSync(home);
-      await waitForFreePort(PORT, 300_000);
       const before = new Set(stackProjects());
       const started = Date.now();
       let r: Awaited<ReturnType<typeof bash>>;
       try {
-        r = await bash(script, work, strangerEnv(home, prebuilds.env), 1_200_000);
+        r = await bash(
+          script,
+          work,
+          { ...strangerEnv(home, prebuilds.env), SERVICE_EMULATOR_PORT: String(port) },
+          1_200_000,
+        );
       } finally {
         prebuilds.harvest(work);
         killLeftEmulators(work);
@@ -245,7 +260,7 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
       console.log(`${doc}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
       if (r.code !== 0) throw new Error(`${doc} failed (exit code ${r.code}):\n${r.out.slice(-6000)}`);
       EXPECTED[doc](r.out, work);
-      expect(await listening(PORT)).toBe(false);
+      expect(await listening(port)).toBe(false);
     },
     1_800_000,
   );
