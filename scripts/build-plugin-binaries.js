@@ -464,4 +464,4 @@ if (require.main === module) {
   main();
 }
 
-module.exports = { NODE_VERSION, TARGETS, baseCacheDir, ensureBaseBinary, buildPluginBinaries };
+module.exports = { NODE_VERSION, TARGETS, baseCacheDir, ensureBaseBinary, buildPluginBinaries, run };

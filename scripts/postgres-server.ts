@@ -45,7 +45,8 @@ export function findPostgresBin(): string | undefined {
   return undefined;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port of 127.0.0.1 that nothing listens on now (the system picks it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);

@@ -29,7 +29,7 @@ const path = require("path");
 const { spawnSync } = require("child_process");
 const { REPO_ROOT } = require("./pulumi-env");
 const { check: checkPackages, PACKAGES } = require("./check-release");
-const { buildPluginBinaries } = require("./build-plugin-binaries");
+const { buildPluginBinaries, run } = require("./build-plugin-binaries");
 const { releaseArchives, checksumsName } = require("./release-archives");
 
 /** Where a release is made. */
@@ -41,14 +41,6 @@ function say(step, what) {
   process.stdout.write(`release: ${step}: ${what}\n`);
 }
 
-/** Runs a command; returns its stdout. @throws Error with its output when it fails. */
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...opts });
-  if (r.error) throw new Error(`${cmd}: ${r.error.message}`);
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(" ")} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
 
 function readJson(file) {
   return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), "utf8"));

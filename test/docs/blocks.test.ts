@@ -40,6 +40,7 @@ import {
   SHELL_LANGUAGES,
   substituteInstalls,
 } from "../helpers/doc-blocks";
+import { freePort } from "../../scripts/postgres-server";
 import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } from "../helpers/tarballs";
 
@@ -48,18 +49,6 @@ const DOCS = documents(REPO);
 const ALL = DOCS.flatMap((doc) => docBlocks(path.join(REPO, doc), doc));
 /** The port the documents show (the emulator's default). */
 const DOCUMENTED_PORT = 8787;
-
-/** A port of 127.0.0.1 that nothing listens on now (the system picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 function listening(port: number): Promise<boolean> {

@@ -4,12 +4,12 @@
  * restarts on the same data file, and the background server of `--detach` with `stop`.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { apiRequest, CLI_PATH, review, spawnEmulator, type SpawnedEmulator } from "../helpers/emulator";
 import { destinationBody, expectError, subscriptionBody } from "../helpers/emulator-fixtures";
 import { main } from "../../packages/emulator/cli";
+import { freePort } from "../../scripts/postgres-server";
 import { capture } from "../helpers/cli";
 import { useTempDir } from "../helpers/temp-dir";
 
@@ -428,12 +428,7 @@ describe("service-emulator main (in process)", () => {
   });
 
   it("listens on SERVICE_EMULATOR_PORT when --port is absent; --port wins; a value that is no port is refused naming it", async () => {
-    const free = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, "127.0.0.1", () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
+    const free = await freePort();
     const fromEnv = io({ SERVICE_EMULATOR_PORT: String(free) });
     const started = await main(["node", "service-emulator", "--data", ":memory:"], fromEnv.cli);
     if (typeof started === "number") throw new Error(`did not start: ${fromEnv.out.stderr}`);

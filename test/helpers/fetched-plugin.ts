@@ -1,23 +1,26 @@
 /**
  * What the engine tests of a plugin the engine downloads by itself share: a local release of the
  * plugin (the self-contained executable of one platform, packed by scripts/release-archives.js
- * and served by test/helpers/plugin-server.ts, as a GitHub release serves its assets), the
+ * and served by test/helpers/file-tree-server.ts, as a GitHub release serves its assets), the
  * environment of a program that can get the plugin only from there, and the Pulumi CLI run in it.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { PLUGIN_DOWNLOAD_URL } from "../../provider/native/schema";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
-import { startPluginServer, type PluginServer } from "./plugin-server";
+import { startFileTreeServer, type FileTreeServer } from "./file-tree-server";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildPluginBinaries } = require("../../scripts/build-plugin-binaries") as {
   buildPluginBinaries(opts: { targetNames?: string[]; outDir?: string }): Promise<unknown>;
 };
+/** scripts/release-archives.js, typed: archive and checksums names, the version, the packing. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const release = require("../../scripts/release-archives") as {
+export const release = require("../../scripts/release-archives") as {
   archiveName(version: string, target: string): string;
+  checksumsName(version: string): string;
   packageVersion(): string;
   releaseArchives(opts: {
     binaries?: string;
@@ -29,7 +32,7 @@ const release = require("../../scripts/release-archives") as {
 const exec = promisify(execFile);
 
 /** The download URL every SDK names for the plugin (the schema's `pluginDownloadURL`). */
-export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-service";
+export { PLUGIN_DOWNLOAD_URL };
 
 /** A local release of the plugin; see {@link startPluginRelease}. */
 export interface PluginRelease {
@@ -38,22 +41,26 @@ export interface PluginRelease {
   /** The archive's file name, `pulumi-resource-service-v<version>-<target>.tar.gz`. */
   archive: string;
   /** The server holding the archive (and its checksums file) in its root. */
-  server: PluginServer;
+  server: FileTreeServer;
 }
+
+/** Where build:plugin-binaries puts the executables (one folder per `<os>-<arch>`). */
+export const PLUGIN_BINARIES = path.join(REPO_ROOT, "dist", "plugin-binaries");
 
 /**
  * Builds the plugin's executable for `target` (default `linux-amd64`, this machine's) into
- * `dir/binaries`, packs its release archive into `dir/release` and serves that folder.
+ * {@link PLUGIN_BINARIES} (made again only when it changed; the build's lock makes other builds of
+ * the folder wait), packs its release archive into `dir/release` and serves that folder.
  * Minutes the first time (the executable's build), seconds when the build is up to date.
  * @throws the build's or the server's error.
  */
 export async function startPluginRelease(dir: string, target = "linux-amd64"): Promise<PluginRelease> {
-  const binaries = path.join(dir, "binaries");
+  const binaries = PLUGIN_BINARIES;
   const out = path.join(dir, "release");
   await buildPluginBinaries({ targetNames: [target], outDir: binaries });
   await release.releaseArchives({ binaries, out, targets: [target] });
   const version = release.packageVersion();
-  return { version, archive: release.archiveName(version, target), server: await startPluginServer(out) };
+  return { version, archive: release.archiveName(version, target), server: await startFileTreeServer(out) };
 }
 
 /**

@@ -9,38 +9,27 @@
  * The linux-amd64 executable is the one built and served (the one this machine runs); the names
  * of the others are checked. No `node` is on the plugin's PATH when it runs from the archive.
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import * as tar from "tar";
 import { REPO_ROOT, findPulumi, pulumiEnv } from "../../scripts/pulumi-env";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
-import { startPluginServer, type PluginServer } from "../helpers/plugin-server";
+import {
+  PLUGIN_BINARIES,
+  fetchedPluginEnv,
+  release,
+  runPulumi as pulumi,
+  startPluginRelease,
+  type PluginRelease,
+} from "../helpers/fetched-plugin";
 import { useTempDir } from "../helpers/temp-dir";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { buildPluginBinaries } = require("../../scripts/build-plugin-binaries") as {
-  buildPluginBinaries(opts: { targetNames?: string[]; outDir?: string }): Promise<unknown>;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const release = require("../../scripts/release-archives") as {
-  archiveName(version: string, target: string): string;
-  checksumsName(version: string): string;
-  packageVersion(): string;
-  releaseArchives(opts: {
-    binaries?: string;
-    out?: string;
-    targets?: string[];
-  }): Promise<{ file: string; bytes: number; sha256: string }[]>;
-};
-
-const exec = promisify(execFile);
 const TIMEOUT = 900_000;
 const VERSION = release.packageVersion();
 const TARGET = "linux-amd64";
 const ARCHIVE = release.archiveName(VERSION, TARGET);
-const BINARIES = path.join(REPO_ROOT, "dist", "plugin-binaries");
 
 /** The folders on PATH that hold no `node`: what the plugin runs with. */
 function pathWithoutNode(): string {
@@ -48,17 +37,6 @@ function pathWithoutNode(): string {
     .split(path.delimiter)
     .filter((d) => d && !fs.existsSync(path.join(d, "node")))
     .join(path.delimiter);
-}
-
-/** Runs `pulumi <args>` with `env`; throws with the output when it fails. */
-async function pulumi(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<string> {
-  try {
-    const r = await exec("pulumi", args, { env, cwd, maxBuffer: 64 * 1024 * 1024 });
-    return r.stdout + r.stderr;
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`pulumi ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-  }
 }
 
 /** Starts `file` with `env` and resolves with the first line it prints (a plugin's port); kills it then. */
@@ -86,20 +64,13 @@ function firstLine(file: string, env: NodeJS.ProcessEnv): Promise<string> {
 
 describe("release archives and the plugin server (real engine, local server, real emulator)", () => {
   const tmp = useTempDir("release-archives-");
-  let server: PluginServer;
+  let plugin: PluginRelease;
   let env: NodeJS.ProcessEnv;
-  let made: { file: string; bytes: number; sha256: string }[];
+  let archive: string;
 
   beforeAll(async () => {
-    // Where build:plugin-binaries puts it (made again only when it changed; the build's lock makes
-    // other builds of the folder wait).
-    await buildPluginBinaries({ targetNames: [TARGET], outDir: BINARIES });
-    made = await release.releaseArchives({
-      binaries: BINARIES,
-      out: path.join(tmp(), "release"),
-      targets: [TARGET],
-    });
-    server = await startPluginServer(path.join(tmp(), "release"));
+    plugin = await startPluginRelease(tmp(), TARGET);
+    archive = path.join(tmp(), "release", ARCHIVE);
     const found = findPulumi();
     if (!found)
       throw new Error("No Pulumi CLI: run `node scripts/ensure-pulumi.js` (npm test does it in pretest).");
@@ -107,7 +78,7 @@ describe("release archives and the plugin server (real engine, local server, rea
   }, TIMEOUT);
 
   afterAll(async () => {
-    await server?.close();
+    await plugin?.server.close();
   });
 
   it(
@@ -124,23 +95,27 @@ describe("release archives and the plugin server (real engine, local server, rea
         `pulumi-resource-service-v${VERSION}-darwin-arm64.tar.gz`,
         `pulumi-resource-service-v${VERSION}-windows-amd64.tar.gz`,
       ]);
-      expect(made.map((m) => path.basename(m.file))).toEqual([ARCHIVE]);
+      expect(plugin.archive).toBe(ARCHIVE);
+      expect(fs.readdirSync(path.join(tmp(), "release")).sort()).toEqual(
+        [ARCHIVE, release.checksumsName(VERSION)].sort(),
+      );
+      const sha256 = createHash("sha256").update(fs.readFileSync(archive)).digest("hex");
       const checksums = fs.readFileSync(path.join(tmp(), "release", release.checksumsName(VERSION)), "utf8");
-      expect(checksums).toBe(`${made[0].sha256}  ${ARCHIVE}\n`);
+      expect(checksums).toBe(`${sha256}  ${ARCHIVE}\n`);
       const entries: { path: string; mode: number }[] = [];
       await tar.list({
-        file: made[0].file,
+        file: archive,
         onReadEntry: (e) => entries.push({ path: e.path, mode: e.mode ?? 0 }),
       });
       expect(entries.map((e) => e.path)).toEqual(["pulumi-resource-service", "LICENSE", "README.md"]);
       expect(entries[0].mode & 0o777).toBe(0o755);
       // Reproducible: the same executable gives the same archive.
       const again = await release.releaseArchives({
-        binaries: BINARIES,
+        binaries: PLUGIN_BINARIES,
         out: path.join(tmp(), "again"),
         targets: [TARGET],
       });
-      expect(again[0].sha256).toBe(made[0].sha256);
+      expect(again[0].sha256).toBe(sha256);
     },
     TIMEOUT,
   );
@@ -149,10 +124,10 @@ describe("release archives and the plugin server (real engine, local server, rea
     "pulumi plugin install resource service <version> --server <url> installs the plugin, which runs without Node.js",
     async () => {
       const out = await pulumi(
-        ["plugin", "install", "resource", "service", VERSION, "--server", server.url],
+        ["plugin", "install", "resource", "service", VERSION, "--server", plugin.server.url],
         env,
       );
-      expect(server.requests).toContain(`/${ARCHIVE}`);
+      expect(plugin.server.requests).toContain(`/${ARCHIVE}`);
       expect(out).toContain(`[resource plugin service-${VERSION}] installing`);
       const listed = JSON.parse(await pulumi(["plugin", "ls", "--json"], env)) as {
         name: string;
@@ -213,21 +188,12 @@ describe("release archives and the plugin server (real engine, local server, rea
           "",
         ].join("\n"),
       );
-      const backend = path.join(tmp(), "backend");
-      fs.mkdirSync(backend, { recursive: true });
-      upEnv = {
-        ...env,
-        // Nothing else may answer for the plugin: no copy on PATH (npm puts the package's bin there).
-        PATH: (env.PATH ?? "")
-          .split(path.delimiter)
-          .filter((d) => !fs.existsSync(path.join(d, "pulumi-resource-service")))
-          .join(path.delimiter),
-        PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
-        PULUMI_HOME: path.join(tmp(), "fresh-home"),
-        PULUMI_BACKEND_URL: `file://${backend}`,
-        PULUMI_CONFIG_PASSPHRASE: "test-passphrase",
-        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api.github.com/pulumi-service=${server.url}`,
-      };
+      // Nothing else may answer for the plugin: no copy on PATH (npm puts the package's bin there).
+      upEnv = fetchedPluginEnv(env, {
+        home: path.join(tmp(), "fresh-home"),
+        backend: path.join(tmp(), "backend"),
+        serverUrl: plugin.server.url,
+      });
       await pulumi(["stack", "init", "dev"], upEnv, program);
       await pulumi(["config", "set", "service:baseUrl", emulator.url], upEnv, program);
       await pulumi(["config", "set", "--secret", "service:apiKey", emulator.apiKeys[0]], upEnv, program);
@@ -240,9 +206,9 @@ describe("release archives and the plugin server (real engine, local server, rea
     it(
       "pulumi up downloads the plugin by itself from the server the SDK names, and deploys",
       async () => {
-        const before = server.requests.length;
+        const before = plugin.server.requests.length;
         const out = await pulumi(["up", "--yes", "--skip-preview", "--non-interactive"], upEnv, program);
-        expect(server.requests.slice(before)).toContain(`/${ARCHIVE}`);
+        expect(plugin.server.requests.slice(before)).toContain(`/${ARCHIVE}`);
         expect(fs.existsSync(path.join(upEnv.PULUMI_HOME!, "plugins", `resource-service-v${VERSION}`))).toBe(
           true,
         );

@@ -194,37 +194,38 @@ describe("createOnce in two provider processes of one deployment (two registries
     return [a, b];
   }
 
+  const BOTH_LOST = [
+    { lost: true, afterMs: 20 },
+    { lost: true, afterMs: 20 },
+  ];
+  const ONE_LOST_ONE_IN_FLIGHT = [
+    { lost: true, afterMs: 5 },
+    { lost: false, afterMs: 300 },
+  ];
   it.each([
-    ["shared", true, { failed: 0, shared: 0, orphans: 0 }],
-    ["not shared (one registry per process, as before)", false, { failed: 2, shared: 0, orphans: 2 }],
-  ])(
-    "both answers lost: each process adopts one of the two identical resources (%s)",
-    async (_name, shared, expected) => {
-      const svc = new Service();
-      const [a, b] = processes(shared);
-      const results = await Promise.allSettled([
-        createOnce(specFor(svc, a, { lost: true, afterMs: 20 })),
-        createOnce(specFor(svc, b, { lost: true, afterMs: 20 })),
-      ]);
-      expect(outcome(svc, results)).toEqual(expected);
-    },
-  );
-
-  it.each([
-    ["shared", true, { failed: 0, shared: 0, orphans: 0 }],
-    ["not shared", false, { failed: 1, shared: 0, orphans: 1 }],
-  ])(
-    "one answer lost while the other process's create is still in flight: the lookup waits for it (%s)",
-    async (_name, shared, expected) => {
-      const svc = new Service();
-      const [a, b] = processes(shared);
-      const results = await Promise.allSettled([
-        createOnce(specFor(svc, a, { lost: true, afterMs: 5 })),
-        createOnce(specFor(svc, b, { lost: false, afterMs: 300 })),
-      ]);
-      expect(outcome(svc, results)).toEqual(expected);
-    },
-  );
+    ["both answers lost: each process adopts one of the two identical resources", BOTH_LOST, true, 0],
+    ["both answers lost, one registry per process as before: both fail, both orphaned", BOTH_LOST, false, 2],
+    [
+      "one answer lost while the other process's create is still in flight: the lookup waits for it",
+      ONE_LOST_ONE_IN_FLIGHT,
+      true,
+      0,
+    ],
+    [
+      "one answer lost while the other's is in flight, one registry per process: the lookup fails",
+      ONE_LOST_ONE_IN_FLIGHT,
+      false,
+      1,
+    ],
+  ])("%s", async (_name, answers, shared, lost) => {
+    const svc = new Service();
+    const registries = processes(shared);
+    const results = await Promise.allSettled(
+      registries.map((registry, i) => createOnce(specFor(svc, registry, answers[i]))),
+    );
+    // Every create that fails leaves the resource it made behind, named in its error.
+    expect(outcome(svc, results)).toEqual({ failed: lost, shared: 0, orphans: lost });
+  });
 
   it("two lost creates that differ only in a write-only secret: neither process takes what they made, and no secret reaches the folder", async () => {
     const svc = new Service();
