@@ -43,7 +43,7 @@ const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const { cacheBase, REPO_ROOT } = require("./pulumi-env");
+const { cacheBase, lockFolder, REPO_ROOT } = require("./pulumi-env");
 
 /**
  * The Node.js release inside every executable: the newest 22.x that each of the five registry
@@ -77,54 +77,6 @@ const LOCK_WAIT_MS = 15 * 60 * 1000;
 
 function log(msg) {
   process.stderr.write(`build-plugin-binaries: ${msg}\n`);
-}
-
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-
-/**
- * Takes the lock folder `<dir>.lock`, waiting while another live process holds it (two builds
- * of one output folder at once, e.g. two test files, would rewrite each other's bundle and
- * blobs); a dead holder's lock is taken over. Returns its release.
- * @throws Error after LOCK_WAIT_MS of waiting.
- */
-function lock(dir) {
-  const lockDir = `${dir}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  let said = false;
-  for (;;) {
-    try {
-      fs.mkdirSync(lockDir);
-      fs.writeFileSync(path.join(lockDir, "pid"), String(process.pid));
-      return () => fs.rmSync(lockDir, { recursive: true, force: true });
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-    }
-    let holder = NaN;
-    try {
-      holder = Number(fs.readFileSync(path.join(lockDir, "pid"), "utf8"));
-    } catch {
-      // Taken a moment ago; its pid is not written yet.
-    }
-    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-      fs.rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${lockDir} (held by pid ${holder})`);
-    if (!said) log(`waiting for another build of ${path.dirname(dir)} (pid ${holder})`);
-    said = true;
-    sleep(500);
-  }
 }
 
 /** Runs a command; returns its stdout. @throws Error with its output when it fails. */
@@ -374,7 +326,11 @@ async function buildPluginBinaries({ targetNames, outDir } = {}) {
   const out = outDir || path.join(REPO_ROOT, "dist", "plugin-binaries");
   const work = path.join(out, ".build");
   fs.mkdirSync(out, { recursive: true });
-  const release = lock(work);
+  // Two builds of one output folder at once (two test files) would rewrite each other's bundle and blobs.
+  const release = lockFolder(work, {
+    waitMs: LOCK_WAIT_MS,
+    onWait: (holder) => log(`waiting for another build of ${out} (pid ${holder})`),
+  });
   try {
     return await buildLocked(names, host, out, work);
   } finally {

@@ -19,7 +19,7 @@ const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const { cacheBase } = require("./pulumi-env");
+const { cacheBase, lockFolder } = require("./pulumi-env");
 
 /** Name of the file written last into a venv whose install finished. */
 const COMPLETE_MARKER = ".complete";
@@ -102,46 +102,6 @@ function run(cmd, args, what) {
   }
 }
 
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-
-/** Takes the lock folder `<dir>.lock` (waiting for another live holder); returns its release. */
-function lock(dir) {
-  const lockDir = `${dir}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      fs.mkdirSync(lockDir);
-      fs.writeFileSync(path.join(lockDir, "pid"), String(process.pid));
-      return () => fs.rmSync(lockDir, { recursive: true, force: true });
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-    }
-    let holder = NaN;
-    try {
-      holder = Number(fs.readFileSync(path.join(lockDir, "pid"), "utf8"));
-    } catch {
-      // Taken a moment ago; its pid is not written yet.
-    }
-    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-      fs.rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${lockDir} (held by pid ${holder})`);
-    sleep(500);
-  }
-}
-
 /**
  * The venv `name` with the packages of `requirementsFile`, created first when missing. Returns
  * its folder.
@@ -153,7 +113,7 @@ function ensureVenv(name, requirementsFile, python = pythonCommand()) {
   const dir = venvDir(name, file, python);
   if (fs.existsSync(path.join(dir, COMPLETE_MARKER))) return dir;
   fs.mkdirSync(path.dirname(dir), { recursive: true });
-  const release = lock(dir);
+  const release = lockFolder(dir, { waitMs: LOCK_WAIT_MS });
   try {
     if (fs.existsSync(path.join(dir, COMPLETE_MARKER))) return dir;
     fs.rmSync(dir, { recursive: true, force: true });

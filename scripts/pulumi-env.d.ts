@@ -47,3 +47,11 @@ export function findPulumi(): FoundPulumi | null;
  * @throws Error when no CLI is found.
  */
 export function pulumiEnv(found?: FoundPulumi | null, base?: NodeJS.ProcessEnv): Record<string, string>;
+/**
+ * Takes the lock folder `<dir>.lock`, waiting (default 15 minutes, `waitMs` in milliseconds)
+ * while another live process holds it; returns its release. @throws Error after the wait.
+ */
+export function lockFolder(
+  dir: string,
+  opts?: { waitMs?: number; onWait?: (holder: number) => void },
+): () => void;

@@ -199,8 +199,63 @@ function pulumiEnv(found, base = process.env) {
   };
 }
 
+/** Blocks this thread for `ms` milliseconds (the scripts are synchronous where they wait). */
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** True when process `pid` runs (or exists under another user). */
+function processAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+
+/**
+ * Takes the lock folder `<dir>.lock` (a `mkdir`, which one process wins), waiting while another
+ * live process holds it; a dead holder's lock is taken over. Two runs that would build the same
+ * cache or output folder at once (two test files) take turns this way.
+ * @param {string} dir - the folder the lock guards.
+ * @param {{ waitMs?: number, onWait?: (holder: number) => void }} [opts] - how long to wait, in
+ *   milliseconds (default 15 minutes), and what to say once when waiting starts.
+ * @returns {() => void} the release.
+ * @throws Error naming the lock and its holder after `waitMs` of waiting.
+ */
+function lockFolder(dir, opts = {}) {
+  const lockDir = `${dir}.lock`;
+  const deadline = Date.now() + (opts.waitMs ?? 15 * 60 * 1000);
+  let said = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      fs.writeFileSync(path.join(lockDir, "pid"), String(process.pid));
+      return () => fs.rmSync(lockDir, { recursive: true, force: true });
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(fs.readFileSync(path.join(lockDir, "pid"), "utf8"));
+    } catch {
+      // Taken a moment ago; its pid is not written yet.
+    }
+    if (Number.isInteger(holder) && holder > 0 && !processAlive(holder)) {
+      fs.rmSync(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${lockDir} (held by pid ${holder})`);
+    if (!said && opts.onWait) opts.onWait(holder);
+    said = true;
+    sleepSync(500);
+  }
+}
+
 module.exports = {
   PULUMI_VERSION,
+  lockFolder,
   REPO_ROOT,
   BUILD_MODULE,
   REQUIRED_BINARIES,
