@@ -18,8 +18,9 @@ import { promisify } from "util";
 import { findYaml, REPO_ROOT, yamlCacheBinDir } from "../../scripts/pulumi-env";
 import { ServiceClient } from "../../client";
 import { docBlocks } from "../helpers/doc-blocks";
-import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "../helpers/engine-stack";
-import { readCheckpoint, requirePulumi } from "../helpers/pulumi";
+import { startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { requirePulumi } from "../helpers/pulumi";
+import { itDeploysTheQuickstart } from "../helpers/quickstart-deploy";
 
 const exec = promisify(execFile);
 
@@ -69,8 +70,6 @@ describe("a Pulumi YAML program on the native plugin through the engine (real en
   let tmp: string;
   let program: string;
 
-  const outputs = () => e2e.outputs<Record<string, string>>();
-
   beforeAll(async () => {
     if (!findYaml())
       throw new Error(`no Pulumi YAML host in ${yamlCacheBinDir()}: run \`node scripts/ensure-pulumi.js\``);
@@ -114,74 +113,7 @@ describe("a Pulumi YAML program on the native plugin through the engine (real en
     STEP_TIMEOUT,
   );
 
-  it(
-    "up creates the destination, the subscription and the report on the service",
-    async () => {
-      const up = await e2e.stack.up();
-      expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
-      const o = await outputs();
-      const subscription = await e2e.client.eventSubscriptions.get(o.subscriptionId);
-      expect(subscription.description).toBe("IP policy changes");
-      expect(subscription.sources.map((s) => s.type).sort()).toEqual([
-        "ip_policy_created.v0",
-        "ip_policy_updated.v0",
-      ]);
-      expect(subscription.destinations).toHaveLength(1);
-      const destination = await e2e.client.eventDestinations.get(subscription.destinations[0].id);
-      expect(destination.description).toBe("Operational events to Datadog");
-      expect(destination.target).toMatchObject({ datadog: { ddsite: "datadoghq.eu" } });
-      expect(o.reportStatus).toBe("PENDING");
-      expect((await e2e.resource("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
-    },
-    STEP_TIMEOUT,
-  );
-
-  it(
-    "a preview after up shows no changes",
-    async () => {
-      const preview = await e2e.stack.preview({ expectNoChanges: true });
-      expect(preview.changeSummary).toEqual({ same: 4 });
-    },
-    STEP_TIMEOUT,
-  );
-
-  it(
-    "refresh takes a change made on the service into the state; up restores the program's value",
-    async () => {
-      const id = (await outputs()).subscriptionId;
-      await refreshOutOfBandEdit(e2e, id, "ipPolicyChanges");
-      const up = await e2e.stack.up();
-      expect(up.summary.resourceChanges?.update).toBe(1);
-      expect((await e2e.client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
-    },
-    STEP_TIMEOUT,
-  );
-
-  it(
-    "the state holds no secret in plain form: the API key and the Datadog key are encrypted",
-    async () => {
-      const exported = (await e2e.cli("stack", "export")).stdout;
-      for (const text of [exported, readCheckpoint(e2e.backend)]) {
-        expect(text).not.toContain(e2e.apiKey);
-        expect(text).not.toContain(DD_KEY);
-      }
-      expect(exported).toContain('"ciphertext"');
-    },
-    STEP_TIMEOUT,
-  );
-
-  it(
-    "destroy deletes the destination and the subscription: the account is empty",
-    async () => {
-      const destroy = await e2e.stack.destroy();
-      expect(destroy.summary.resourceChanges?.delete).toBe(4);
-      const left: unknown[] = [];
-      for await (const d of e2e.client.eventDestinations.list()) left.push(d);
-      for await (const s of e2e.client.eventSubscriptions.list()) left.push(s);
-      expect(left).toEqual([]);
-    },
-    STEP_TIMEOUT,
-  );
+  itDeploysTheQuickstart(() => e2e, DD_KEY, STEP_TIMEOUT);
 });
 
 describe("a Pulumi YAML program with two explicit providers (real engine, real emulator)", () => {

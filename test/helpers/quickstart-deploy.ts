@@ -41,8 +41,6 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
     let e2e: EngineStack;
     let tmp: string;
 
-    const outputs = () => e2e.outputs<Record<string, string>>();
-
     beforeAll(async () => {
       tmp = fs.mkdtempSync(path.join(os.tmpdir(), `${p.lang}-deploy-`));
       // The project in a folder of its own, its plugin path made absolute, the example its program.
@@ -66,74 +64,90 @@ export function describeQuickstartDeployment(title: string, p: QuickstartProgram
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     });
 
-    it(
-      "up creates the destination, the subscription and the report on the service",
-      async () => {
-        const up = await e2e.stack.up();
-        expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
-        const o = await outputs();
-        const subscription = await e2e.client.eventSubscriptions.get(o.subscriptionId);
-        expect(subscription.description).toBe("IP policy changes");
-        expect(subscription.sources.map((s) => s.type).sort()).toEqual([
-          "ip_policy_created.v0",
-          "ip_policy_updated.v0",
-        ]);
-        expect(subscription.destinations).toHaveLength(1);
-        const destination = await e2e.client.eventDestinations.get(subscription.destinations[0].id);
-        expect(destination.description).toBe("Operational events to Datadog");
-        expect(destination.target).toMatchObject({ datadog: { ddsite: "datadoghq.eu" } });
-        expect(o.reportStatus).toBe("PENDING");
-        // Declared through the generated SDK's tokens, created by the native plugin.
-        expect((await e2e.resource("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
-      },
-      DEPLOY_TIMEOUT,
-    );
-
-    it(
-      "a preview after up shows no changes",
-      async () => {
-        const preview = await e2e.stack.preview({ expectNoChanges: true });
-        expect(preview.changeSummary).toEqual({ same: 4 });
-      },
-      DEPLOY_TIMEOUT,
-    );
-
-    it(
-      "refresh takes a change made on the service into the state; up restores the program's value",
-      async () => {
-        const id = (await outputs()).subscriptionId;
-        await refreshOutOfBandEdit(e2e, id, "ipPolicyChanges");
-        const up = await e2e.stack.up();
-        expect(up.summary.resourceChanges?.update).toBe(1);
-        expect((await e2e.client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
-      },
-      DEPLOY_TIMEOUT,
-    );
-
-    it(
-      "the state holds no secret in plain form: the API key and the Datadog key are encrypted",
-      async () => {
-        const exported = (await e2e.cli("stack", "export")).stdout;
-        for (const text of [exported, readCheckpoint(e2e.backend)]) {
-          expect(text).not.toContain(e2e.apiKey);
-          expect(text).not.toContain(DD_KEY);
-        }
-        expect(exported).toContain('"ciphertext"');
-      },
-      DEPLOY_TIMEOUT,
-    );
-
-    it(
-      "destroy deletes the destination and the subscription: the account is empty",
-      async () => {
-        const destroy = await e2e.stack.destroy();
-        expect(destroy.summary.resourceChanges?.delete).toBe(4);
-        const left: unknown[] = [];
-        for await (const d of e2e.client.eventDestinations.list()) left.push(d);
-        for await (const s of e2e.client.eventSubscriptions.list()) left.push(s);
-        expect(left).toEqual([]);
-      },
-      DEPLOY_TIMEOUT,
-    );
+    itDeploysTheQuickstart(() => e2e, DD_KEY);
   });
+}
+
+/**
+ * Declares the tests of a deployed quickstart (the example of docs/resources.md, in any language):
+ * up creates the three resources (checked on the emulator), a preview after it has no changes,
+ * refresh takes an out-of-band edit and up restores it, the state holds neither the API key nor
+ * `ddKey` (the stack's secret `datadogApiKey`) in plain form, destroy empties the account.
+ * @param e2e - the engine stack of the program, made by the caller's `beforeAll`.
+ * @param timeoutMs - each test's timeout, in **milliseconds**.
+ */
+export function itDeploysTheQuickstart(
+  e2e: () => EngineStack,
+  ddKey: string,
+  timeoutMs = DEPLOY_TIMEOUT,
+): void {
+  it(
+    "up creates the destination, the subscription and the report on the service",
+    async () => {
+      const up = await e2e().stack.up();
+      expect(up.summary.resourceChanges?.create).toBe(4); // 3 resources and the stack
+      const o = await e2e().outputs<Record<string, string>>();
+      const subscription = await e2e().client.eventSubscriptions.get(o.subscriptionId);
+      expect(subscription.description).toBe("IP policy changes");
+      expect(subscription.sources.map((s) => s.type).sort()).toEqual([
+        "ip_policy_created.v0",
+        "ip_policy_updated.v0",
+      ]);
+      expect(subscription.destinations).toHaveLength(1);
+      const destination = await e2e().client.eventDestinations.get(subscription.destinations[0].id);
+      expect(destination.description).toBe("Operational events to Datadog");
+      expect(destination.target).toMatchObject({ datadog: { ddsite: "datadoghq.eu" } });
+      expect(o.reportStatus).toBe("PENDING");
+      // Declared through the generated SDK's tokens, created by the native plugin.
+      expect((await e2e().resource("ipPolicyChanges"))?.urn).toContain("service:index:EventSubscription");
+    },
+    timeoutMs,
+  );
+
+  it(
+    "a preview after up shows no changes",
+    async () => {
+      const preview = await e2e().stack.preview({ expectNoChanges: true });
+      expect(preview.changeSummary).toEqual({ same: 4 });
+    },
+    timeoutMs,
+  );
+
+  it(
+    "refresh takes a change made on the service into the state; up restores the program's value",
+    async () => {
+      const id = (await e2e().outputs<Record<string, string>>()).subscriptionId;
+      await refreshOutOfBandEdit(e2e(), id, "ipPolicyChanges");
+      const up = await e2e().stack.up();
+      expect(up.summary.resourceChanges?.update).toBe(1);
+      expect((await e2e().client.eventSubscriptions.get(id)).description).toBe("IP policy changes");
+    },
+    timeoutMs,
+  );
+
+  it(
+    "the state holds no secret in plain form: the API key and the Datadog key are encrypted",
+    async () => {
+      const exported = (await e2e().cli("stack", "export")).stdout;
+      for (const text of [exported, readCheckpoint(e2e().backend)]) {
+        expect(text).not.toContain(e2e().apiKey);
+        expect(text).not.toContain(ddKey);
+      }
+      expect(exported).toContain('"ciphertext"');
+    },
+    timeoutMs,
+  );
+
+  it(
+    "destroy deletes the destination and the subscription: the account is empty",
+    async () => {
+      const destroy = await e2e().stack.destroy();
+      expect(destroy.summary.resourceChanges?.delete).toBe(4);
+      const left: unknown[] = [];
+      for await (const d of e2e().client.eventDestinations.list()) left.push(d);
+      for await (const s of e2e().client.eventSubscriptions.list()) left.push(s);
+      expect(left).toEqual([]);
+    },
+    timeoutMs,
+  );
 }
