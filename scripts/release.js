@@ -41,7 +41,6 @@ function say(step, what) {
   process.stdout.write(`release: ${step}: ${what}\n`);
 }
 
-
 function readJson(file) {
   return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, file), "utf8"));
 }
