@@ -102,6 +102,8 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
   it("every TypeScript example of the native SDK type-checks against pulumi-service/native", () => {
     // Inside the repository, so that `pulumi-service/native` resolves to this package's own
     // export (a self-reference) and `@pulumi/pulumi` to its node_modules.
+    // The state folder exists only once some test has made it (a fresh clone has none).
+    fs.mkdirSync(path.join(REPO_ROOT, ".pulumi-state"), { recursive: true });
     const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "doc-example-ts-"));
     try {
       const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter(

@@ -308,6 +308,8 @@ describe("the generated program type-checks against the package's declarations",
       subscriptions: [sub(ESB1, text, [ED1, ED9], { metadata: text, sources: [{ type: text, uri: "" }] })],
     });
     // Inside the repository so that `pulumi-service` resolves to the built package (dist/).
+    // The state folder exists only once some test has made it (a fresh clone has none).
+    fs.mkdirSync(path.join(REPO_ROOT, ".pulumi-state"), { recursive: true });
     const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "generated-hostile-"));
     try {
       fs.writeFileSync(path.join(dir, "index.ts"), source);
