@@ -6,8 +6,8 @@
  */
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import * as path from "node:path";
+import { listenLocally } from "./local-server";
 
 /** A running file tree server. */
 export interface FileTreeServer {
@@ -71,18 +71,5 @@ export async function startFileTreeServer(root: string): Promise<FileTreeServer>
     if (req.method === "HEAD") res.end();
     else createReadStream(file).pipe(res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { ...(await listenLocally(server)), requests };
 }

@@ -3,7 +3,7 @@
  * script (the last step repeats). Records every request it sees.
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenLocally } from "./local-server";
 
 export interface SeenRequest {
   method: string;
@@ -77,17 +77,7 @@ export async function startScriptedServer(steps: Step[]): Promise<ScriptedServer
       step(seen, res, req.socket);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenLocally(server)), requests };
 }
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
