@@ -39,7 +39,8 @@ const {
   yamlVersion,
 } = require("./pulumi-env");
 
-const VERSION_LDFLAG = `github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v${PULUMI_VERSION}`;
+/** The Go variable of the Pulumi CLI's version (set at link time). */
+const VERSION_VAR = "github.com/pulumi/pulumi/sdk/v3/go/common/version.Version";
 
 function log(msg) {
   process.stderr.write(`ensure-pulumi: ${msg}\n`);
@@ -105,48 +106,62 @@ function pythonLauncher() {
   return path.join(r.stdout.trim(), "python", "cmd", "pulumi-language-python-exec");
 }
 
-async function build(target) {
+/**
+ * `go build` of the package `pkg` into the executable `dir/name`, without paths of this machine
+ * (`-trimpath`), stripped (`-s -w`), with the string variable `versionVar` (`<package>.<name>`)
+ * set to `version`; in the Go module `cwd` (tools/pulumi unless given), its progress named
+ * `label` (`name` unless given).
+ */
+function goBuildExecutable(dir, name, pkg, versionVar, version, { label = name, cwd = BUILD_MODULE } = {}) {
+  return goBuild(
+    ["-trimpath", "-ldflags", `-s -w -X ${versionVar}=${version}`, "-o", path.join(dir, name), pkg],
+    label,
+    cwd,
+  );
+}
+
+/**
+ * Builds a folder of executables into `target` through a temporary folder beside it (`.build-*`),
+ * renamed to `target` when complete, so that no run sees a half-built folder; the temporary folder
+ * is removed when anything fails, and the error thrown again.
+ * - `fill(tmp)` builds or copies the executables into the temporary folder (each made executable
+ *   after, and the folder itself 0755);
+ * - `check(tmp)`, when given, throws when what was built is not what was asked for;
+ * - `builtMeanwhile()`, when given, says whether another run installed `target` meanwhile: that
+ *   folder is then kept and this build dropped, and an incomplete `target` (a file removed by
+ *   hand) is moved aside whole (`.stale-*`), never emptied in place. Without it, `target` is
+ *   replaced.
+ * Logs `<done> in <seconds> s` at the end.
+ */
+async function buildFolder(target, { fill, check, builtMeanwhile, done }) {
   const started = Date.now();
   const parent = path.dirname(target);
   fs.mkdirSync(parent, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(parent, ".build-"));
+  const keepTheirs = () => {
+    log(`${target} was built meanwhile by another run: keeping it`);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
   try {
-    log(`building Pulumi v${PULUMI_VERSION} from Go modules into ${target}`);
-    log("(first time only: downloads about 1.5 GB of modules and compiles for several minutes)");
-    await goBuild(
-      [
-        "-trimpath",
-        "-ldflags",
-        `-s -w -X ${VERSION_LDFLAG}`,
-        "-o",
-        path.join(tmp, "pulumi"),
-        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
-      ],
-      "pulumi CLI",
-    );
-    for (const host of LANGUAGE_HOSTS)
-      await goBuild(
-        [
-          "-trimpath",
-          "-ldflags",
-          `-s -w -X main.version=v${PULUMI_VERSION}`,
-          "-o",
-          path.join(tmp, host),
-          `./${host}`,
-        ],
-        host,
-      );
-    fs.copyFileSync(pythonLauncher(), path.join(tmp, "pulumi-language-python-exec"));
-    const shim = require.resolve("@pulumi/pulumi/pulumi-resource-pulumi-nodejs", { paths: [REPO_ROOT] });
-    fs.copyFileSync(shim, path.join(tmp, "pulumi-resource-pulumi-nodejs"));
+    await fill(tmp);
     for (const f of fs.readdirSync(tmp)) fs.chmodSync(path.join(tmp, f), 0o755);
-    const version = versionOf(path.join(tmp, "pulumi"));
-    if (version !== `v${PULUMI_VERSION}`)
-      throw new Error(`built CLI reports ${version}, expected v${PULUMI_VERSION}`);
-    fs.rmSync(target, { recursive: true, force: true });
     fs.chmodSync(tmp, 0o755);
-    fs.renameSync(tmp, target);
-    log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
+    if (check) check(tmp);
+    if (!builtMeanwhile) {
+      fs.rmSync(target, { recursive: true, force: true });
+      fs.renameSync(tmp, target);
+    } else if (builtMeanwhile()) {
+      return keepTheirs();
+    } else {
+      if (fs.existsSync(target)) fs.renameSync(target, fs.mkdtempSync(path.join(parent, ".stale-")) + "/bin");
+      try {
+        fs.renameSync(tmp, target);
+      } catch (err) {
+        if (!builtMeanwhile()) throw err;
+        keepTheirs();
+      }
+    }
+    log(`${done} in ${Math.round((Date.now() - started) / 1000)} s`);
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
@@ -154,53 +169,62 @@ async function build(target) {
 }
 
 /**
+ * Builds the Pulumi CLI, this repository's language hosts, Pulumi's Python launcher and the
+ * `pulumi-resource-pulumi-nodejs` shim into `target` (cacheBinDir), replacing what is there.
+ * @throws Error when a build fails or the built CLI reports another version than PULUMI_VERSION.
+ */
+async function build(target) {
+  await buildFolder(target, {
+    async fill(tmp) {
+      log(`building Pulumi v${PULUMI_VERSION} from Go modules into ${target}`);
+      log("(first time only: downloads about 1.5 GB of modules and compiles for several minutes)");
+      await goBuildExecutable(
+        tmp,
+        "pulumi",
+        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+        VERSION_VAR,
+        `v${PULUMI_VERSION}`,
+        { label: "pulumi CLI" },
+      );
+      for (const host of LANGUAGE_HOSTS)
+        await goBuildExecutable(tmp, host, `./${host}`, "main.version", `v${PULUMI_VERSION}`);
+      fs.copyFileSync(pythonLauncher(), path.join(tmp, "pulumi-language-python-exec"));
+      const shim = require.resolve("@pulumi/pulumi/pulumi-resource-pulumi-nodejs", { paths: [REPO_ROOT] });
+      fs.copyFileSync(shim, path.join(tmp, "pulumi-resource-pulumi-nodejs"));
+    },
+    check(tmp) {
+      const version = versionOf(path.join(tmp, "pulumi"));
+      if (version !== `v${PULUMI_VERSION}`)
+        throw new Error(`built CLI reports ${version}, expected v${PULUMI_VERSION}`);
+    },
+    done: "built",
+  });
+}
+
+/**
  * Builds Pulumi YAML's language host and converter from tools/pulumi-yaml into `target`
- * (yamlCacheBinDir): into a temporary folder beside it, renamed to `target` when complete, so a
- * concurrent run sees either nothing or both executables. When another run got there first, its
- * folder is kept and this build dropped.
+ * (yamlCacheBinDir), so that a concurrent run sees either nothing or both executables. When
+ * another run got there first, its folder is kept and this build dropped.
+ * @throws Error when a build fails.
  */
 async function buildYaml(target) {
-  const started = Date.now();
-  const parent = path.dirname(target);
-  fs.mkdirSync(parent, { recursive: true });
-  const tmp = fs.mkdtempSync(path.join(parent, ".build-"));
-  try {
-    const version = yamlVersion();
-    log(`building Pulumi YAML v${version} (language host and converter) from Go modules into ${target}`);
-    for (const name of YAML_BINARIES)
-      await goBuild(
-        [
-          "-trimpath",
-          "-ldflags",
-          `-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v${version}`,
-          "-o",
-          path.join(tmp, name),
+  await buildFolder(target, {
+    async fill(tmp) {
+      const version = yamlVersion();
+      log(`building Pulumi YAML v${version} (language host and converter) from Go modules into ${target}`);
+      for (const name of YAML_BINARIES)
+        await goBuildExecutable(
+          tmp,
+          name,
           `github.com/pulumi/pulumi-yaml/cmd/${name}`,
-        ],
-        name,
-        YAML_MODULE,
-      );
-    for (const f of fs.readdirSync(tmp)) fs.chmodSync(path.join(tmp, f), 0o755);
-    fs.chmodSync(tmp, 0o755);
-    if (findYaml()) {
-      log(`${target} was built meanwhile by another run: keeping it`);
-      fs.rmSync(tmp, { recursive: true, force: true });
-      return;
-    }
-    // An incomplete folder (a file removed by hand) is moved aside whole, never emptied in place.
-    if (fs.existsSync(target)) fs.renameSync(target, fs.mkdtempSync(path.join(parent, ".stale-")) + "/bin");
-    try {
-      fs.renameSync(tmp, target);
-    } catch (err) {
-      if (!findYaml()) throw err;
-      log(`${target} was built meanwhile by another run: keeping it`);
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
-    log(`Pulumi YAML built in ${Math.round((Date.now() - started) / 1000)} s`);
-  } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
-  }
+          "github.com/pulumi/pulumi-yaml/pkg/version.Version",
+          `v${version}`,
+          { cwd: YAML_MODULE },
+        );
+    },
+    builtMeanwhile: () => Boolean(findYaml()),
+    done: "Pulumi YAML built",
+  });
 }
 
 /**
