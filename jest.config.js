@@ -18,6 +18,9 @@ module.exports = {
     "<rootDir>/.pulumi-state/",
     "<rootDir>/.emulator/",
   ],
+  // A Pulumi home of the run's own (PULUMI_HOME), made before the first test file and removed after the last.
+  globalSetup: "<rootDir>/test/helpers/global-setup.ts",
+  globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
   testTimeout: 60000,
   maxWorkers: 2,
   reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],

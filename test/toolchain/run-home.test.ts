@@ -1,0 +1,95 @@
+/**
+ * The test run's own Pulumi home (test/helpers/global-setup.ts, global-teardown.ts): engines the
+ * tests start keep their credentials, workspaces and plugins there, never in this user's
+ * `~/.pulumi`, and the folder is gone when the run ends.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { RUN_DIR_ENV } from "../helpers/global-setup";
+import { requirePulumi } from "../helpers/pulumi";
+import { pulumiEnv } from "../../scripts/pulumi-env";
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+const JEST = path.join(REPO_ROOT, "node_modules/jest/bin/jest.js");
+
+describe("the test run's Pulumi home", () => {
+  it("is a fresh folder of this run under the system's temporary folder, named in PULUMI_HOME", () => {
+    const home = process.env.PULUMI_HOME!;
+    expect(path.dirname(home)).toBe(process.env[RUN_DIR_ENV]);
+    expect(path.basename(home)).toBe("pulumi-home");
+    expect(path.dirname(path.dirname(home))).toBe(os.tmpdir());
+    expect(path.basename(path.dirname(home))).toMatch(/^pulumi-service-run-\w{6}$/);
+    expect(fs.statSync(home).isDirectory()).toBe(true);
+  });
+
+  it("keeps the engine's login (credentials.json), which ~/.pulumi does not receive", () => {
+    const backend = fs.mkdtempSync(path.join(os.tmpdir(), "run-home-backend-"));
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), "run-home-project-"));
+    const userHome = path.join(os.userInfo().homedir, ".pulumi");
+    const credentials = path.join(userHome, "credentials.json");
+    const before = fs.existsSync(credentials) ? fs.statSync(credentials).mtimeMs : undefined;
+    try {
+      const env: NodeJS.ProcessEnv = pulumiEnv(requirePulumi());
+      delete env.PULUMI_BACKEND_URL; // the login below names the backend
+      const login = spawnSync("pulumi", ["login", `file://${backend}`], {
+        env,
+        encoding: "utf8",
+        cwd: project,
+      });
+      expect(login.stderr).toBe("");
+      expect(login.stdout).toContain(`(file://${backend})`);
+      const saved = JSON.parse(
+        fs.readFileSync(path.join(process.env.PULUMI_HOME!, "credentials.json"), "utf8"),
+      );
+      expect(saved.current).toBe(`file://${backend}`);
+      expect(fs.existsSync(credentials) ? fs.statSync(credentials).mtimeMs : undefined).toBe(before);
+    } finally {
+      fs.rmSync(backend, { recursive: true, force: true });
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it("is removed when the run ends, whatever its outcome", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "run-home-jest-"));
+    try {
+      fs.writeFileSync(
+        path.join(dir, "home.test.js"),
+        'const fs = require("node:fs");\n' +
+          'test("writes in its home", () => { fs.writeFileSync(process.env.PULUMI_HOME + "/left", "x"); console.log("HOME=" + process.env.PULUMI_HOME); throw new Error("fails"); });',
+      );
+      fs.writeFileSync(
+        path.join(dir, "jest.config.js"),
+        `module.exports = ${JSON.stringify({
+          rootDir: dir,
+          testMatch: ["**/*.test.js"],
+          globalSetup: path.join(REPO_ROOT, "test/helpers/global-setup.ts"),
+          globalTeardown: path.join(REPO_ROOT, "test/helpers/global-teardown.ts"),
+          transform: {
+            "^.+\\.ts$": [require.resolve("ts-jest"), { tsconfig: path.join(REPO_ROOT, "tsconfig.json") }],
+          },
+        })};`,
+      );
+      const env = { ...process.env };
+      delete env.PULUMI_HOME;
+      const run = spawnSync(
+        process.execPath,
+        [JEST, "--config", path.join(dir, "jest.config.js"), "--useStderr"],
+        {
+          cwd: dir,
+          encoding: "utf8",
+          env,
+          timeout: 120_000,
+        },
+      );
+      expect(run.status).toBe(1);
+      const used = /HOME=(\S+)/.exec(run.stdout + run.stderr)?.[1];
+      expect(used).toMatch(new RegExp(`^${os.tmpdir()}/pulumi-service-run-\\w{6}/pulumi-home$`));
+      expect(used).not.toBe(process.env.PULUMI_HOME);
+      expect(fs.existsSync(path.dirname(used!))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+});
