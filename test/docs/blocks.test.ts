@@ -5,11 +5,11 @@
  * command fails the test), in a fresh folder under the system's temporary folder, as a stranger
  * with the project's Pulumi CLI on PATH, a home folder of their own (`PULUMI_HOME`, so the login
  * and the CLI's settings stay there), `PULUMI_CONFIG_PASSPHRASE` set (a terminal would prompt
- * for it) and no Pulumi backend or `SERVICE_*` settings of this machine. The one thing not kept
- * apart: `pulumi login --local` means `file://~`, and the CLI takes `~` from the user database,
- * not `$HOME`, so the documents' stacks land in this user's `~/.pulumi/stacks`. The test refuses
- * to start when a project folder there has a name a document's stacks would take, and removes
- * the folders a run made, whatever its outcome.
+ * for it) and no Pulumi backend or `SERVICE_*` settings of this machine. `pulumi login --local`
+ * means `file://~`, and the CLI takes `~` from the user database, not from `$HOME`, so it would
+ * put the documents' stacks in this user's `~/.pulumi/stacks`, shared by every checkout of the
+ * machine: each `pulumi login --local` of a script becomes `pulumi login file://<its home>`, the
+ * same local backend in the stranger's home folder, which the test removes with the run.
  * Blocks marked `<!-- file: <name> -->` are saved as that file at that point, as the reader is
  * told to.
  *
@@ -120,18 +120,24 @@ describe("the documentation's code blocks", () => {
   });
 });
 
-/** Where `pulumi login --local` keeps stacks: `~/.pulumi/stacks` of the user database's home. */
-const STACKS = path.join(os.userInfo().homedir, ".pulumi", "stacks");
+/**
+ * `script` with each `pulumi login --local` (or `-l`) made `pulumi login file://<home>`: the local
+ * backend `--local` means (`file://~`, the home of the user database), in `home` instead.
+ */
+function localLoginIn(script: string, home: string): string {
+  return script.replace(/\bpulumi login (--local|-l)\b/g, `pulumi login file://${home}`);
+}
 
-/** The project folders under {@link STACKS}. */
-function stackProjects(): string[] {
-  return fs.existsSync(STACKS) ? fs.readdirSync(STACKS) : [];
+/** The project folders of this user's `pulumi login --local` backend (`~/.pulumi/stacks` of the user database's home). */
+function localBackendProjects(): string[] {
+  const stacks = path.join(os.userInfo().homedir, ".pulumi", "stacks");
+  return fs.existsSync(stacks) ? fs.readdirSync(stacks) : [];
 }
 
 /** What a reader sees when a document's commands worked, beyond each command's exit code 0. */
 const EXPECTED: Record<string, (out: string, work: string) => void> = {
   "README.md": (out, work) => {
-    expect(out).toMatch(/Logged in to .* \(file:\/\/~\)/);
+    expect(out).toContain(`(file://${path.join(work, ".home")})`);
     expect(out).toMatch(/\+ 5 created/);
     expect(out).toMatch(/- 5 deleted/);
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
@@ -207,30 +213,24 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
     expect(RUN_DOCS.filter((doc) => !(doc in EXPECTED))).toEqual([]);
   });
 
-  it("no stack of this user's local backend has a project name the documents use", () => {
-    const names = new Set(
-      ALL.flatMap((b) =>
-        [...b.body.matchAll(/^name: ([\w-]+)$|name: ([\w-]+)\\n/gm)].map((m) => m[1] ?? m[2]),
-      ),
-    );
-    expect([...names].length).toBeGreaterThan(0);
-    expect(stackProjects().filter((p) => names.has(p))).toEqual([]);
-  });
-
   it.each(RUN_DOCS)(
     "%s: its shell blocks, in order, as printed",
     async (doc) => {
       const blocks = ALL.filter((b) => b.doc === doc);
       const port = await freePort();
       const substituted = substituteInstalls(docScript(blocks), specs);
-      const script = substituted.script.replace(new RegExp(`\\b${DOCUMENTED_PORT}\\b`, "g"), String(port));
-      const { replaced } = substituted;
-      if (/^\s*npm\s+(install|i|add)\b.*\b(pulumi-service|service-emulator)\b/m.test(docScript(blocks)))
-        expect(replaced.length).toBeGreaterThan(0);
       const work = fs.mkdtempSync(path.join(tmp, `${doc.replace(/\W+/g, "-")}-`));
       const home = path.join(work, ".home");
       fs.mkdirSync(home);
-      const before = new Set(stackProjects());
+      const script = localLoginIn(
+        substituted.script.replace(new RegExp(`\\b${DOCUMENTED_PORT}\\b`, "g"), String(port)),
+        home,
+      );
+      const { replaced } = substituted;
+      if (/^\s*npm\s+(install|i|add)\b.*\b(pulumi-service|service-emulator)\b/m.test(docScript(blocks)))
+        expect(replaced.length).toBeGreaterThan(0);
+      expect(script).not.toMatch(/pulumi login (--local|-l)\b/);
+      const userProjects = new Set(localBackendProjects());
       const started = Date.now();
       let r: Awaited<ReturnType<typeof bash>>;
       try {
@@ -243,13 +243,13 @@ describe("the documentation's shell blocks, run by a stranger from the packed pa
       } finally {
         prebuilds.harvest(work);
         killLeftEmulators(work);
-        for (const p of stackProjects())
-          if (!before.has(p)) fs.rmSync(path.join(STACKS, p), { recursive: true });
       }
       console.log(`${doc}: ${((Date.now() - started) / 1000).toFixed(0)} s`);
       if (r.code !== 0) throw new Error(`${doc} failed (exit code ${r.code}):\n${r.out.slice(-6000)}`);
       EXPECTED[doc](r.out, work);
       expect(await listening(port)).toBe(false);
+      // Nothing of the document's stacks reached this user's own local backend.
+      expect(localBackendProjects().filter((p) => !userProjects.has(p))).toEqual([]);
     },
     1_800_000,
   );
