@@ -29,6 +29,19 @@ const OTHER = "key_rotation_other_account";
 const RESTRICTED = "rkey_rotation_restricted";
 const ADMIN = "admin_rotation_0123456789";
 const KEY_RULE = "must be 1 to 512 characters of A-Z a-z 0-9 . _ ~ + / = -";
+/** The refusal of a `same_account_as` that is no key of any account. */
+const UNKNOWN_SAME = "same_account_as: is not an API key this emulator accepts (unknown or revoked)";
+/** The refusal of an `api_key` that is already a key of some account. */
+const TAKEN = "api_key: is already a key of an account";
+/** What that refusal adds when the key is another account's. */
+const ONE_ACCOUNT = "a key belongs to one account";
+/** The refusal of an `api_key` that breaks {@link KEY_RULE}. */
+const BAD_API_KEY = `api_key: ${KEY_RULE}`;
+/** The endpoint that revokes a key. */
+const REVOKE = "/_operator/keys/revoke";
+/** The refusal of a body field the endpoint does not know. */
+const UNKNOWN_FIELD =
+  'unknown field "account"; supported fields of the request body: api_key, same_account_as';
 
 /** A `POST` to an operator endpoint with the admin key (or `key`), the body sent as JSON. */
 const operator = (em: RunningEmulator, urlPath: string, body: unknown, key = em.adminKey) =>
@@ -121,7 +134,7 @@ describe("POST /_operator/keys and POST /_operator/keys/revoke", () => {
       await operator(em, "/_operator/keys", { api_key: "key_fresh", same_account_as: OLD }),
       400,
       215,
-      "same_account_as: is not an API key this emulator accepts (unknown or revoked)",
+      UNKNOWN_SAME,
     );
     // The last key may go too: the account then has none.
     expect(await revokeApiKey(em.url, ADMIN, NEW)).toEqual({ account_id, key_count: 0 });
@@ -137,115 +150,40 @@ describe("POST /_operator/keys and POST /_operator/keys/revoke", () => {
   });
 
   describe("refusals: a 400 naming the field (or 404), and nothing changes", () => {
-    const cases: [string, string, unknown, number, number, string | RegExp][] = [
-      [
-        "unknown same_account_as",
-        "/_operator/keys",
-        { api_key: NEW, same_account_as: "key_never_registered" },
-        400,
-        215,
-        "same_account_as: is not an API key this emulator accepts (unknown or revoked)",
-      ],
-      [
-        "api_key of another account",
-        "/_operator/keys",
-        { api_key: OTHER, same_account_as: OLD },
-        400,
-        215,
-        "api_key: is already a key of an account; a key belongs to one account",
-      ],
-      [
-        "api_key of the same account",
-        "/_operator/keys",
-        { api_key: OLD, same_account_as: OLD },
-        400,
-        215,
-        "api_key: is already a key of an account",
-      ],
-      [
-        "malformed api_key",
-        "/_operator/keys",
-        { api_key: "bad key!", same_account_as: OLD },
-        400,
-        215,
-        `api_key: ${KEY_RULE}`,
-      ],
-      [
-        "empty api_key",
-        "/_operator/keys",
-        { api_key: "", same_account_as: OLD },
-        400,
-        215,
-        `api_key: ${KEY_RULE}`,
-      ],
-      [
-        "api_key over 512 characters",
-        "/_operator/keys",
-        { api_key: "k".repeat(513), same_account_as: OLD },
-        400,
-        215,
-        `api_key: ${KEY_RULE}`,
-      ],
-      [
-        "api_key not a string",
-        "/_operator/keys",
-        { api_key: 7, same_account_as: OLD },
-        400,
-        215,
-        "api_key: must be a string",
-      ],
+    /**
+     * A refusal: what is refused, the body sent, the message expected, then the code (215 unless
+     * given), the endpoint (`POST /_operator/keys` unless given) and the status (400 unless given).
+     */
+    type Case = [
+      what: string,
+      body: unknown,
+      msg: string | RegExp,
+      code?: number,
+      urlPath?: string,
+      status?: number,
+    ];
+    const cases: Case[] = [
+      ["unknown same_account_as", { api_key: NEW, same_account_as: "key_never_registered" }, UNKNOWN_SAME],
+      ["api_key of another account", { api_key: OTHER, same_account_as: OLD }, `${TAKEN}; ${ONE_ACCOUNT}`],
+      ["api_key of the same account", { api_key: OLD, same_account_as: OLD }, TAKEN],
+      ["malformed api_key", { api_key: "bad key!", same_account_as: OLD }, BAD_API_KEY],
+      ["empty api_key", { api_key: "", same_account_as: OLD }, BAD_API_KEY],
+      ["api_key over 512 characters", { api_key: "k".repeat(513), same_account_as: OLD }, BAD_API_KEY],
+      ["api_key not a string", { api_key: 7, same_account_as: OLD }, "api_key: must be a string"],
       [
         "malformed same_account_as",
-        "/_operator/keys",
         { api_key: NEW, same_account_as: `${OLD}\n` },
-        400,
-        215,
         `same_account_as: ${KEY_RULE}`,
       ],
-      ["missing same_account_as", "/_operator/keys", { api_key: NEW }, 400, 215, "same_account_as: required"],
-      [
-        "unknown field",
-        "/_operator/keys",
-        { api_key: NEW, same_account_as: OLD, account: "x" },
-        400,
-        214,
-        'unknown field "account"; supported fields of the request body: api_key, same_account_as',
-      ],
-      [
-        "camelCase field",
-        "/_operator/keys",
-        { apiKey: NEW, same_account_as: OLD },
-        400,
-        214,
-        /unknown field "apiKey"/,
-      ],
-      [
-        "body not JSON",
-        "/_operator/keys",
-        `{"api_key":"${NEW}"`,
-        400,
-        213,
-        /^request body is not valid JSON/,
-      ],
-      [
-        "malformed key to revoke",
-        "/_operator/keys/revoke",
-        { api_key: "bad key!" },
-        400,
-        215,
-        `api_key: ${KEY_RULE}`,
-      ],
-      [
-        "unknown key to revoke",
-        "/_operator/keys/revoke",
-        { api_key: NEW },
-        404,
-        404,
-        /^api_key: is not an API key/,
-      ],
-      ["no key to revoke", "/_operator/keys/revoke", {}, 400, 215, "api_key: required"],
+      ["missing same_account_as", { api_key: NEW }, "same_account_as: required"],
+      ["unknown field", { api_key: NEW, same_account_as: OLD, account: "x" }, UNKNOWN_FIELD, 214],
+      ["camelCase field", { apiKey: NEW, same_account_as: OLD }, /unknown field "apiKey"/, 214],
+      ["body not JSON", `{"api_key":"${NEW}"`, /^request body is not valid JSON/, 213],
+      ["malformed key to revoke", { api_key: "bad key!" }, BAD_API_KEY, 215, REVOKE],
+      ["unknown key to revoke", { api_key: NEW }, /^api_key: is not an API key/, 404, REVOKE, 404],
+      ["no key to revoke", {}, "api_key: required", 215, REVOKE],
     ];
-    it.each(cases)("%s", async (_what, urlPath, body, status, code, msg) => {
+    it.each(cases)("%s", async (_what, body, msg, code = 215, urlPath = "/_operator/keys", status = 400) => {
       const before = em.store.snapshot();
       const res = await operator(em, urlPath, body);
       expectError(res, status, code, msg);
