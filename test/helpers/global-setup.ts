@@ -5,9 +5,13 @@
  * the system's temporary folder instead of this user's `~/.pulumi`: two checkouts tested at once
  * on one machine share nothing there, and nothing of a run is left in the home folder. The
  * workers inherit it from this process's environment; {@link ./global-teardown.ts} removes it.
- *
  * The folder is `<os.tmpdir()>/pulumi-service-run-XXXXXX/pulumi-home`; its parent is kept in
  * {@link RUN_DIR_ENV} for the teardown.
+ *
+ * Likewise the run's engine backends (`freshBackend` in test/helpers/pulumi.ts) go to a folder of
+ * the run inside the checkout's ignored `.pulumi-state/` (`run-XXXXXX`, named in
+ * {@link RUN_STATE_ENV}; inside the checkout so that programs placed there resolve the repository's
+ * `node_modules`), removed by the teardown too.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -16,8 +20,19 @@ import * as path from "node:path";
 /** The environment variable naming the run's folder (the parent of its `PULUMI_HOME`). */
 export const RUN_DIR_ENV = "PULUMI_SERVICE_TEST_RUN_DIR";
 
-/** Makes the run's folder and points `PULUMI_HOME` at the `pulumi-home` folder inside it. */
+/** The environment variable naming the run's folder of engine backends, in `.pulumi-state/`. */
+export const RUN_STATE_ENV = "PULUMI_SERVICE_TEST_STATE_DIR";
+
+/** The repository's ignored folder of local state. */
+const STATE_ROOT = path.resolve(__dirname, "../..", ".pulumi-state");
+
+/**
+ * Makes the run's folders: points `PULUMI_HOME` at the `pulumi-home` folder of a new temporary
+ * folder, and {@link RUN_STATE_ENV} at a new `run-XXXXXX` folder in `.pulumi-state/`.
+ */
 export default async function globalSetup(): Promise<void> {
+  fs.mkdirSync(STATE_ROOT, { recursive: true });
+  process.env[RUN_STATE_ENV] = fs.mkdtempSync(path.join(STATE_ROOT, "run-"));
   const run = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-run-"));
   const home = path.join(run, "pulumi-home");
   fs.mkdirSync(home);

@@ -1,6 +1,6 @@
 /**
  * Test helpers for running the real Pulumi engine through the Automation API against a local
- * file backend inside the repository (`.pulumi-state/<name>`), never the Pulumi Cloud.
+ * file backend inside the repository (in `.pulumi-state/`, see {@link freshBackend}), never the Pulumi Cloud.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -15,9 +15,14 @@ export function requirePulumi(): FoundPulumi {
   return found;
 }
 
-/** A fresh, empty local backend folder for one test file: `.pulumi-state/<name>-<pid>`. */
+/**
+ * A fresh, empty local backend folder for one test file: `<run>/<name>-<pid>`, where `<run>` is
+ * the test run's folder in `.pulumi-state/` (`PULUMI_SERVICE_TEST_STATE_DIR`, made by jest's
+ * global setup and removed with the run), or `.pulumi-state` itself outside jest.
+ */
 export function freshBackend(name: string): string {
-  const dir = path.join(REPO_ROOT, ".pulumi-state", `${name}-${process.pid}`);
+  const run = process.env.PULUMI_SERVICE_TEST_STATE_DIR || path.join(REPO_ROOT, ".pulumi-state");
+  const dir = path.join(run, `${name}-${process.pid}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   return dir;

@@ -1,14 +1,15 @@
 /**
- * The test run's own Pulumi home (test/helpers/global-setup.ts, global-teardown.ts): engines the
- * tests start keep their credentials, workspaces and plugins there, never in this user's
- * `~/.pulumi`, and the folder is gone when the run ends.
+ * The test run's own Pulumi home and backends folder (test/helpers/global-setup.ts,
+ * global-teardown.ts): engines the tests start keep their credentials, workspaces and plugins
+ * there, never in this user's `~/.pulumi`, their stacks in a folder of the run, and both folders
+ * are gone when the run ends.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { RUN_DIR_ENV } from "../helpers/global-setup";
-import { requirePulumi } from "../helpers/pulumi";
+import { RUN_DIR_ENV, RUN_STATE_ENV } from "../helpers/global-setup";
+import { freshBackend, requirePulumi } from "../helpers/pulumi";
 import { pulumiEnv } from "../../scripts/pulumi-env";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -22,6 +23,15 @@ describe("the test run's Pulumi home", () => {
     expect(path.dirname(path.dirname(home))).toBe(os.tmpdir());
     expect(path.basename(path.dirname(home))).toMatch(/^pulumi-service-run-\w{6}$/);
     expect(fs.statSync(home).isDirectory()).toBe(true);
+  });
+
+  it("holds the run's engine backends in a folder of the run inside .pulumi-state", () => {
+    const state = process.env[RUN_STATE_ENV]!;
+    expect(path.dirname(state)).toBe(path.join(REPO_ROOT, ".pulumi-state"));
+    expect(path.basename(state)).toMatch(/^run-\w{6}$/);
+    const backend = freshBackend("run-home");
+    expect(backend).toBe(path.join(state, `run-home-${process.pid}`));
+    expect(fs.readdirSync(backend)).toEqual([]);
   });
 
   it("keeps the engine's login (credentials.json), which ~/.pulumi does not receive", () => {
@@ -57,7 +67,7 @@ describe("the test run's Pulumi home", () => {
       fs.writeFileSync(
         path.join(dir, "home.test.js"),
         'const fs = require("node:fs");\n' +
-          'test("writes in its home", () => { fs.writeFileSync(process.env.PULUMI_HOME + "/left", "x"); console.log("HOME=" + process.env.PULUMI_HOME); throw new Error("fails"); });',
+          'test("writes in its home", () => { fs.writeFileSync(process.env.PULUMI_HOME + "/left", "x"); fs.writeFileSync(process.env.PULUMI_SERVICE_TEST_STATE_DIR + "/left", "x"); console.log("HOME=" + process.env.PULUMI_HOME + " STATE=" + process.env.PULUMI_SERVICE_TEST_STATE_DIR); throw new Error("fails"); });',
       );
       fs.writeFileSync(
         path.join(dir, "jest.config.js"),
@@ -88,6 +98,10 @@ describe("the test run's Pulumi home", () => {
       expect(used).toMatch(new RegExp(`^${os.tmpdir()}/pulumi-service-run-\\w{6}/pulumi-home$`));
       expect(used).not.toBe(process.env.PULUMI_HOME);
       expect(fs.existsSync(path.dirname(used!))).toBe(false);
+      const state = /STATE=(\S+)/.exec(run.stdout + run.stderr)?.[1];
+      expect(state).toMatch(new RegExp(`^${path.join(REPO_ROOT, ".pulumi-state")}/run-\\w{6}$`));
+      expect(state).not.toBe(process.env[RUN_STATE_ENV]);
+      expect(fs.existsSync(state!)).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
