@@ -120,6 +120,28 @@ const serviceVersionRows = (name: string, value: string, code: number): Row[] =>
 const invalid = (name: string, send: () => Promise<RawResponse>, msg?: RegExp): Row =>
   row(name, 400, 215, send, msg);
 
+/**
+ * Rows answered 400 / `code` of requests `method path` (`path()` read when a row runs, once the IDs
+ * of `ctx` exist), one per `[name, body, msg?]`: the body sent is `body`, or what `body()` returns
+ * when the row runs.
+ */
+const badBodies = (
+  code: number,
+  method: string,
+  path: string | (() => string),
+  rows: [name: string, body: unknown, msg?: RegExp][],
+): Row[] =>
+  rows.map(([name, body, msg]) =>
+    row(
+      name,
+      400,
+      code,
+      () =>
+        call(method, typeof path === "string" ? path : path(), typeof body === "function" ? body() : body),
+      msg,
+    ),
+  );
+
 const e = "é"; // 2 bytes of UTF-8, 1 character
 const smile = "😀"; // 4 bytes of UTF-8, 2 UTF-16 units, 1 character
 const eleven = <T>(f: (i: number) => T) => Array.from({ length: 11 }, (_, i) => f(i));
@@ -293,198 +315,117 @@ const groups: [string, Row[]][] = [
   [
     "types, required fields and limits (215)",
     [
-      invalid("urls missing", () => call("POST", "/abuse_reports", { metadata: "m" }), /^urls: required/),
-      invalid(
-        "urls not a list",
-        () => call("POST", "/abuse_reports", { urls: "https://x.com" }),
-        /^urls: must be a list/,
-      ),
-      invalid(
-        "urls with a number",
-        () => call("POST", "/abuse_reports", { urls: [1] }),
-        /^urls\[0\]: must be a string/,
-      ),
-      invalid(
-        "urls empty",
-        () => call("POST", "/abuse_reports", { urls: [] }),
-        /^urls: at least 1 item, got 0/,
-      ),
-      invalid(
-        "urls with 101 entries",
-        () =>
-          call("POST", "/abuse_reports", {
-            urls: Array.from({ length: 101 }, (_, i) => `https://h${i}.com/`),
-          }),
-        /^urls: at most 100 items, got 101/,
-      ),
-      invalid(
-        "url without a scheme",
-        () => call("POST", "/abuse_reports", { urls: ["example.com/x"] }),
-        /^urls\[0\]: must be an absolute http or https URL/,
-      ),
-      invalid(
-        "relative url",
-        () => call("POST", "/abuse_reports", { urls: ["https://ok.com", "/x"] }),
-        /^urls\[1\]/,
-      ),
-      invalid(
-        "ftp url",
-        () => call("POST", "/abuse_reports", { urls: ["ftp://example.com/x"] }),
-        /http or https/,
-      ),
-      invalid("mailto url", () => call("POST", "/abuse_reports", { urls: ["mailto:a@example.com"] })),
-      invalid("file url without a host", () =>
-        call("POST", "/abuse_reports", { urls: ["file:///etc/passwd"] }),
-      ),
-      invalid("http url without a host", () => call("POST", "/abuse_reports", { urls: ["http://"] })),
-      invalid("url without slashes after the scheme", () =>
-        call("POST", "/abuse_reports", { urls: ["http:example.com/x"] }),
-      ),
-      invalid("url with leading white space", () =>
-        call("POST", "/abuse_reports", { urls: [" https://example.com/x"] }),
-      ),
-      invalid("empty url", () => call("POST", "/abuse_reports", { urls: [""] })),
-      invalid(
-        "abuse report metadata of 4097 bytes (2048 × é + a)",
-        () => call("POST", "/abuse_reports", { urls: ["https://x.com"], metadata: e.repeat(2048) + "a" }),
-        /^metadata: at most 4096 bytes, got 4097/,
-      ),
-      invalid(
-        "abuse report metadata of 4100 bytes (1025 × 😀)",
-        () => call("POST", "/abuse_reports", { urls: ["https://x.com"], metadata: smile.repeat(1025) }),
-        /^metadata: at most 4096 bytes, got 4100/,
-      ),
-      invalid("abuse report metadata not a string", () =>
-        call("POST", "/abuse_reports", { urls: ["https://x.com"], metadata: {} }),
-      ),
-      invalid(
-        "sources missing",
-        () => call("POST", "/event_subscriptions", { destination_ids: [ctx.dA1] }),
-        /^sources: required/,
-      ),
-      invalid(
-        "destination_ids missing",
-        () => call("POST", "/event_subscriptions", { sources: [{ type: "ip_policy_created.v0" }] }),
-        /^destination_ids: required/,
-      ),
-      invalid(
-        "sources empty",
-        () => call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { sources: [] })),
-        /^sources: at least 1 item, got 0/,
-      ),
-      invalid(
-        "sources with 11 entries",
-        () =>
-          call(
-            "POST",
-            "/event_subscriptions",
-            subscriptionBody([ctx.dA1], { sources: eleven((i) => ({ type: `t${i}` })) }),
-          ),
-        /^sources: at most 10 items, got 11/,
-      ),
-      invalid(
-        "a source without type",
-        () => call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { sources: [{}] })),
-        /^sources\[0\]\.type: required/,
-      ),
-      invalid(
-        "a source that is a string",
-        () =>
-          call(
-            "POST",
-            "/event_subscriptions",
-            subscriptionBody([ctx.dA1], { sources: ["ip_policy_created.v0"] }),
-          ),
-        /^sources\[0\]: must be an object/,
-      ),
-      invalid(
-        "duplicate source types",
-        () =>
-          call(
-            "POST",
-            "/event_subscriptions",
+      ...badBodies(215, "POST", "/abuse_reports", [
+        ["urls missing", { metadata: "m" }, /^urls: required/],
+        ["urls not a list", { urls: "https://x.com" }, /^urls: must be a list/],
+        ["urls with a number", { urls: [1] }, /^urls\[0\]: must be a string/],
+        ["urls empty", { urls: [] }, /^urls: at least 1 item, got 0/],
+        [
+          "urls with 101 entries",
+          { urls: Array.from({ length: 101 }, (_, i) => `https://h${i}.com/`) },
+          /^urls: at most 100 items, got 101/,
+        ],
+        [
+          "url without a scheme",
+          { urls: ["example.com/x"] },
+          /^urls\[0\]: must be an absolute http or https URL/,
+        ],
+        ["relative url", { urls: ["https://ok.com", "/x"] }, /^urls\[1\]/],
+        ["ftp url", { urls: ["ftp://example.com/x"] }, /http or https/],
+        ["mailto url", { urls: ["mailto:a@example.com"] }],
+        ["file url without a host", { urls: ["file:///etc/passwd"] }],
+        ["http url without a host", { urls: ["http://"] }],
+        ["url without slashes after the scheme", { urls: ["http:example.com/x"] }],
+        ["url with leading white space", { urls: [" https://example.com/x"] }],
+        ["empty url", { urls: [""] }],
+        [
+          "abuse report metadata of 4097 bytes (2048 × é + a)",
+          { urls: ["https://x.com"], metadata: e.repeat(2048) + "a" },
+          /^metadata: at most 4096 bytes, got 4097/,
+        ],
+        [
+          "abuse report metadata of 4100 bytes (1025 × 😀)",
+          { urls: ["https://x.com"], metadata: smile.repeat(1025) },
+          /^metadata: at most 4096 bytes, got 4100/,
+        ],
+        ["abuse report metadata not a string", { urls: ["https://x.com"], metadata: {} }],
+      ]),
+      ...badBodies(215, "POST", "/event_subscriptions", [
+        ["sources missing", () => ({ destination_ids: [ctx.dA1] }), /^sources: required/],
+        [
+          "destination_ids missing",
+          { sources: [{ type: "ip_policy_created.v0" }] },
+          /^destination_ids: required/,
+        ],
+        [
+          "sources empty",
+          () => subscriptionBody([ctx.dA1], { sources: [] }),
+          /^sources: at least 1 item, got 0/,
+        ],
+        [
+          "sources with 11 entries",
+          () => subscriptionBody([ctx.dA1], { sources: eleven((i) => ({ type: `t${i}` })) }),
+          /^sources: at most 10 items, got 11/,
+        ],
+        [
+          "a source without type",
+          () => subscriptionBody([ctx.dA1], { sources: [{}] }),
+          /^sources\[0\]\.type: required/,
+        ],
+        [
+          "a source that is a string",
+          () => subscriptionBody([ctx.dA1], { sources: ["ip_policy_created.v0"] }),
+          /^sources\[0\]: must be an object/,
+        ],
+        [
+          "duplicate source types",
+          () =>
             subscriptionBody([ctx.dA1], {
               sources: [{ type: someTypes[0] }, { type: someTypes[1] }, { type: someTypes[0] }],
             }),
-          ),
-        /^sources\[2\]\.type: duplicate event type/,
-      ),
-      invalid(
-        "destination_ids empty",
-        () => call("POST", "/event_subscriptions", subscriptionBody([])),
-        /^destination_ids: at least 1 item, got 0/,
-      ),
-      invalid(
-        "destination_ids with 11 entries",
-        () =>
-          call(
-            "POST",
-            "/event_subscriptions",
-            subscriptionBody(eleven((i) => absentId("ed_").slice(0, -1) + i.toString(36))),
-          ),
-        /^destination_ids: at most 10 items, got 11/,
-      ),
-      invalid("destination_ids with a number", () =>
-        call("POST", "/event_subscriptions", subscriptionBody([7 as unknown as string])),
-      ),
-      invalid(
-        "duplicate destination_ids",
-        () => call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1, ctx.dA1])),
-        /duplicate destination ID/,
-      ),
-      invalid(
-        "subscription metadata of 4097 characters (😀)",
-        () =>
-          call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { metadata: smile.repeat(4097) })),
-        /^metadata: at most 4096 characters, got 4097/,
-      ),
-      invalid(
-        "subscription description of 256 characters (é)",
-        () =>
-          call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { description: e.repeat(256) })),
-        /^description: at most 255 characters, got 256/,
-      ),
-      invalid(
-        "subscription description of 256 ASCII characters on PATCH",
-        () => call("PATCH", `/event_subscriptions/${ctx.sA}`, { description: "d".repeat(256) }),
-        /^description: at most 255 characters, got 256/,
-      ),
-      invalid("subscription description null on PATCH", () =>
-        call("PATCH", `/event_subscriptions/${ctx.sA}`, { description: null }),
-      ),
-      invalid("sources empty on PATCH", () =>
-        call("PATCH", `/event_subscriptions/${ctx.sA}`, { sources: [] }),
-      ),
-      invalid("destination_ids empty on PATCH", () =>
-        call("PATCH", `/event_subscriptions/${ctx.sA}`, { destination_ids: [] }),
-      ),
-      invalid(
-        "an id in a PATCH body that differs from the path",
-        () => call("PATCH", `/event_subscriptions/${ctx.sA}`, { id: absentId("esb_") }),
-        /^id:/,
-      ),
-      invalid(
-        "destination target missing",
-        () => call("POST", "/event_destinations", { description: "x" }),
-        /^target: required/,
-      ),
-      invalid(
-        "destination target with no kind",
-        () => call("POST", "/event_destinations", { target: {} }),
-        /^target: exactly one of .* got none/,
-      ),
-      invalid(
-        "destination target with two kinds",
-        () =>
-          call("POST", "/event_destinations", {
-            target: { ...TARGETS.datadog, ...TARGETS["kinesis with creds"] },
-          }),
-        /^target: exactly one of .* got kinesis, datadog/,
-      ),
-      invalid(
-        "destination auth with role and creds",
-        () =>
-          call("POST", "/event_destinations", {
+          /^sources\[2\]\.type: duplicate event type/,
+        ],
+        ["destination_ids empty", subscriptionBody([]), /^destination_ids: at least 1 item, got 0/],
+        [
+          "destination_ids with 11 entries",
+          subscriptionBody(eleven((i) => absentId("ed_").slice(0, -1) + i.toString(36))),
+          /^destination_ids: at most 10 items, got 11/,
+        ],
+        ["destination_ids with a number", subscriptionBody([7 as unknown as string])],
+        ["duplicate destination_ids", () => subscriptionBody([ctx.dA1, ctx.dA1]), /duplicate destination ID/],
+        [
+          "subscription metadata of 4097 characters (😀)",
+          () => subscriptionBody([ctx.dA1], { metadata: smile.repeat(4097) }),
+          /^metadata: at most 4096 characters, got 4097/,
+        ],
+        [
+          "subscription description of 256 characters (é)",
+          () => subscriptionBody([ctx.dA1], { description: e.repeat(256) }),
+          /^description: at most 255 characters, got 256/,
+        ],
+      ]),
+      ...badBodies(215, "PATCH", () => `/event_subscriptions/${ctx.sA}`, [
+        [
+          "subscription description of 256 ASCII characters on PATCH",
+          { description: "d".repeat(256) },
+          /^description: at most 255 characters, got 256/,
+        ],
+        ["subscription description null on PATCH", { description: null }],
+        ["sources empty on PATCH", { sources: [] }],
+        ["destination_ids empty on PATCH", { destination_ids: [] }],
+        ["an id in a PATCH body that differs from the path", { id: absentId("esb_") }, /^id:/],
+      ]),
+      ...badBodies(215, "POST", "/event_destinations", [
+        ["destination target missing", { description: "x" }, /^target: required/],
+        ["destination target with no kind", { target: {} }, /^target: exactly one of .* got none/],
+        [
+          "destination target with two kinds",
+          { target: { ...TARGETS.datadog, ...TARGETS["kinesis with creds"] } },
+          /^target: exactly one of .* got kinesis, datadog/,
+        ],
+        [
+          "destination auth with role and creds",
+          {
             target: {
               kinesis: {
                 stream_arn: "s",
@@ -494,98 +435,74 @@ const groups: [string, Row[]][] = [
                 },
               },
             },
-          }),
-        /^target\.kinesis\.auth: exactly one of role, creds/,
-      ),
-      invalid("destination auth empty", () =>
-        call("POST", "/event_destinations", { target: { kinesis: { stream_arn: "s", auth: {} } } }),
-      ),
-      invalid(
-        "destination kinesis without stream_arn",
-        () =>
-          call("POST", "/event_destinations", { target: { kinesis: { auth: { role: { role_arn: "r" } } } } }),
-        /^target\.kinesis\.stream_arn: required/,
-      ),
-      invalid(
-        "destination datadog without api_key",
-        () => call("POST", "/event_destinations", { target: { datadog: { ddsite: "x" } } }),
-        /api_key: required/,
-      ),
-      invalid(
-        "destination azure with an empty client_secret",
-        () =>
-          call("POST", "/event_destinations", {
+          },
+          /^target\.kinesis\.auth: exactly one of role, creds/,
+        ],
+        ["destination auth empty", { target: { kinesis: { stream_arn: "s", auth: {} } } }],
+        [
+          "destination kinesis without stream_arn",
+          { target: { kinesis: { auth: { role: { role_arn: "r" } } } } },
+          /^target\.kinesis\.stream_arn: required/,
+        ],
+        [
+          "destination datadog without api_key",
+          { target: { datadog: { ddsite: "x" } } },
+          /api_key: required/,
+        ],
+        [
+          "destination azure with an empty client_secret",
+          {
             target: {
               azure_logs_ingestion: {
                 ...TARGETS.azure_logs_ingestion.azure_logs_ingestion,
                 client_secret: "",
               },
             },
-          }),
-        /client_secret: must not be empty/,
-      ),
-      invalid(
-        "destination format xml",
-        () => call("POST", "/event_destinations", destinationBody({ format: "xml" })),
-        /^format: must be one of "json"/,
-      ),
-      invalid(
-        "destination metadata of 4097 bytes (2048 × é + a)",
-        () => call("POST", "/event_destinations", destinationBody({ metadata: e.repeat(2048) + "a" })),
-        /^metadata: at most 4096 bytes, got 4097/,
-      ),
-      invalid(
-        "destination description of 256 characters (😀)",
-        () => call("POST", "/event_destinations", destinationBody({ description: smile.repeat(256) })),
-        /^description: at most 255 characters, got 256/,
-      ),
-      invalid("destination target with two kinds on PATCH", () =>
-        call("PATCH", `/event_destinations/${ctx.dA1}`, {
-          target: { ...TARGETS.datadog, ...TARGETS["firehose with role"] },
-        }),
-      ),
-      invalid(
-        "destination target not an object",
-        () => call("POST", "/event_destinations", { target: "kinesis" }),
-        /^target: must be an object/,
-      ),
-      invalid(
-        "before_id of the wrong kind",
-        () => call("GET", `/event_subscriptions?before_id=${ctx.dA1}`),
-        /^before_id/,
-      ),
+          },
+          /client_secret: must not be empty/,
+        ],
+        ["destination format xml", destinationBody({ format: "xml" }), /^format: must be one of "json"/],
+        [
+          "destination metadata of 4097 bytes (2048 × é + a)",
+          destinationBody({ metadata: e.repeat(2048) + "a" }),
+          /^metadata: at most 4096 bytes, got 4097/,
+        ],
+        [
+          "destination description of 256 characters (😀)",
+          destinationBody({ description: smile.repeat(256) }),
+          /^description: at most 255 characters, got 256/,
+        ],
+      ]),
+      ...badBodies(215, "PATCH", () => `/event_destinations/${ctx.dA1}`, [
+        [
+          "destination target with two kinds on PATCH",
+          { target: { ...TARGETS.datadog, ...TARGETS["firehose with role"] } },
+        ],
+      ]),
+      ...badBodies(215, "POST", "/event_destinations", [
+        ["destination target not an object", { target: "kinesis" }, /^target: must be an object/],
+      ]),
+      ...badBodies(215, "GET", () => `/event_subscriptions?before_id=${ctx.dA1}`, [
+        ["before_id of the wrong kind", undefined, /^before_id/],
+      ]),
     ],
   ],
   [
     "event types (238)",
     [
-      row(
-        "unknown type",
-        400,
-        238,
-        () =>
-          call(
-            "POST",
-            "/event_subscriptions",
-            subscriptionBody([ctx.dA1], { sources: [{ type: "ip_policy_created.v1" }] }),
-          ),
-        /^sources\[0\]\.type: unknown event type; known types include/,
-      ),
-      row("empty type", 400, 238, () =>
-        call("POST", "/event_subscriptions", subscriptionBody([ctx.dA1], { sources: [{ type: "" }] })),
-      ),
-      row(
-        "unknown type after known ones",
-        400,
-        238,
-        () =>
-          call(
-            "POST",
-            "/event_subscriptions",
-            subscriptionBody([ctx.dA1], { sources: [{ type: someTypes[0] }, { type: "nope" }] }),
-          ),
-        /^sources\[1\]\.type/,
-      ),
+      ...badBodies(238, "POST", "/event_subscriptions", [
+        [
+          "unknown type",
+          () => subscriptionBody([ctx.dA1], { sources: [{ type: "ip_policy_created.v1" }] }),
+          /^sources\[0\]\.type: unknown event type; known types include/,
+        ],
+        ["empty type", () => subscriptionBody([ctx.dA1], { sources: [{ type: "" }] })],
+        [
+          "unknown type after known ones",
+          () => subscriptionBody([ctx.dA1], { sources: [{ type: someTypes[0] }, { type: "nope" }] }),
+          /^sources\[1\]\.type/,
+        ],
+      ]),
       row("unknown type on PATCH", 400, 238, () =>
         call("PATCH", `/event_subscriptions/${ctx.sA}`, { sources: [{ type: "IP_POLICY_CREATED.V0" }] }),
       ),
