@@ -216,9 +216,10 @@ function operatorSection(): string {
 The emulator (\`service-emulator\`) implements all of the above and adds endpoints of its own,
 under \`/_operator\`, reached only with its admin key (and answering 404 when it has none):
 \`POST /_operator/abuse_reports/{id}/review\` sets hostname statuses of any account's report;
-\`GET\`/\`PUT /_operator/faults\` reads or replaces injected faults (503, 429, connection resets
-before or after the handler, latency); \`GET /_operator/requests?since=&limit=\` pages through the
-request log, \`DELETE\` empties it; \`POST /_operator/keys\` adds an API key to the account of
+\`GET\`/\`PUT /_operator/faults\` reads or replaces injected faults (503, 429, 500 and 502 before
+the handler; connection resets before or after it; 500, 502 and 503 after it, its changes made;
+bodies cut mid-way; requests and answers held; latency); \`GET /_operator/requests?since=&limit=\`
+pages through the request log, \`DELETE\` empties it; \`POST /_operator/keys\` adds an API key to the account of
 another (key rotation) and \`POST /_operator/keys/revoke\` revokes one, both with the keys in the
 body, never in the path. \`GET /openapi.json\` serves the OpenAPI document.`;
 }

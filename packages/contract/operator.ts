@@ -28,23 +28,51 @@ const share = () =>
     .max(1, { error: "must be a share between 0 and 1" });
 
 /**
- * The members of {@link FaultConfig}, each with its own rule: shares of public requests answered
- * 503 or 429, reset before or after the handler (0 to 1 each), latency in **milliseconds** (at
- * most 10 minutes), and an integer seed.
+ * The members of {@link FaultConfig}, each with its own rule: shares of public requests (0 to 1
+ * each) answered 503, 429, 500 or 502 before anything runs, reset before or after the handler,
+ * answered 500, 502 or 503 after the handler committed, cut mid-body, or held before or after
+ * the handler; how long a held request is held (`slowMs`) and the latency of every request
+ * (`latencyMs`), both in **milliseconds** (at most 10 minutes); and an integer seed.
  */
 const FaultFields = z.strictObject({
   status503: share().optional(),
   status429: share().optional(),
   reset: share().optional(),
   resetAfter: share().optional(),
+  status500: share().optional(),
+  status502: share().optional(),
+  status500After: share().optional(),
+  status502After: share().optional(),
+  status503After: share().optional(),
+  truncate: share().optional(),
+  slow: share().optional(),
+  slowAfter: share().optional(),
+  slowMs: z.number().min(0).max(600_000).optional(),
   latencyMs: z.number().min(0).max(600_000).optional(),
   seed: integer().optional(),
 });
 /** The emulator's fault injection (see the schema of the same name). */
 export type FaultConfig = z.infer<typeof FaultConfig>;
 
-/** The share members of {@link FaultConfig}, in the order the emulator draws them. */
-export const FAULT_SHARES = ["status503", "status429", "reset", "resetAfter"] as const;
+/**
+ * The share members of {@link FaultConfig}, in the order the emulator draws them (one random
+ * number per request against their running sum: a share added later never changes what a seed
+ * drew for the earlier ones).
+ */
+export const FAULT_SHARES = [
+  "status503",
+  "status429",
+  "reset",
+  "resetAfter",
+  "status500",
+  "status502",
+  "status500After",
+  "status502After",
+  "status503After",
+  "truncate",
+  "slow",
+  "slowAfter",
+] as const;
 
 /** The sum of the shares of a fault configuration (absent shares count 0). */
 function sharesSum(cfg: Partial<Record<(typeof FAULT_SHARES)[number], number>>): number {
@@ -53,15 +81,20 @@ function sharesSum(cfg: Partial<Record<(typeof FAULT_SHARES)[number], number>>):
 
 /**
  * The emulator's fault injection (`GET`/`PUT /_operator/faults`, `--faults`, `createApp`): the
- * members' own rules (see `FaultFields`) and the shares adding up to at most 1 (one random draw
- * picks at most one fault). The one definition of these rules: the operator endpoint, the command
- * line and `createApp` all check against it.
+ * members' own rules (see `FaultFields`), the shares adding up to at most 1 (one random draw
+ * picks at most one fault), and `slowMs` given whenever `slow` or `slowAfter` is. The one
+ * definition of these rules: the operator endpoint, the command line and `createApp` all check
+ * against it.
  */
 export const FaultConfig = FaultFields.refine((cfg) => sharesSum(cfg) <= 1 + 1e-9, {
   // Names the rule for whatever maps issues onto the service's codes (a 215 with this message).
   params: { rule: "shares-sum" },
   error: (issue) =>
-    `the shares of 503, 429, reset and reset-after add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
+    `the shares of the faults add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
+}).refine((cfg) => cfg.slowMs !== undefined || !((cfg.slow ?? 0) > 0 || (cfg.slowAfter ?? 0) > 0), {
+  params: { rule: "slow-ms" },
+  path: ["slowMs"],
+  error: "required when slow or slowAfter is set (how long a held request is held, in ms)",
 });
 
 /** One entry of the emulator's request log (wire names are the snake_case of these). */

@@ -10,7 +10,7 @@
  * | stage | where (plugin) | codes |
  * |---|---|---|
  * | `Host` of an HTTP/1.1 request | `onRequest` (host), first | 213 |
- * | injected faults (public API only) | `onRequest` (faults) | 503 (code 500), 429 (226), connection reset (`reset-after`: at `onSend`, after the handler) |
+ * | injected faults (public API only) | `onRequest` (faults) | 503, 500, 502 (code 500), 429 (226), connection reset; `slow` is held at `preHandler`; those after the handler at `onSend` (faults.ts) |
  * | authentication | `onRequest` (authentication) | 201, 202, 203 |
  * | rate limit (when configured) | `onRequest` (rate limit) | 429 / 226 |
  * | `Service-Version` | `onRequest` (service version) | 218 missing, 217 wrong |

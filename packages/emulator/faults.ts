@@ -8,18 +8,25 @@ import { FAULT_SHARES, FaultConfig as ContractFaultConfig } from "service-contra
 
 /**
  * Which share of public API requests fail, and how (the contract's schema of the same name holds
- * the rules). Faults apply only to the public API, never to `/_operator`, and are drawn in the
- * first request hook, before authentication, body parsing or any handler, so a faulted request
- * changes nothing.
+ * the rules). Faults apply only to the public API, never to `/_operator`. One random number `r`
+ * in [0, 1) is drawn per request, in the first request hook, and compared with the running sum
+ * of the shares in the order of `FAULT_SHARES`; the first share it falls under picks the
+ * request's fault ({@link FAULT_OUTCOMES} gives each share's name in the request log):
  *
- * One random number `r` in [0, 1) is drawn per request: `r < status503` answers 503 (body code
- * `ERR_SERVICE_500`, `Retry-After: 1`); `r < status503 + status429` answers 429 (226,
- * `Retry-After: 1`); `r < status503 + status429 + reset` destroys the connection without a
- * response (logged with status 0); `r < status503 + status429 + reset + resetAfter` lets the
- * request run to the end (its changes are committed, logged with the handler's status and
- * `fault: "reset-after"`) and then destroys the connection instead of sending the response: an
- * "ambiguous" create. `latencyMs` delays **every** public request first; `seed` seeds the
- * generator (without it `Math.random` is used).
+ * | share | when | what the client gets | changed? |
+ * |---|---|---|---|
+ * | `status503` | before anything runs | 503 (code 500), `Retry-After: 1` | no |
+ * | `status429` | before anything runs | 429 (226), `Retry-After: 1` | no |
+ * | `reset` | before anything runs | the connection destroyed, no response (logged with status 0) | no |
+ * | `resetAfter` | after the handler | the connection destroyed instead of the response | yes (if the handler changed something) |
+ * | `status500`, `status502` | before anything runs | 500 or 502 (code 500), no `Retry-After` | no |
+ * | `status500After`, `status502After`, `status503After` | after the handler | 500, 502 or 503 (code 500) instead of its answer, no `Retry-After` | yes |
+ * | `truncate` | after the handler | the answer's status and headers (its full `Content-Length`), the first half of its body, then the connection destroyed | yes |
+ * | `slow` | before the handler, its body read | held `slowMs`, then runs and answers as usual (the client may have gone) | yes |
+ * | `slowAfter` | after the handler | its answer held `slowMs`, then sent | yes |
+ *
+ * `latencyMs` delays **every** public request first; `seed` seeds the generator (without it
+ * `Math.random` is used).
  */
 export type FaultConfig = ContractFaultConfig;
 
@@ -73,20 +80,54 @@ export function checkFaults(cfg: FaultConfig): FaultConfig {
   return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
 }
 
+/** What happens to one public request under a fault configuration (its request log `fault`). */
+export type FaultOutcome =
+  | "none"
+  | "503"
+  | "429"
+  | "reset"
+  | "reset-after"
+  | "500"
+  | "502"
+  | "500-after"
+  | "502-after"
+  | "503-after"
+  | "truncate"
+  | "slow"
+  | "slow-after";
+
+/**
+ * The outcome each share of {@link FaultConfig} draws, which is also its command-line kind
+ * (`--faults 500-after:0.05`) and its name in the request log.
+ */
+export const FAULT_OUTCOMES: Readonly<Record<(typeof FAULT_SHARES)[number], Exclude<FaultOutcome, "none">>> =
+  Object.freeze({
+    status503: "503",
+    status429: "429",
+    reset: "reset",
+    resetAfter: "reset-after",
+    status500: "500",
+    status502: "502",
+    status500After: "500-after",
+    status502After: "502-after",
+    status503After: "503-after",
+    truncate: "truncate",
+    slow: "slow",
+    slowAfter: "slow-after",
+  });
+
 /** The share member of {@link FaultConfig} each command-line kind sets. */
-const SHARE_KINDS: ReadonlyMap<string, (typeof FAULT_SHARES)[number]> = new Map([
-  ["503", "status503"],
-  ["429", "status429"],
-  ["reset", "reset"],
-  ["reset-after", "resetAfter"],
-]);
+const SHARE_KINDS: ReadonlyMap<string, (typeof FAULT_SHARES)[number]> = new Map(
+  FAULT_SHARES.map((share) => [FAULT_OUTCOMES[share], share]),
+);
 
 /**
  * Parses the command-line form of {@link FaultConfig}: comma-separated `kind:value` items, e.g.
- * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms,seed:42`. `503`, `429`, `reset` and
- * `reset-after` take a share (0..1, or a percentage such as `10%`); `latency` a duration (bare
- * numbers are milliseconds);
- * `seed` an integer. An empty string, `off` or `none` gives `{}` (no faults).
+ * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,500-after:0.01,slow:0.02,slow-ms:40s,latency:200ms,seed:42`.
+ * The kinds of {@link FAULT_OUTCOMES} (`503`, `429`, `reset`, `reset-after`, `500`, `502`,
+ * `500-after`, `502-after`, `503-after`, `truncate`, `slow`, `slow-after`) take a share (0..1, or
+ * a percentage such as `10%`); `latency` and `slow-ms` a duration (bare numbers are
+ * milliseconds); `seed` an integer. An empty string, `off` or `none` gives `{}` (no faults).
  *
  * @throws Error on an unknown kind, a bad value, or shares adding up to more than 1.
  */
@@ -115,6 +156,9 @@ export function parseFaults(spec: string): FaultConfig {
       case "latency":
         cfg.latencyMs = parseDuration(rawValue, "ms");
         break;
+      case "slow-ms":
+        cfg.slowMs = parseDuration(rawValue, "ms");
+        break;
       case "seed": {
         const n = Number(rawValue);
         if (!Number.isInteger(n)) throw new Error(`invalid seed ${JSON.stringify(rawValue)}`);
@@ -123,7 +167,7 @@ export function parseFaults(spec: string): FaultConfig {
       }
       default:
         throw new Error(
-          `unknown fault kind ${JSON.stringify(rawKind)} (expected 503, 429, reset, reset-after, latency or seed)`,
+          `unknown fault kind ${JSON.stringify(rawKind)} (expected ${[...SHARE_KINDS.keys()].join(", ")}, latency, slow-ms or seed)`,
         );
     }
   }
@@ -145,21 +189,18 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** What happens to one public request under a fault configuration. */
-export type FaultOutcome = "none" | "503" | "429" | "reset" | "reset-after";
-
-/** Draws the outcome for one request (see {@link FaultConfig} for the rule). */
+/**
+ * Draws the outcome for one request (see {@link FaultConfig} for the rule): one number from
+ * `random` when any share is set, none otherwise.
+ */
 export function drawFault(cfg: FaultConfig, random: () => number): FaultOutcome {
-  const a = cfg.status503 ?? 0;
-  const b = a + (cfg.status429 ?? 0);
-  const c = b + (cfg.reset ?? 0);
-  const d = c + (cfg.resetAfter ?? 0);
-  if (d <= 0) return "none";
+  if (FAULT_SHARES.every((share) => (cfg[share] ?? 0) <= 0)) return "none";
   const r = random();
-  if (r < a) return "503";
-  if (r < b) return "429";
-  if (r < c) return "reset";
-  if (r < d) return "reset-after";
+  let sum = 0;
+  for (const share of FAULT_SHARES) {
+    sum += cfg[share] ?? 0;
+    if (r < sum) return FAULT_OUTCOMES[share];
+  }
   return "none";
 }
 
@@ -195,6 +236,11 @@ export class Faults {
   /** Milliseconds of latency before each public request (0 when none). */
   get latencyMs(): number {
     return this.#config.latencyMs ?? 0;
+  }
+
+  /** Milliseconds a `slow` or `slow-after` request is held (0 when not set). */
+  get slowMs(): number {
+    return this.#config.slowMs ?? 0;
   }
 
   /** Draws the outcome of one public request. */

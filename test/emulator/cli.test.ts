@@ -215,7 +215,7 @@ describe("emulator command line", () => {
 
   it.each([
     ["a bad fault spec", ["--faults", "503:2"], /shares|share/],
-    ["an unknown fault kind", ["--faults", "500:0.1"], /unknown fault kind/],
+    ["an unknown fault kind", ["--faults", "501:0.1"], /unknown fault kind "501"/],
     ["a bad rate limit", ["--rate-limit", "fast"], /invalid rate limit/],
     ["a bad review delay", ["--review-delay", "soon"], /invalid duration/],
     ["a malformed key", ["--api-key", "has space"], /keys must be/],

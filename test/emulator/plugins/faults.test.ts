@@ -1,7 +1,11 @@
 /**
- * Fault injection (503, 429, connection reset, latency), run-time switching through the operator
- * endpoint, and the per-account rate limit.
+ * Fault injection (503, 429, 500, 502, connection reset before and after the handler, errors
+ * after the handler, bodies cut mid-way, requests and answers held, latency), what the client
+ * makes of each, run-time switching through the operator endpoint, and the per-account rate
+ * limit.
  */
+import { connect } from "node:net";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, ServiceClient } from "../../../client";
 import {
   apiRequest,
   getRequestLog,
@@ -38,18 +42,167 @@ describe("fault injection", () => {
   ];
 
   describe.each([
-    ["503", { status503: 1 }, 503, 500],
-    ["429", { status429: 1 }, 429, 226],
-  ] as const)("answering %s", (_name, cfg, status, code) => {
-    it.each(writes)("a faulted %s changes nothing and says when to retry", async (_w, write) => {
+    ["503", { status503: 1 }, 503, 500, "1"],
+    ["429", { status429: 1 }, 429, 226, "1"],
+    ["500", { status500: 1 }, 500, 500, undefined],
+    ["502", { status502: 1 }, 502, 500, undefined],
+  ] as const)("answering %s before the handler", (_name, cfg, status, code, retryAfter) => {
+    it.each(writes)("a faulted %s changes nothing (Retry-After only for 503 and 429)", async (_w, write) => {
       await setFaults(em.url, em.adminKey, cfg);
       const before = em.store.snapshot();
       const res = (await write()) as Awaited<ReturnType<typeof call>>;
       expectError(res, status, code);
-      expect(res.headers["retry-after"]).toBe("1");
+      expect(res.headers["retry-after"]).toBe(retryAfter);
       await setFaults(em.url, em.adminKey, {});
       expect(em.store.snapshot()).toEqual(before);
     });
+  });
+
+  /** The subscriptions of the account now, faults off. */
+  const subscriptionIds = async (): Promise<string[]> => {
+    await setFaults(em.url, em.adminKey, {});
+    return ((await call("GET", "/event_subscriptions")).json().event_subscriptions as { id: string }[]).map(
+      (x) => x.id,
+    );
+  };
+  /** A client of the account: no retries, `timeoutMs` per attempt, keys ignored. */
+  const client = (timeoutMs = 5000) =>
+    new ServiceClient({ apiKey: KEY, baseUrl: em.url, maxRetries: 0, timeoutMs, idempotencyKeys: false });
+
+  describe.each([
+    ["500-after", { status500After: 1 }, 500],
+    ["502-after", { status502After: 1 }, 502],
+    ["503-after", { status503After: 1 }, 503],
+  ] as const)("%s", (fault, cfg, status) => {
+    it("the create is carried out, then answered with that error (no Retry-After), and logged so", async () => {
+      const before = await subscriptionIds();
+      const since = (await getRequestLog(em.url, em.adminKey)).requests.at(-1)?.seq ?? 0;
+      await setFaults(em.url, em.adminKey, cfg);
+      const res = await call("POST", "/event_subscriptions", subscriptionBody([destination]));
+      expectError(res, status, 500);
+      expect(res.headers["retry-after"]).toBeUndefined();
+      expect(res.headers.location).toBeUndefined();
+      expect(res.json().msg).toBe(
+        `the request was carried out, but its answer failed (injected fault ${fault})`,
+      );
+      const after = await subscriptionIds();
+      expect(after.length).toBe(before.length + 1);
+      const { requests } = await getRequestLog(em.url, em.adminKey, since);
+      expect(requests.map((r) => [r.method, r.path, r.status, r.fault])).toEqual([
+        ["POST", "/event_subscriptions", status, fault],
+        ["GET", "/event_subscriptions", 200, null],
+      ]);
+    });
+
+    it("the client's error says the create may have been made (maybeApplied)", async () => {
+      const c = client();
+      try {
+        await setFaults(em.url, em.adminKey, cfg);
+        const err = (await c.eventSubscriptions
+          .create({ sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] })
+          .catch((e: unknown) => e)) as APIError;
+        expect(err).toBeInstanceOf(APIError);
+        expect([err.status, err.maybeApplied]).toEqual([status, true]);
+      } finally {
+        await c.close();
+      }
+    });
+  });
+
+  /** Sends a create on a socket of its own and reads every byte until the emulator closes it. */
+  const rawCreate = (body: unknown): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const u = new URL(em.url);
+      const text = JSON.stringify(body);
+      const socket = connect(Number(u.port), u.hostname);
+      const chunks: Buffer[] = [];
+      socket.on("data", (c) => chunks.push(c));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      socket.write(
+        `POST /event_subscriptions HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${KEY}\r\n` +
+          `Service-Version: 2\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+      );
+    });
+
+  it("truncate: the create is carried out; its status, headers and half its body are sent, then the connection closes", async () => {
+    const before = await subscriptionIds();
+    await setFaults(em.url, em.adminKey, { truncate: 1 });
+    const received = await rawCreate(subscriptionBody([destination]));
+    const [head, body] = received.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 201 /);
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]);
+    expect(length).toBeGreaterThan(100);
+    expect(Buffer.byteLength(body)).toBe(Math.floor(length / 2));
+    const after = await subscriptionIds();
+    expect(after.length).toBe(before.length + 1);
+    // The half is the start of the created subscription's body.
+    const made = after.find((id) => !before.includes(id))!;
+    expect(body).toMatch(/^\{"/);
+    expect((await call("GET", `/event_subscriptions/${made}`)).text.startsWith(body.slice(0, 10))).toBe(true);
+    const { requests } = await getRequestLog(em.url, em.adminKey);
+    expect(requests.filter((r) => r.fault === "truncate").map((r) => [r.method, r.status])).toEqual([
+      ["POST", 201],
+    ]);
+  });
+
+  it("truncate: the client sees a lost answer (maybeApplied), not a response", async () => {
+    const c = client();
+    try {
+      await setFaults(em.url, em.adminKey, { truncate: 1 });
+      const err = (await c.eventSubscriptions
+        .create({ sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] })
+        .catch((e: unknown) => e)) as APIConnectionError;
+      expect(err).toBeInstanceOf(APIConnectionError);
+      expect([err.requestNotSent, err.maybeApplied]).toEqual([false, true]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it.each([
+    ["slow", { slow: 1, slowMs: 600 }],
+    ["slow-after", { slowAfter: 1, slowMs: 600 }],
+  ] as const)(
+    "%s: a client that times out first sees a lost answer, and the create is carried out all the same",
+    async (fault, cfg) => {
+      const before = await subscriptionIds();
+      const since = (await getRequestLog(em.url, em.adminKey)).requests.at(-1)?.seq ?? 0;
+      const c = client(150);
+      try {
+        await setFaults(em.url, em.adminKey, cfg);
+        const t0 = Date.now();
+        const err = (await c.eventSubscriptions
+          .create({ sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] })
+          .catch((e: unknown) => e)) as APIConnectionTimeoutError;
+        expect(Date.now() - t0).toBeLessThan(550);
+        expect(err).toBeInstanceOf(APIConnectionTimeoutError);
+        expect(err.maybeApplied).toBe(true);
+        await setFaults(em.url, em.adminKey, {});
+        // "slow" commits once held 600 ms (after the client gave up); "slow-after" before the hold.
+        const during = em.store.snapshot().event_subscriptions.length;
+        await new Promise((r) => setTimeout(r, 700));
+        const after = await subscriptionIds();
+        expect(after.length).toBe(before.length + 1);
+        if (fault === "slow") expect(during).toBe(before.length);
+        else expect(during).toBe(before.length + 1);
+        const { requests } = await getRequestLog(em.url, em.adminKey, since);
+        expect(requests.filter((r) => r.fault !== null).map((r) => [r.method, r.status, r.fault])).toEqual([
+          ["POST", 201, fault],
+        ]);
+      } finally {
+        await c.close();
+      }
+    },
+  );
+
+  it("slow-after: a patient client gets the answer once held", async () => {
+    await setFaults(em.url, em.adminKey, { slowAfter: 1, slowMs: 300 });
+    const t0 = Date.now();
+    const res = await call("POST", "/event_subscriptions", subscriptionBody([destination]));
+    expect(res.status).toBe(201);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
   });
 
   it("a reset destroys the connection without a response and changes nothing", async () => {
@@ -140,7 +293,7 @@ describe("fault injection", () => {
     ["shares adding up to more than 1", { status503: 0.6, status429: 0.6 }, 215],
     ["a negative latency", { latencyMs: -1 }, 215],
     ["a share that is a string", { reset: "0.1" }, 215],
-    ["an unknown field", { status500: 0.1 }, 214],
+    ["an unknown field", { status501: 0.1 }, 214],
   ])("PUT /_operator/faults rejects %s", async (_name, cfg, code) => {
     const res = await rawRequest({
       method: "PUT",
