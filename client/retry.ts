@@ -73,14 +73,16 @@ export function isReplayable(req: RetryRequest): boolean {
 
 /**
  * True when `error` means the request reached the service but its answer was lost, so it may
- * have taken effect: a connection error after sending (reset, timeout), or a 502, 504, or 503
- * without `Retry-After` (a gateway that may have passed the request on). A 503 with
- * `Retry-After`, a 429 and every other status are the service's own answer.
+ * have taken effect: a connection error after sending (reset, timeout, a body cut mid-way), a
+ * 500 (the service failed somewhere, possibly after committing the request's changes), or a
+ * 502, 504, or 503 without `Retry-After` (a gateway that may have passed the request on). A 503
+ * with `Retry-After`, a 429 and every other status are the service's own answer.
  */
 export function isLostAnswer(error: unknown): boolean {
   if (error instanceof APIConnectionError) return !error.requestNotSent;
   if (error instanceof APIError) {
     return (
+      error.status === 500 ||
       error.status === 502 ||
       error.status === 504 ||
       (error.status === 503 && error.retryAfterSeconds === undefined)

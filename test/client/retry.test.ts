@@ -9,7 +9,7 @@ import {
   retryDelay,
   type RetryPolicy,
 } from "../../client";
-import { type RetryClock, withRetries } from "../../client/retry";
+import { isLostAnswer, type RetryClock, withRetries } from "../../client/retry";
 
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY };
 const status = (s: number, retryAfter?: string) =>
@@ -50,6 +50,25 @@ describe.each(CASES)("%s", (_name, make, idempotent, post) => {
       idempotent,
     );
   });
+});
+
+// failure, its answer was lost, error (the request may have taken effect: maybeApplied)
+const LOST: [string, boolean, () => unknown][] = [
+  ["500 (the service may have failed after committing)", true, () => status(500)],
+  ["502", true, () => status(502)],
+  ["504", true, () => status(504)],
+  ["503 without Retry-After", true, () => status(503)],
+  ["503 with Retry-After", false, () => status(503, "1")],
+  ["429", false, () => status(429, "1")],
+  ["400", false, () => status(400)],
+  ["409", false, () => status(409)],
+  ["connection reset (or a body cut mid-way)", true, reset],
+  ["timeout", true, timeout],
+  ["connection refused (not sent)", false, refused],
+  ["a bug", false, () => new TypeError("x")],
+];
+test.each(LOST)("%s: a lost answer: %s", (_name, lost, make) => {
+  expect(isLostAnswer(make())).toBe(lost);
 });
 
 test("Retry-After is honoured and capped at 30 s", () => {

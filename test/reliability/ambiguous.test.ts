@@ -200,6 +200,25 @@ describe("ambiguous creates through the provider (in process, real emulator)", (
       expect(value.outs).toMatchObject({ description: d, destinationIds: [destinationId] });
     });
 
+    it.each([
+      ["500-after", { status500After: 0.5 }, "500"],
+      ["502-after", { status502After: 0.5 }, "502"],
+      ["503-after", { status503After: 0.5 }, "503"],
+      ["truncate", { truncate: 0.5 }, "201"],
+    ] as const)(
+      "a server that ignores keys, %s (made, then an error or half an answer): found and adopted",
+      async (fault, cfg, status) => {
+        em.app.emulator.idempotencyKeys = false;
+        await warmUp();
+        const d = `${fault}-${tag}`;
+        const { value, log } = await withFaults(cfg, [fault, "none"], () =>
+          subscriptions.create(subInputs(d)),
+        );
+        expect(log).toEqual([`POST /event_subscriptions ${status} ${fault}`, "GET /event_subscriptions 200"]);
+        expect(storedSubs(d)).toEqual([value.id]);
+      },
+    );
+
     it("the first create of a provider process (nothing known yet) reconciles the same way", async () => {
       expect(runtime.getClient().idempotency.honoured).toBeUndefined();
       const d = `first-${tag}`;
@@ -332,13 +351,13 @@ describe("createOnce against scripted outcomes", () => {
     };
   }
 
-  it("ambiguity: resets and timeouts after sending, 502/504 and 503 without Retry-After", () => {
+  it("ambiguity: resets and timeouts after sending, 500, 502/504 and 503 without Retry-After", () => {
     expect(isLostAnswer(reset())).toBe(true);
     expect(isLostAnswer(new APIConnectionError("x", { request: "x", requestNotSent: true }))).toBe(false);
     const status = (s: number, retryAfter?: string) =>
       makeAPIError({ status: s, method: "POST", path: "/x", bodyText: "", retryAfter });
-    expect([502, 504, 503].map((s) => isLostAnswer(status(s)))).toEqual([true, true, true]);
-    expect([429, 400, 409, 500].map((s) => isLostAnswer(status(s)))).toEqual([false, false, false, false]);
+    expect([500, 502, 504, 503].map((s) => isLostAnswer(status(s)))).toEqual([true, true, true, true]);
+    expect([429, 400, 409].map((s) => isLostAnswer(status(s)))).toEqual([false, false, false]);
     expect(isLostAnswer(status(503, "1"))).toBe(false);
     expect(isLostAnswer(new Error("other"))).toBe(false);
   });
