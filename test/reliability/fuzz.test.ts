@@ -441,6 +441,20 @@ const unicodeString = fc.oneof(
   fc.constantFrom("\ud800", "a\udfff", "\u0000", "\u202e", "\ufeff", "e\u0301", "🙂", "\uffff", "\u2028"),
 );
 
+/**
+ * IDs with a kind's prefix that the emulator holds nowhere: of the right length but unknown, and
+ * far over any limit (up to a request line over 16 KiB). Path segments and query values both
+ * draw them.
+ */
+const WRONG_IDS = [
+  "ed_" + "0".repeat(27),
+  "esb_" + "z".repeat(27),
+  "abrp_" + "0".repeat(26) + "1",
+  "esb_" + "a".repeat(2100),
+  "esb_" + "a".repeat(5000),
+  "esb_" + "a".repeat(20_000),
+];
+
 const idLike = fc.constantFrom(
   "$D1",
   "$D2",
@@ -915,10 +929,7 @@ describe("the emulator under hostile HTTP input", () => {
           "sources",
           ";",
           "a;b=c",
-          "esb_" + "a".repeat(2100),
-          "esb_" + "a".repeat(20_000),
-          "ed_" + "0".repeat(27),
-          "abrp_" + "0".repeat(26) + "1",
+          ...WRONG_IDS,
         ),
         fc.string({ maxLength: 30 }).map(encodeURIComponent),
         fc.string({ unit: "binary", maxLength: 10 }).map((s) => encodeURIComponent(s).replace(/%25/g, "%")),
@@ -987,9 +998,7 @@ describe("the emulator under hostile HTTP input", () => {
           "$D1",
           "$SB",
           "esb_",
-          "ed_" + "0".repeat(27),
-          "esb_" + "z".repeat(27),
-          "esb_" + "a".repeat(5000),
+          ...WRONG_IDS,
           "null",
           "undefined",
           "%E2%82%AC",
