@@ -1,21 +1,34 @@
 /**
- * Resources the service cannot tell apart, created side by side: a stack declaring several event
- * destinations with identical values and several event subscriptions with identical values,
- * deployed by the real engine at its default parallelism and at `--parallel 16`, and by the
- * native SDK through two providers of one account (the default and an explicit one: two plugin
- * processes, test/fixtures/processes), through
- * connection resets before the handler (nothing made) and after it (made, answer lost), against
- * a service that ignores `Idempotency-Key` so that every lost create is resolved by a lookup.
+ * The property test of parallel lost creates: resources the service cannot tell apart, created
+ * side by side: a stack declaring several event destinations with identical values and several
+ * event subscriptions with identical values, deployed by the real engine at its default
+ * parallelism and at `--parallel 16`, and by the native SDK through two providers of one account
+ * (the default and an explicit one: two plugin processes, test/fixtures/processes), through every
+ * fault the emulator injects, with shares drawn from the seed ({@link drawFaults}): connection
+ * resets before the handler (nothing made) and after it (made, answer lost), 500, 502 and 503
+ * before the handler and after it (made, answer an error), 429 and 503 with `Retry-After`, bodies
+ * cut mid-way (made), and answers held beyond the client's timeout (made; the provider's
+ * `SERVICE_REQUEST_TIMEOUT_MS` is {@link CLIENT_TIMEOUT_MS}, the hold {@link SLOW_MS}).
+ *
+ * Odd seeds run against a service that ignores `Idempotency-Key`, so that every lost create is
+ * resolved by a lookup; even seeds against one that honours keys, and only those also hold
+ * requests *before* the handler beyond the client's timeout (`slow`: the create commits after
+ * the client gave up). Against a service that ignores keys such a create can commit after the
+ * lookup found nothing, and the create sent again makes a second resource: the limit
+ * docs/reliability.md states (item 4 of "Design of ambiguous creates"), which this test does not
+ * exercise.
  *
  * Whatever the interleaving, the end is the same: as many resources on the service as declared,
- * each ID held by exactly one resource in the state (no shared ID, no duplicate, no orphan).
- * A run may fail with the clear error of a create that failed twice and made nothing; the next
- * `up` goes on.
+ * each ID held by exactly one resource in the state (no shared ID, no duplicate, no orphan),
+ * within {@link MAX_UPS} `up` runs. A run may fail with the clear error of a create that failed
+ * twice and made nothing; the next `up` goes on.
  *
- * Seeds: 2 per parallelism in `npm test`; `RELIABILITY_LONG=1` runs 20 per parallelism (or
+ * Seeds: 2 per deployment in `npm test`; `RELIABILITY_LONG=1` runs 20 per deployment (or
  * `IDENTICAL_SEEDS=<n>`), and writes the figures to `.pulumi-state/reliability-figures/`.
  */
 import * as path from "path";
+import { FAULT_SHARES, type FaultConfig } from "service-contract";
+import { FAULT_OUTCOMES, seededRandom } from "../../packages/emulator/faults";
 import { startEmulator } from "../helpers/emulator";
 import {
   LONG,
@@ -51,17 +64,65 @@ const TWO_PROVIDERS: Deployment = {
   counts: { destinations: 2, subscriptions: 4 },
 };
 const UP = ["up", "--yes", "--skip-preview", "--non-interactive"];
-/** `up` runs allowed: a run may fail with a clear error (a create that failed twice); the next goes on. */
+/**
+ * `up` runs within which every seed converges (docs/reliability.md): a run may fail with a clear
+ * error (a create that failed twice); the next goes on.
+ */
 const MAX_UPS = 6;
+/** The provider's request timeout in these runs (`SERVICE_REQUEST_TIMEOUT_MS`), in **milliseconds**. */
+const CLIENT_TIMEOUT_MS = 2000;
+/** How long a `slow` request or a `slow-after` answer is held, in **milliseconds**: beyond {@link CLIENT_TIMEOUT_MS}. */
+const SLOW_MS = 3000;
+
+/** A share member of the fault configuration. */
+type Share = (typeof FAULT_SHARES)[number];
+/** The share of each fault a seed may draw: from `min` to `max`. */
+const SHARE_RANGES: Record<Share, [min: number, max: number]> = {
+  reset: [0.06, 0.14],
+  resetAfter: [0.1, 0.18],
+  status500: [0.01, 0.04],
+  status502: [0.01, 0.04],
+  status503: [0.01, 0.04],
+  status429: [0.01, 0.04],
+  status500After: [0.02, 0.05],
+  status502After: [0.02, 0.05],
+  status503After: [0.02, 0.05],
+  truncate: [0.02, 0.06],
+  slowAfter: [0.01, 0.03],
+  slow: [0.01, 0.03],
+};
+
+/**
+ * The faults of `seed`: whether the service honours `Idempotency-Key` (even seeds), and a share
+ * of every fault, drawn from its range of {@link SHARE_RANGES} by a generator seeded with `seed`
+ * (`slow`, the hold before the handler, only when keys are honoured); the emulator draws each
+ * request's fault with `seed` too. The shares add up to at most 0.75.
+ */
+function drawFaults(seed: number): { keysHonoured: boolean; faults: FaultConfig } {
+  const keysHonoured = seed % 2 === 0;
+  const random = seededRandom(seed * 7919 + 17);
+  const faults: FaultConfig = { seed, slowMs: SLOW_MS };
+  for (const share of FAULT_SHARES) {
+    const [min, max] = SHARE_RANGES[share];
+    const value = Math.round((min + random() * (max - min)) * 1000) / 1000;
+    if (share !== "slow" || keysHonoured) faults[share] = value;
+  }
+  return { keysHonoured, faults };
+}
 
 /** What one seed ended with. */
 interface SeedFigures {
   parallel: string;
   seed: number;
+  /** The service honoured `Idempotency-Key`. */
+  keysHonoured: boolean;
+  /** The fault configuration drawn for the seed. */
+  config: FaultConfig;
   ups: number;
   /** The last `up` succeeded. */
   converged: boolean;
-  faults: { reset: number; resetAfter: number };
+  /** Requests of each injected fault (request log `fault`: `reset`, `reset-after`, `500-after`, …). */
+  faults: Record<string, number>;
   adopted: number;
   resent: number;
   /** Resources declared, and what the service and the state hold at the end. */
@@ -77,20 +138,24 @@ interface SeedFigures {
 
 /** Deploys the identical stack with faults under `seed` until an `up` succeeds; returns the figures. */
 async function deploySeed(parallel: Deployment, seed: number): Promise<SeedFigures> {
-  const em = await startEmulator({ idempotencyKeys: false });
+  const { keysHonoured, faults: config } = drawFaults(seed);
+  const em = await startEmulator({ idempotencyKeys: keysHonoured });
   const counts = parallel.counts ?? COUNTS;
   const stack = await createStack(`identical-p${parallel.name}-s${seed}`, em, counts, {
     program: parallel.program,
   });
   try {
     await stack.ok(["config", "set", "identical", "true"]);
-    em.app.emulator.setFaults({ reset: 0.2, resetAfter: 0.25, seed });
+    em.app.emulator.setFaults(config);
     let ups = 0;
     let adopted = 0;
     let resent = 0;
     let converged = false;
     while (!converged && ups < MAX_UPS) {
-      const r = await stack.run([...UP, ...parallel.args]);
+      // Every provider process of the run (the explicit provider too) times out at CLIENT_TIMEOUT_MS.
+      const r = await stack.run([...UP, ...parallel.args], {
+        env: { SERVICE_REQUEST_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS) },
+      });
       ups++;
       writeOutput(`identical-p${parallel.name}-s${seed}-up${ups}`, r);
       const d = diagnostics(r);
@@ -105,7 +170,8 @@ async function deploySeed(parallel: Deployment, seed: number): Promise<SeedFigur
       for (const e of causes) expect(e).toMatch(/^error: .*the create failed twice .* nothing was created/);
     }
     em.app.emulator.setFaults({});
-    const faults = em.store.requests().map((q) => q.fault);
+    const faults: Record<string, number> = {};
+    for (const { fault } of em.store.requests()) if (fault !== null) faults[fault] = (faults[fault] ?? 0) + 1;
     const ids = stateIds(await stack.exportState());
     const live = emulatorContents(em);
     const held = [...ids.destinations, ...ids.subscriptions];
@@ -116,12 +182,11 @@ async function deploySeed(parallel: Deployment, seed: number): Promise<SeedFigur
     return {
       parallel: parallel.name,
       seed,
+      keysHonoured,
+      config,
       ups,
       converged,
-      faults: {
-        reset: faults.filter((f) => f === "reset").length,
-        resetAfter: faults.filter((f) => f === "reset-after").length,
-      },
+      faults,
       adopted,
       resent,
       declared,
@@ -136,17 +201,26 @@ async function deploySeed(parallel: Deployment, seed: number): Promise<SeedFigur
   }
 }
 
-describe("identical resources created side by side through resets, keys ignored (real engine, real emulator)", () => {
+/** The faults whose request was carried out, its answer lost or an error: the lost creates. */
+const AFTER_COMMIT = ["reset-after", "500-after", "502-after", "503-after", "truncate", "slow", "slow-after"];
+
+describe("identical resources created side by side through every injected fault (real engine, real emulator)", () => {
   const all: SeedFigures[] = [];
 
   afterAll(() => {
     if (all.length === 0) return;
     const file = writeFigures("identical", all);
     const sum = (k: keyof SeedFigures) => all.reduce((n, f) => n + (f[k] as number), 0);
+    const byFault = Object.values(FAULT_OUTCOMES)
+      .map((o) => `${o} ${all.reduce((n, f) => n + (f.faults[o] ?? 0), 0)}`)
+      .join(", ");
+    const upsPerSeed = all.map((f) => f.ups);
     console.log(
-      `identical resources: ${all.length} seeds (${[...PARALLELISM, TWO_PROVIDERS].map((p) => p.name).join(", ")}), ` +
-        `${sum("declared")} resources declared, ${sum("ups")} ups, ` +
-        `${all.reduce((n, f) => n + f.faults.reset, 0)} resets before and ${all.reduce((n, f) => n + f.faults.resetAfter, 0)} after the handler, ` +
+      `identical resources: ${all.length} seeds (${[...PARALLELISM, TWO_PROVIDERS].map((p) => p.name).join(", ")}; ` +
+        `${all.filter((f) => f.keysHonoured).length} with keys honoured), ` +
+        `${sum("declared")} resources declared, ${sum("ups")} ups (at most ${Math.max(...upsPerSeed)} for one seed; ` +
+        `seeds converged in 1/2/3+ ups: ${[1, 2].map((n) => upsPerSeed.filter((u) => u === n).length).join("/")}/${upsPerSeed.filter((u) => u >= 3).length}), ` +
+        `faults injected: ${byFault}; ` +
         `${sum("adopted")} adoptions, ${sum("resent")} creates sent again; ` +
         `duplicates ${sum("duplicates")}, orphans ${sum("orphans")}, shared IDs ${sum("sharedIds")} (${file})`,
     );
@@ -154,7 +228,7 @@ describe("identical resources created side by side through resets, keys ignored 
 
   for (const parallel of [...PARALLELISM, TWO_PROVIDERS]) {
     it(
-      `${parallel.program ? parallel.name : `parallelism ${parallel.name}`}, ${SEEDS} seeds: as many distinct IDs on the service as declared, each held once in the state`,
+      `${parallel.program ? parallel.name : `parallelism ${parallel.name}`}, ${SEEDS} seeds: as many distinct IDs on the service as declared, each held once in the state, within ${MAX_UPS} ups`,
       async () => {
         const figures: SeedFigures[] = [];
         for (let seed = 1; seed <= SEEDS; seed++) {
@@ -176,7 +250,11 @@ describe("identical resources created side by side through resets, keys ignored 
           });
         }
         // The scenario is only meaningful if lost creates happened and were resolved by lookups.
-        expect(figures.reduce((n, f) => n + f.faults.resetAfter, 0)).toBeGreaterThan(0);
+        const lost = figures.reduce(
+          (n, f) => n + AFTER_COMMIT.reduce((m, o) => m + (f.faults[o] ?? 0), 0),
+          0,
+        );
+        expect(lost).toBeGreaterThan(0);
         expect(figures.reduce((n, f) => n + f.adopted, 0)).toBeGreaterThan(0);
       },
       SEEDS * 4 * 60_000,
