@@ -1,25 +1,71 @@
 /**
- * A deployment from Go through the real Pulumi engine against the real emulator: the Go example
- * of docs/resources.md, in the project test/fixtures/go-deploy, in a module taking the generated
- * Go SDK (sdk/go) from this checkout, built and run by this repository's Go language host
- * (tools/pulumi/pulumi-language-go). The steps: test/helpers/quickstart-deploy.ts.
+ * A deployment from Go through the real Pulumi engine against the real emulator: the example
+ * project examples/go/quickstart (the Go example of docs/resources.md), copied out of the
+ * repository, its modules fetched by its README's command (`go mod tidy`) with no `replace`:
+ * `github.com/pulumi-service/pulumi-service/sdk/go` at the version its go.mod names comes from a
+ * local Go module proxy serving sdk/go as that version (a folder first in `GOPROXY`, as
+ * `file://`; `GONOSUMDB` names our module), into a module cache of its own (a shared one would
+ * keep that version's files forever), the others from this machine's module cache or its usual
+ * proxy. Built and run by this repository's Go language host (tools/pulumi/pulumi-language-go).
+ * The steps: test/helpers/quickstart-deploy.ts.
  */
 import { execFile } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
 import { promisify } from "util";
-import { writeSdkGoModule } from "../helpers/go-module";
-import { describeQuickstartDeployment } from "../helpers/quickstart-deploy";
+import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { writeGoProxyModule } from "../helpers/package-indexes";
+import { describeQuickstartDeployment, runCommand } from "../helpers/quickstart-deploy";
+
+const GO_MODULE = "github.com/pulumi-service/pulumi-service/sdk/go";
+
+/** `go env <name>` of this machine (its usual settings, before the test changes any). */
+async function goEnv(name: string): Promise<string> {
+  return (await promisify(execFile)("go", ["env", name])).stdout.trim();
+}
 
 describeQuickstartDeployment(
-  "a Go program on the generated Go SDK through the engine (real engine, real emulator)",
+  "examples/go/quickstart on the generated Go SDK through the engine (real engine, real emulator)",
   {
     lang: "go",
-    fixture: "go-deploy",
-    file: "main.go",
-    async prepare(program) {
-      writeSdkGoModule(program);
-      // As the docs' install steps say: the example imports packages go.sum has no entry for yet.
-      const env = { ...process.env, GOFLAGS: "-mod=mod" };
-      await promisify(execFile)("go", ["mod", "tidy"], { cwd: program, env });
+    async install(program, command, tmp) {
+      expect(command).toBe("go mod tidy");
+      const version = /^\s*github\.com\/pulumi-service\/pulumi-service\/sdk\/go v(\S+)$/m.exec(
+        fs.readFileSync(path.join(program, "go.mod"), "utf8"),
+      )?.[1];
+      expect(version).toBe(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version);
+      const proxy = path.join(tmp, "goproxy");
+      writeGoProxyModule(proxy, {
+        modulePath: GO_MODULE,
+        version: version!,
+        moduleDir: path.join(REPO_ROOT, "sdk", "go"),
+      });
+      const goSettings = {
+        // Ours first; then this machine's module cache read as a proxy (offline, fast); then its
+        // usual proxy. A module missing from one is asked of the next.
+        GOPROXY: [
+          `file://${proxy}`,
+          `file://${path.join(await goEnv("GOMODCACHE"), "cache", "download")}`,
+          await goEnv("GOPROXY"),
+        ].join(","),
+        // Not GOPRIVATE, which would also bypass every proxy (GONOPROXY) for our module.
+        GONOSUMDB: "github.com/pulumi-service/*",
+        // -trimpath: the module cache is a new path at each run, by which Go's build cache would
+        // otherwise key the compiled packages, compiling Pulumi's Go SDK again each time.
+        GOFLAGS: "-trimpath",
+        GOMODCACHE: path.join(tmp, "gomodcache"),
+      };
+      await runCommand(command, program, { ...process.env, ...goSettings });
+      const goMod = fs.readFileSync(path.join(program, "go.mod"), "utf8");
+      expect(goMod).not.toContain("replace");
+      // The module's files are those of sdk/go, from the local proxy.
+      const fetched = path.join(goSettings.GOMODCACHE, `${GO_MODULE}@v${version}`);
+      expect(fs.readFileSync(path.join(fetched, "service", "eventSubscription.go"), "utf8")).toBe(
+        fs.readFileSync(path.join(REPO_ROOT, "sdk", "go", "service", "eventSubscription.go"), "utf8"),
+      );
+      // The host's `go build` reads the same module cache.
+      return goSettings;
     },
+    pluginDir: () => path.join(REPO_ROOT, "bin"),
   },
 );

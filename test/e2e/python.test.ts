@@ -1,42 +1,49 @@
 /**
- * A deployment from Python through the real Pulumi engine against the real emulator: the
- * Python example of docs/resources.md, in the project test/fixtures/python-deploy, on the
- * generated SDK `pulumi_service` installed with pip from the wheel `npm run build:python-sdk`
- * builds into a fresh venv beside `pulumi` from PyPI, run by this repository's Python language
- * host (tools/pulumi/pulumi-language-python). The steps: test/helpers/quickstart-deploy.ts.
+ * A deployment from Python through the real Pulumi engine against the real emulator: the example
+ * project examples/python/quickstart (the Python example of docs/resources.md), copied out of
+ * the repository, installed by its README's command (a virtual environment, then
+ * `pip install -r requirements.txt`), which takes `pulumi_service==<version>` from the wheel
+ * `npm run build:python-sdk` builds of sdk/python (a folder pip is given with `PIP_FIND_LINKS`,
+ * whose files pip prefers to an index's of the same version) and `pulumi` from PyPI; run by this
+ * repository's Python language host (tools/pulumi/pulumi-language-python). The steps:
+ * test/helpers/quickstart-deploy.ts.
  */
-import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import { promisify } from "util";
-import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
-import { describeQuickstartDeployment } from "../helpers/quickstart-deploy";
+import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { describeQuickstartDeployment, runCommand } from "../helpers/quickstart-deploy";
 
-const exec = promisify(execFile);
+/** The files of a Python package folder, relative to it, sorted (no byte code). */
+function sources(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => f.endsWith(".py") || f.endsWith(".json"))
+    .sort();
+}
 
 describeQuickstartDeployment(
-  "a Python program on pulumi_service through the engine (real engine, real emulator)",
+  "examples/python/quickstart on pulumi_service through the engine (real engine, real emulator)",
   {
     lang: "python",
-    fixture: "python-deploy",
-    file: "__main__.py",
-    async prepare(program, tmp) {
+    async install(program, command, tmp) {
+      expect(command).toBe("python3 -m venv venv && venv/bin/pip install -r requirements.txt");
       const wheels = path.join(tmp, "dist");
-      await exec(process.execPath, [path.join(REPO_ROOT, "scripts", "build-python-sdk.js"), "--out", wheels]);
-      const wheel = fs.readdirSync(wheels).find((f) => f.endsWith(".whl"));
-      if (!wheel) throw new Error(`no wheel in ${wheels}`);
-      // The virtualenv the project's Pulumi.yaml names (runtime option `virtualenv: venv`).
-      const venv = path.join(program, "venv");
-      await exec("python3", ["-m", "venv", venv]);
-      const python = path.join(venv, "bin", "python");
-      await exec(python, [
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        path.join(wheels, wheel),
-        `pulumi==${PULUMI_VERSION}`,
-      ]);
+      await runCommand(`node scripts/build-python-sdk.js --out ${wheels}`, REPO_ROOT, process.env);
+      expect(fs.readdirSync(wheels).some((f) => f.endsWith(".whl"))).toBe(true);
+      const links = [wheels, process.env.PIP_FIND_LINKS ?? ""].join(" ").trim();
+      await runCommand(command, program, { ...process.env, PIP_FIND_LINKS: links });
+      // What pip installed is the package of this checkout, file for file.
+      const [site] = fs.readdirSync(path.join(program, "venv", "lib"));
+      const installed = path.join(program, "venv", "lib", site, "site-packages", "pulumi_service");
+      const checkout = path.join(REPO_ROOT, "sdk", "python", "pulumi_service");
+      const files = sources(checkout);
+      expect(files).toContain("pulumi-plugin.json");
+      expect(sources(installed)).toEqual(files);
+      for (const f of files)
+        expect(fs.readFileSync(path.join(installed, f), "utf8")).toBe(
+          fs.readFileSync(path.join(checkout, f), "utf8"),
+        );
+      return {};
     },
+    pluginDir: () => path.join(REPO_ROOT, "bin"),
   },
 );

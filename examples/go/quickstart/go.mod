@@ -1,0 +1,8 @@
+module quickstart
+
+go 1.25
+
+require (
+	github.com/pulumi-service/pulumi-service/sdk/go v0.1.0
+	github.com/pulumi/pulumi/sdk/v3 v3.248.0
+)
