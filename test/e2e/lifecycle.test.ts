@@ -6,8 +6,14 @@
 import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { clearRequestLog, getRequestLog, review } from "../helpers/emulator";
-import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import {
+  expectNoChangesPreview,
+  expectUpChanges,
+  startEngineStack,
+  type EngineStack,
+} from "../helpers/engine-stack";
 import { readCheckpoint } from "../helpers/pulumi";
+import { editMultiAndRefresh, expectMultiDeployed, streamAndDatadog } from "../helpers/stream-and-datadog";
 
 const program = path.join(__dirname, "..", "fixtures", "lifecycle");
 const DD_KEY = "dd-e2e-secret-key-5f1c2a9b";
@@ -42,31 +48,15 @@ type Spec = {
 };
 
 function baseSpec(): Spec {
+  const { destinations, multi } = streamAndDatadog({
+    awsAccessKeyId: "AKIAE2EEXAMPLE",
+    ddApiKey: "secret:ddApiKey",
+    description: "first description",
+  });
   return {
-    destinations: [
-      {
-        name: "stream",
-        args: {
-          description: "audit stream",
-          target: {
-            kinesis: {
-              auth: { creds: { awsAccessKeyId: "AKIAE2EEXAMPLE", awsSecretAccessKey: "secret:awsSecret" } },
-              streamArn: "arn:aws:kinesis:us-east-1:123456789012:stream/audit",
-            },
-          },
-        },
-      },
-      { name: "dd", args: { target: { datadog: { apiKey: "secret:ddApiKey", ddsite: "datadoghq.eu" } } } },
-    ],
+    destinations,
     subscriptions: [
-      {
-        name: "multi",
-        destinations: ["stream", "dd"],
-        args: {
-          description: "first description",
-          sources: [{ type: "ip_policy_created.v0" }, { type: "ip_policy_updated.v0" }],
-        },
-      },
+      multi,
       {
         name: "single",
         destinations: ["dd"],
@@ -108,18 +98,11 @@ describe("provider end to end (real engine, real emulator)", () => {
       const up = await e2e.stack.up();
       expect(up.summary.result).toBe("succeeded");
       expect(up.summary.resourceChanges?.create).toBe(6);
-      const o = await e2e.outputs();
+      const { o, multi } = await expectMultiDeployed(e2e, "first description");
       expect(o.destinationIds.stream).toMatch(/^ed_[0-9A-Za-z]{27}$/);
-      expect(o.subscriptionIds.multi).toMatch(/^esb_[0-9A-Za-z]{27}$/);
       expect(o.reportIds.report).toMatch(/^abrp_[0-9A-Za-z]{27}$/);
       expect(o.reportStatuses.report).toBe("PENDING");
-
-      const multi = await e2e.client.eventSubscriptions.get(o.subscriptionIds.multi);
-      expect(multi.description).toBe("first description");
       expect(multi.sources.map((s) => s.type)).toEqual(["ip_policy_created.v0", "ip_policy_updated.v0"]);
-      expect(multi.destinations.map((d) => d.id).sort()).toEqual(
-        [o.destinationIds.stream, o.destinationIds.dd].sort(),
-      );
       const dests = [];
       for await (const d of e2e.client.eventDestinations.list()) dests.push(d);
       expect(dests).toHaveLength(2);
@@ -136,8 +119,7 @@ describe("provider end to end (real engine, real emulator)", () => {
   it(
     "2. a preview right after expects no changes",
     async () => {
-      const preview = await e2e.stack.preview({ expectNoChanges: true });
-      expect(preview.changeSummary.same).toBe(6);
+      await expectNoChangesPreview(e2e, 6);
     },
     ENGINE_TIMEOUT,
   );
@@ -156,8 +138,7 @@ describe("provider end to end (real engine, real emulator)", () => {
 
       spec.subscriptions[0].args.description = "second description";
       await setSpec(spec);
-      const up = await e2e.stack.up();
-      expect(up.summary.resourceChanges).toEqual({ update: 1, same: 5 });
+      await expectUpChanges(e2e, { update: 1, same: 5 });
       expect((await e2e.outputs()).subscriptionIds.multi).toBe(before);
       expect((await e2e.client.eventSubscriptions.get(before)).description).toBe("second description");
     },
@@ -174,8 +155,7 @@ describe("provider end to end (real engine, real emulator)", () => {
       ];
       spec.reports[0].args.urls = ["https://other.example.org/phish"];
       await setSpec(spec);
-      const up = await e2e.stack.up();
-      expect(up.summary.resourceChanges).toEqual({ update: 1, replace: 1, same: 4 });
+      await expectUpChanges(e2e, { update: 1, replace: 1, same: 4 });
       const after = await e2e.outputs();
       expect(after.subscriptionIds.single).toBe(o.subscriptionIds.single);
       expect(
@@ -193,8 +173,7 @@ describe("provider end to end (real engine, real emulator)", () => {
   it(
     "5. an out-of-band edit: refresh takes it into state, preview shows it, up restores the program",
     async () => {
-      const id = (await e2e.outputs()).subscriptionIds.multi;
-      await refreshOutOfBandEdit(e2e, id, "multi");
+      const id = await editMultiAndRefresh(e2e);
 
       const preview = await e2e.stack.preview();
       expect(preview.changeSummary.update).toBe(1);

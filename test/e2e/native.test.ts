@@ -6,8 +6,14 @@
  * `pulumi.ProviderResource("service")`). Each step asserts on the emulator's data.
  */
 import { ServiceClient } from "../../client";
-import { refreshOutOfBandEdit, startDoorsStack, type EngineStack } from "../helpers/engine-stack";
+import {
+  expectNoChangesPreview,
+  expectUpChanges,
+  startDoorsStack,
+  type EngineStack,
+} from "../helpers/engine-stack";
 import { readCheckpoint } from "../helpers/pulumi";
+import { editMultiAndRefresh, expectMultiDeployed, streamAndDatadog } from "../helpers/stream-and-datadog";
 import type { Spec } from "../fixtures/native";
 
 const ENGINE_TIMEOUT = 600_000;
@@ -18,35 +24,15 @@ const KEYS = ["sk_native_first_account_5c2e8a", "sk_native_second_account_9b4d1f
 
 /** The quickstart: two destinations (one with an AWS secret, one Datadog), a subscription, a report. */
 function quickstart(): Spec {
+  const { destinations, multi } = streamAndDatadog({
+    awsAccessKeyId: "AKIANATIVEEXAMPLE",
+    // A credential given in plain text: the provider must still keep it secret.
+    ddApiKey: DD_KEY,
+    description: "first",
+  });
   return {
-    destinations: [
-      {
-        name: "stream",
-        args: {
-          description: "audit stream",
-          target: {
-            kinesis: {
-              auth: {
-                creds: { awsAccessKeyId: "AKIANATIVEEXAMPLE", awsSecretAccessKey: "secret:awsSecret" },
-              },
-              streamArn: "arn:aws:kinesis:us-east-1:123456789012:stream/audit",
-            },
-          },
-        },
-      },
-      // A credential given in plain text: the provider must still keep it secret.
-      { name: "dd", args: { target: { datadog: { apiKey: DD_KEY, ddsite: "datadoghq.eu" } } } },
-    ],
-    subscriptions: [
-      {
-        name: "multi",
-        destinations: ["stream", "dd"],
-        args: {
-          description: "first",
-          sources: [{ type: "ip_policy_created.v0" }, { type: "ip_policy_updated.v0" }],
-        },
-      },
-    ],
+    destinations,
+    subscriptions: [multi],
     reports: [{ name: "report", args: { urls: ["https://phish.example.com/login"] } }],
   };
 }
@@ -114,18 +100,11 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
     async () => {
       const up = await e2e.stack.up();
       expect(up.summary.resourceChanges?.create).toBe(5); // 4 resources and the stack
-      const o = await e2e.outputs();
-      expect(o.subscriptionIds.multi).toMatch(/^esb_[0-9A-Za-z]{27}$/);
+      const { o } = await expectMultiDeployed(e2e, "first");
       expect(o.reportStatuses.report).toBe("PENDING");
-      const sub = await e2e.client.eventSubscriptions.get(o.subscriptionIds.multi);
-      expect(sub.description).toBe("first");
-      expect(sub.destinations.map((d) => d.id).sort()).toEqual(
-        [o.destinationIds.stream, o.destinationIds.dd].sort(),
-      );
       expect((await e2e.resource("multi"))?.urn).toContain("service:index:EventSubscription");
 
-      const preview = await e2e.stack.preview({ expectNoChanges: true });
-      expect(preview.changeSummary.same).toBe(5);
+      await expectNoChangesPreview(e2e, 5);
     },
     ENGINE_TIMEOUT,
   );
@@ -137,8 +116,7 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
       spec.subscriptions[0].args.description = "second";
       spec.reports[0].args.urls = ["https://other.example.org/phish"];
       await setSpec(spec);
-      const up = await e2e.stack.up();
-      expect(up.summary.resourceChanges).toEqual({ update: 1, replace: 1, same: 3 });
+      await expectUpChanges(e2e, { update: 1, replace: 1, same: 3 });
       const after = await e2e.outputs();
       expect(after.subscriptionIds.multi).toBe(before.subscriptionIds.multi);
       expect((await e2e.client.eventSubscriptions.get(after.subscriptionIds.multi)).description).toBe(
@@ -152,8 +130,7 @@ describe("native provider plugin end to end (real engine, real emulator)", () =>
   it(
     "3. refresh takes an out-of-band edit into the state; up restores the program",
     async () => {
-      const id = (await e2e.outputs()).subscriptionIds.multi;
-      await refreshOutOfBandEdit(e2e, id, "multi");
+      const id = await editMultiAndRefresh(e2e);
       // Write-only credentials read back empty are kept from the state: no drift there.
       await e2e.stack.up();
       expect((await e2e.client.eventSubscriptions.get(id)).description).toBe("second");

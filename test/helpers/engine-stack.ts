@@ -103,6 +103,24 @@ export async function refreshOutOfBandEdit(e: EngineStack, id: string, name: str
   expect((await e.resource(name))?.outputs?.description).toBe("edited by hand");
 }
 
+/**
+ * Previews the stack expecting no changes (the engine fails the preview on any), and asserts that
+ * it counted `same` resources unchanged (the Stack resource included).
+ */
+export async function expectNoChangesPreview(e: EngineStack, same: number): Promise<void> {
+  const preview = await e.stack.preview({ expectNoChanges: true });
+  expect(preview.changeSummary.same).toBe(same);
+}
+
+/**
+ * Runs `up` on the stack and asserts the engine's count of each kind of change, exactly
+ * (e.g. `{ update: 1, same: 5 }`, the Stack resource counted).
+ */
+export async function expectUpChanges(e: EngineStack, changes: Record<string, number>): Promise<void> {
+  const up = await e.stack.up();
+  expect(up.summary.resourceChanges).toEqual(changes);
+}
+
 /** The engine test program that declares its resources through either door (test/fixtures/native). */
 export const DOORS_PROGRAM = path.join(__dirname, "..", "fixtures", "native");
 
