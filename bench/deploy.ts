@@ -20,10 +20,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { timed, type Engine } from "./engine";
 import { compare, costs, type Compared, type PerResourceCosts, type Sample } from "./measure";
 import {
-  configure,
-  expectCount,
-  onNewStack,
-  stateBytesPerResource,
+  measureLifecycle,
   VARIANTS,
   withEmulator,
   withPeakRss,
@@ -187,54 +184,56 @@ interface OperationFigures {
 }
 
 /**
- * Configures the stack for `n` subscriptions and runs `up` from empty, timed, with the peak
- * memory of its processes and the emulator's requests measured.
- *
- * @throws Error when `up` fails or creates other than `n + 2` resources.
+ * Measures `run` (an `up` from empty, see {@link measureLifecycle}): timed, with the peak memory
+ * of its processes and the emulator's requests during it.
  */
-async function upFromEmpty(
-  stack: Stack,
-  emu: BenchEmulator,
-  variant: Variant,
-  n: number,
-): Promise<UpFigures> {
-  await configure(stack, variant, n, emu);
+async function measureUp(stack: Stack, emu: BenchEmulator, run: () => Promise<void>): Promise<UpFigures> {
   const served = { ...emu.meter };
-  const { result: u, provider, program } = await withPeakRss(stack, () => timed(() => stack.up()));
+  const { result: u, provider, program } = await withPeakRss(stack, () => timed(run));
   const requests = emu.meter.requests - served.requests;
   const emulator = { requests, msPerRequest: requests ? (emu.meter.ms - served.ms) / requests : 0 };
-  expectCount(`${variant} up of ${n}`, u.result.summary.resourceChanges?.create, n + 2);
   return { up: u, provider, program, emulator };
 }
 
 /**
- * Measures the state of a stack of `n` subscriptions after `up`, then times preview (expecting
- * no changes), refresh and destroy, in that order.
+ * `ops` (the first an `up` from empty) on a new stack `name` of `n` subscriptions of the variant:
+ * `up` measured by {@link measureUp}, the others timed. Returns the figures of `up` and the
+ * samples of every operation.
  *
  * @throws Error when an operation fails or reports other than `n + 2` resources.
  */
-async function timedOperations(stack: Stack, variant: Variant, n: number): Promise<OperationFigures> {
-  const perRes = await stateBytesPerResource(stack);
-  const p = await timed(() => stack.preview({ expectNoChanges: true }));
-  expectCount(`${variant} preview of ${n}`, p.result.changeSummary.same, n + 2);
-  const r = await timed(() => stack.refresh());
-  expectCount(`${variant} refresh of ${n}`, r.result.summary.resourceChanges?.same, n + 2);
-  const d = await timed(() => stack.destroy());
-  expectCount(`${variant} destroy of ${n}`, d.result.summary.resourceChanges?.delete, n + 2);
-  return { perRes, preview: p, refresh: r, destroy: d };
+async function deployment(
+  engine: Engine,
+  emu: BenchEmulator,
+  variant: Variant,
+  n: number,
+  name: string,
+  ops: ("up" | "preview" | "refresh" | "destroy")[],
+) {
+  let up: UpFigures | undefined;
+  const res = await measureLifecycle(engine, emu, {
+    variant,
+    n,
+    name,
+    ops,
+    label: (op) => `${variant} ${op} of ${n}`,
+    measure: async (op, stack, run) => {
+      if (op !== "up") return timed(run);
+      up = await measureUp(stack, emu, run);
+      return up.up;
+    },
+  });
+  return { ...res, up: up! };
 }
 
 /**
  * The warm-up of one variant: `up` of `n` subscriptions in a new stack `warmup-<variant>`,
- * measured like any other but thrown away, then destroyed untimed.
+ * measured like any other but thrown away, then destroyed.
  *
  * @throws Error when a deployment fails or changes a different number of resources than expected.
  */
 async function warmUp(engine: Engine, emu: BenchEmulator, variant: Variant, n: number): Promise<void> {
-  await onNewStack(engine, variant, `warmup-${variant}`, async (stack) => {
-    await upFromEmpty(stack, emu, variant, n);
-    await stack.destroy();
-  });
+  await deployment(engine, emu, variant, n, `warmup-${variant}`, ["up", "destroy"]);
 }
 
 /**
@@ -250,10 +249,14 @@ async function measuredDeployment(
   n: number,
   name: string,
 ): Promise<UpFigures & OperationFigures> {
-  return onNewStack(engine, variant, name, async (stack) => {
-    const up = await upFromEmpty(stack, emu, variant, n);
-    return { ...up, ...(await timedOperations(stack, variant, n)) };
-  });
+  const { up, figures, stateBytesPerResource } = await deployment(engine, emu, variant, n, name, [
+    "up",
+    "preview",
+    "refresh",
+    "destroy",
+  ]);
+  const { preview, refresh, destroy } = figures;
+  return { ...up, perRes: stateBytesPerResource, preview, refresh, destroy };
 }
 
 /** The variants in the order run `run` (from 0) deploys them: which goes first turns with the run. */

@@ -29,16 +29,7 @@ import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
 import { machineInfo } from "./report";
 import { runFromCommandLine, writeCharts, type CommandOptions } from "./run";
 import { scaleGoals, scaleMarkdown } from "./scale-goals";
-import {
-  configure,
-  expectCount,
-  onNewStack,
-  stateBytesPerResource,
-  VARIANTS,
-  withEmulator,
-  withPeakRss,
-  type Variant,
-} from "./stacks";
+import { measureLifecycle, VARIANTS, withEmulator, withPeakRss, type Variant } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
 import {
   BACKENDS,
@@ -155,27 +146,17 @@ async function measureStack(
   n: number,
   name: string,
 ): Promise<{ samples: Record<ScaleOp, Sample>; stateBytesPerResource: number }> {
-  return onNewStack(engine, variant, name, async (stack) => {
-    if (mode === "fast") Object.assign(stack.workspace.envVars, FAST_MODE_ENV);
-    await configure(stack, variant, n, emu);
-    const what = `${variant} ${mode} N=${n}`;
-    const all = n + 2; // the subscriptions, the destination and the Stack
-    const up = await measure(stack, () => stack.up());
-    expectCount(`${what} up`, up.result.summary.resourceChanges?.create, all);
-    const stateBytes = await stateBytesPerResource(stack);
-    const again = await measure(stack, () => stack.up());
-    expectCount(`${what} up with no changes`, again.result.summary.resourceChanges?.same, all);
-    const preview = await measure(stack, () => stack.preview({ expectNoChanges: true }));
-    expectCount(`${what} preview`, preview.result.changeSummary.same, all);
-    const refresh = await measure(stack, () => stack.refresh());
-    expectCount(`${what} refresh`, refresh.result.summary.resourceChanges?.same, all);
-    const destroy = await measure(stack, () => stack.destroy());
-    expectCount(`${what} destroy`, destroy.result.summary.resourceChanges?.delete, all);
-    return {
-      samples: { up, upNoChange: again, preview, refresh, destroy },
-      stateBytesPerResource: stateBytes,
-    };
+  const what = `${variant} ${mode} N=${n}`;
+  const { figures, stateBytesPerResource } = await measureLifecycle(engine, emu, {
+    variant,
+    n,
+    name,
+    env: mode === "fast" ? FAST_MODE_ENV : undefined,
+    ops: SCALE_OPS,
+    label: (op) => `${what} ${op === "upNoChange" ? "up with no changes" : op}`,
+    measure: (_op, stack, run) => measure(stack, run),
   });
+  return { samples: figures, stateBytesPerResource };
 }
 
 /** The cells this run measures: every N in fast mode, N up to `checkpointMax` with checkpoints. */

@@ -1,7 +1,8 @@
 /**
  * What the deploy, scale and state benchmarks (bench/deploy.ts, bench/scale.ts, bench/state.ts) do
  * around a stack: an emulator in this process that counts the requests it answers, the peak memory of the engine's
- * Node.js processes, the stack's config, and its exported state.
+ * Node.js processes, the stack's config, its exported state, and the measured operations of a
+ * new stack, each checked against the engine's count ({@link measureLifecycle}).
  *
  * @packageDocumentation
  */
@@ -11,6 +12,7 @@ import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator } from "service-emulator";
 import { fixture, REPO_ROOT, type Engine } from "./engine";
+import type { ScaleOp } from "./scale-results";
 
 /**
  * The programs: the engine's floor, this package's dynamic providers (`real`, the dynamic door)
@@ -170,4 +172,67 @@ export async function configure(
 /** @throws Error when the engine reported `got` resources for `what` instead of `want`. */
 export function expectCount(what: string, got: number | undefined, want: number): void {
   if (got !== want) throw new Error(`${what}: expected ${want} resources, the engine reported ${got}`);
+}
+
+/**
+ * The engine's count after each operation that must equal all of a stack's resources: created by
+ * `up` from empty, unchanged by a second `up` (`upNoChange`), by `preview` (run expecting no
+ * changes) and by `refresh`, deleted by `destroy`.
+ */
+const COUNTED: Record<ScaleOp, (stack: Stack) => Promise<number | undefined>> = {
+  up: async (stack) => (await stack.up()).summary.resourceChanges?.create,
+  upNoChange: async (stack) => (await stack.up()).summary.resourceChanges?.same,
+  preview: async (stack) => (await stack.preview({ expectNoChanges: true })).changeSummary.same,
+  refresh: async (stack) => (await stack.refresh()).summary.resourceChanges?.same,
+  destroy: async (stack) => (await stack.destroy()).summary.resourceChanges?.delete,
+};
+
+/** What {@link measureLifecycle} runs: a new stack of a variant's program, and its operations. */
+export interface Lifecycle<M> {
+  variant: Variant;
+  /** Subscriptions: the stack holds `n + 2` resources (with the destination and the Stack). */
+  n: number;
+  /** The stack's name. */
+  name: string;
+  /** Added to the engine's environment of the stack (e.g. fast mode's settings). */
+  env?: Readonly<Record<string, string>>;
+  /** The operations, in order; the first is an `up` from empty. */
+  ops: readonly ScaleOp[];
+  /** Names operation `op` in the error of a wrong count. */
+  label: (op: ScaleOp) => string;
+  /**
+   * Measures operation `op`: calls `run` once (it runs the operation and throws unless the engine
+   * counted all `n + 2` resources) and returns the figures of that call.
+   */
+  measure: (op: ScaleOp, stack: Stack, run: () => Promise<void>) => Promise<M>;
+}
+
+/**
+ * On a new stack `name` of the variant's program ({@link onNewStack}), configured for `n`
+ * subscriptions on the emulator `emu` ({@link configure}), runs each operation of `ops` in order
+ * through `measure`, and reads the exported state's bytes per resource
+ * ({@link stateBytesPerResource}) right after the first. Returns each operation's figures.
+ *
+ * @throws Error `<label(op)>: expected <n + 2> resources, the engine reported <count>` when an
+ *   operation counts other than every resource; whatever creating the stack or an operation throws.
+ */
+export async function measureLifecycle<M>(
+  engine: Engine,
+  emu: { url: string; apiKey: string },
+  lifecycle: Lifecycle<M>,
+): Promise<{ figures: Record<ScaleOp, M>; stateBytesPerResource: number }> {
+  const { variant, n, name, env, ops, label, measure } = lifecycle;
+  return onNewStack(engine, variant, name, async (stack) => {
+    if (env) Object.assign(stack.workspace.envVars, env);
+    await configure(stack, variant, n, emu);
+    const figures = {} as Record<ScaleOp, M>;
+    let stateBytes = NaN;
+    for (const [i, op] of ops.entries()) {
+      figures[op] = await measure(op, stack, async () =>
+        expectCount(label(op), await COUNTED[op](stack), n + 2),
+      );
+      if (i === 0) stateBytes = await stateBytesPerResource(stack);
+    }
+    return { figures, stateBytesPerResource: stateBytes };
+  });
 }
