@@ -4,9 +4,11 @@
  * repository, its modules fetched by its README's command (`go mod tidy`) with no `replace`:
  * `github.com/pulumi-service/pulumi-service/sdk/go` at the version its go.mod names comes from a
  * local Go module proxy serving sdk/go as that version (a folder first in `GOPROXY`, as
- * `file://`; `GONOSUMDB` names our module), into a module cache of its own (a shared one would
- * keep that version's files forever), the others from this machine's module cache or its usual
- * proxy. Built and run by this repository's Go language host (tools/pulumi/pulumi-language-go).
+ * `file://`; `GONOSUMDB` names our module), the others from this machine's module cache or its
+ * usual proxy, into a module cache of the repository's (`.pulumi-state/go-modcache`, ignored by
+ * git) from which the test first removes our module: a cache keeps a version's files forever, so
+ * a regenerated SDK would otherwise not be fetched again, and a cache of its own keeps this
+ * machine's clean. Built and run by this repository's Go language host (tools/pulumi/pulumi-language-go).
  * The steps: test/helpers/quickstart-deploy.ts.
  */
 import { execFile } from "child_process";
@@ -35,6 +37,15 @@ describeQuickstartDeployment(
       )?.[1];
       expect(version).toBe(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version);
       const proxy = path.join(tmp, "goproxy");
+      const modCache = path.join(REPO_ROOT, ".pulumi-state", "go-modcache");
+      for (const ours of [
+        path.join(modCache, "github.com", "pulumi-service"),
+        path.join(modCache, "cache", "download", "github.com", "pulumi-service"),
+      ]) {
+        // Files extracted without -modcacherw are read-only.
+        if (fs.existsSync(ours)) await promisify(execFile)("chmod", ["-R", "u+w", ours]);
+        fs.rmSync(ours, { recursive: true, force: true });
+      }
       writeGoProxyModule(proxy, {
         modulePath: GO_MODULE,
         version: version!,
@@ -50,10 +61,11 @@ describeQuickstartDeployment(
         ].join(","),
         // Not GOPRIVATE, which would also bypass every proxy (GONOPROXY) for our module.
         GONOSUMDB: "github.com/pulumi-service/*",
-        // -trimpath: the module cache is a new path at each run, by which Go's build cache would
-        // otherwise key the compiled packages, compiling Pulumi's Go SDK again each time.
-        GOFLAGS: "-trimpath",
-        GOMODCACHE: path.join(tmp, "gomodcache"),
+        // -trimpath: Go's build cache would otherwise key the compiled packages by the module
+        // cache's path, compiling Pulumi's Go SDK again for this cache. -modcacherw: its folders
+        // stay writable, so that the next run can remove our module's.
+        GOFLAGS: "-trimpath -modcacherw",
+        GOMODCACHE: modCache,
       };
       await runCommand(command, program, { ...process.env, ...goSettings });
       const goMod = fs.readFileSync(path.join(program, "go.mod"), "utf8");
