@@ -30,6 +30,16 @@ import { adopting, readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
+import {
+  adoptPending,
+  notPlaceholder,
+  pendingDiff,
+  readPending,
+  removePending,
+  timedCreate,
+  type PendingKind,
+  type PendingReplacement,
+} from "./pendingCreate";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
@@ -137,16 +147,26 @@ const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs
 
 /**
  * `diff`: every change (the target's kind included) is an update in place, unless
- * `replaceOnChanges` names it.
+ * `replaceOnChanges` names it. A placeholder of a create that timed out is replaced
+ * (pendingCreate.ts).
  */
 export async function diff(
   id: string,
   olds: DestinationOutputs,
   news: DestinationInputs,
 ): Promise<ServiceDiffResult> {
+  const pending = pendingDiff(id, olds as unknown as Json, news);
+  if (pending) return pending;
   claimId(id);
   return diffResult(changedProperties(MANAGED, olds, news), news);
 }
+
+/** Destinations for the lookups of pending creates (pendingCreate.ts). */
+const PENDING: PendingKind<EventDestination> = {
+  what: RESOURCES.eventDestination.names.singular,
+  list: () => getClient().eventDestinations.list(),
+  matches: (live, sent) => matchesInputs(live, sent as DestinationInputs),
+};
 
 /**
  * True when `target` holds a write-only secret (`awsSecretAccessKey`, Datadog `apiKey`, Azure
@@ -170,18 +190,30 @@ export function hasWriteOnlySecret(target: DestinationTarget | undefined): boole
  * no other resource of the deployment, is adopted instead of created; one whose target holds a
  * write-only secret is then sent the program's values with one `PATCH`.
  *
+ * The replacement of a placeholder (a create that timed out, see pendingCreate.ts) first takes
+ * the destination that create made, when the service holds it, and sends the program's values
+ * with one `PATCH` when they differ from those sent or hold a write-only secret.
+ *
  * @param timeoutMs - the create timeout in **milliseconds** (the native door's
  *   `customTimeouts.create`); the dynamic door's comes with the inputs (see timeouts.ts).
+ * @throws PendingCreateError (pendingCreate.ts) when the timeout passes after the request may
+ *   have reached the service: the engine keeps a placeholder that the next `up` resolves.
  */
 export async function create(
   news: DestinationInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const what = RESOURCES.eventDestination.names.singular;
-  return timed("create", what, news, timeoutMs, () => createDestination(news));
+  return timedCreate(what, news as unknown as Json, timeoutMs, (pending, sending) =>
+    createDestination(news, pending, sending),
+  );
 }
 
-async function createDestination(news: DestinationInputs): Promise<pulumi.dynamic.CreateResult> {
+async function createDestination(
+  news: DestinationInputs,
+  pending: PendingReplacement | undefined,
+  sending: () => void = () => {},
+): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   const adoptId = news.adoptId;
   if (adoptId) {
@@ -198,12 +230,25 @@ async function createDestination(news: DestinationInputs): Promise<pulumi.dynami
       return { id: dest.id, outs: toOutputs(dest, news.target) };
     });
   }
+  // What a create that timed out made, taken rather than made again (see pendingCreate.ts). A
+  // write-only secret cannot be compared: a target holding one is sent again.
+  const made = pending && (await adoptPending(PENDING, pending));
+  if (made) {
+    const same =
+      !hasWriteOnlySecret(news.target) &&
+      sameJson(createBody(pending.sent as DestinationInputs), createBody(news));
+    const dest = same ? made : await client.eventDestinations.update(made.id, body(news));
+    return { id: dest.id, outs: toOutputs(dest, news.target) };
+  }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
   const request = createBody(news);
   const dest = await createOnce({
     what: RESOURCES.eventDestination.names.singular,
-    create: (idempotencyKey) => client.eventDestinations.create(request, { idempotencyKey }),
+    create: (idempotencyKey) => {
+      sending();
+      return client.eventDestinations.create(request, { idempotencyKey });
+    },
     fingerprint: JSON.stringify(request),
     matchKey: matchKey(news),
     list: () => client.eventDestinations.list(),
@@ -218,8 +263,13 @@ async function createDestination(news: DestinationInputs): Promise<pulumi.dynami
   return { id: dest.id, outs: toOutputs(dest, news.target) };
 }
 
-/** `read` (refresh): the live destination, secrets kept from the state; a 404 removes it. */
+/**
+ * `read` (refresh): the live destination, secrets kept from the state; a 404 removes it. A
+ * placeholder (see pendingCreate.ts) is kept as it is, with no request.
+ */
 export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
+  const placeholder = readPending(id, props);
+  if (placeholder) return placeholder;
   claimId(id);
   const dest = await getUnlessGone(() => getClient().eventDestinations.get(id));
   if (!dest) return {};
@@ -237,6 +287,7 @@ export async function update(
   news: DestinationInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.UpdateResult> {
+  notPlaceholder(id);
   claimId(id);
   const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
   return timed("update", what, news, timeoutMs, async () => ({
@@ -245,13 +296,17 @@ export async function update(
 }
 
 /**
- * `delete`: deletes the destination; one already gone (404) counts as deleted.
+ * `delete`: deletes the destination; one already gone (404) counts as deleted. A placeholder's
+ * delete is `removePending`'s (pendingCreate.ts): nothing after its replacement, else the lookup.
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
 export async function remove(id: string, props?: DestinationOutputs, timeoutMs?: number): Promise<void> {
   const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
-  await timed("delete", what, props, timeoutMs, () =>
-    deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri),
-  );
+  await timed("delete", what, props, timeoutMs, async () => {
+    const removeLive = (live: EventDestination) =>
+      deleteUnlessGone(() => getClient().eventDestinations.delete(live.id), live.uri);
+    if (await removePending(PENDING, id, props, removeLive)) return;
+    await deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri);
+  });
 }

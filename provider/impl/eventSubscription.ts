@@ -14,6 +14,16 @@ import { adopting, readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
+import {
+  adoptPending,
+  notPlaceholder,
+  pendingDiff,
+  readPending,
+  removePending,
+  timedCreate,
+  type PendingKind,
+  type PendingReplacement,
+} from "./pendingCreate";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
@@ -122,16 +132,25 @@ export async function check(_olds: unknown, news: SubscriptionInputs): Promise<p
 /**
  * `diff`: order of `sources` and `destinationIds` does not matter; every change is an update in
  * place unless `replaceOnChanges` names it; `adoptId` is only read on create, so changing it
- * later changes nothing.
+ * later changes nothing. A placeholder of a create that timed out is replaced (pendingCreate.ts).
  */
 export async function diff(
   id: string,
   olds: SubscriptionOutputs,
   news: SubscriptionInputs,
 ): Promise<ServiceDiffResult> {
+  const pending = pendingDiff(id, olds as unknown as Json, news);
+  if (pending) return pending;
   claimId(id);
   return diffResult(changedProperties(MANAGED, olds, news), news);
 }
+
+/** Subscriptions for the lookups of pending creates (pendingCreate.ts). */
+const PENDING: PendingKind<EventSubscription> = {
+  what: RESOURCES.eventSubscription.names.singular,
+  list: () => getClient().eventSubscriptions.list(),
+  matches: (live, sent) => matchesInputs(live, sent as SubscriptionInputs),
+};
 
 /**
  * `create`: creates the subscription, or, with `adoptId`, takes an existing one under
@@ -144,18 +163,30 @@ export async function diff(
  * `adoptionCandidates` in runtime.ts), a subscription it lists with exactly these values, held by
  * no other resource of the deployment, is adopted instead of created.
  *
+ * The replacement of a placeholder (a create that timed out, see pendingCreate.ts) first takes
+ * the subscription that create made, when the service holds it, and sends the program's values
+ * when they differ from those sent.
+ *
  * @param timeoutMs - the create timeout in **milliseconds** (the native door's
  *   `customTimeouts.create`); the dynamic door's comes with the inputs (see timeouts.ts).
+ * @throws PendingCreateError (pendingCreate.ts) when the timeout passes after the request may
+ *   have reached the service: the engine keeps a placeholder that the next `up` resolves.
  */
 export async function create(
   news: SubscriptionInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const what = RESOURCES.eventSubscription.names.singular;
-  return timed("create", what, news, timeoutMs, () => createSubscription(news));
+  return timedCreate(what, news as unknown as Json, timeoutMs, (pending, sending) =>
+    createSubscription(news, pending, sending),
+  );
 }
 
-async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dynamic.CreateResult> {
+async function createSubscription(
+  news: SubscriptionInputs,
+  pending: PendingReplacement | undefined,
+  sending: () => void = () => {},
+): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   const adoptId = news.adoptId;
   if (adoptId) {
@@ -172,6 +203,14 @@ async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dyna
       return { id: sub.id, outs: toOutputs(sub) };
     });
   }
+  // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
+  const made = pending && (await adoptPending(PENDING, pending));
+  if (made) {
+    const sent = pending.sent as SubscriptionInputs;
+    const same = matchKey(sent) === matchKey(news);
+    const sub = same ? made : await client.eventSubscriptions.update(made.id, body(news));
+    return { id: sub.id, outs: toOutputs(sub) };
+  }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
   const request = Object.fromEntries(
@@ -179,7 +218,10 @@ async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dyna
   ) as EventSubscriptionCreate;
   const sub = await createOnce({
     what: RESOURCES.eventSubscription.names.singular,
-    create: (idempotencyKey) => client.eventSubscriptions.create(request, { idempotencyKey }),
+    create: (idempotencyKey) => {
+      sending();
+      return client.eventSubscriptions.create(request, { idempotencyKey });
+    },
     fingerprint: JSON.stringify(request),
     matchKey: matchKey(news),
     list: () => client.eventSubscriptions.list(),
@@ -191,8 +233,13 @@ async function createSubscription(news: SubscriptionInputs): Promise<pulumi.dyna
   return { id: sub.id, outs: toOutputs(sub) };
 }
 
-/** `read` (refresh): the live subscription; a 404 removes it from the state. */
+/**
+ * `read` (refresh): the live subscription; a 404 removes it from the state. A placeholder (see
+ * pendingCreate.ts) is kept as it is, with no request.
+ */
 export async function read(id: string, props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
+  const placeholder = readPending(id, props);
+  if (placeholder) return placeholder;
   claimId(id);
   const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id));
   if (!sub) return {};
@@ -210,6 +257,7 @@ export async function update(
   news: SubscriptionInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.UpdateResult> {
+  notPlaceholder(id);
   claimId(id);
   const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
   return timed("update", what, news, timeoutMs, async () => ({
@@ -218,13 +266,17 @@ export async function update(
 }
 
 /**
- * `delete`: deletes the subscription; one already gone (404) counts as deleted.
+ * `delete`: deletes the subscription; one already gone (404) counts as deleted. A placeholder's
+ * delete is `removePending`'s (pendingCreate.ts): nothing after its replacement, else the lookup.
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
 export async function remove(id: string, props?: SubscriptionOutputs, timeoutMs?: number): Promise<void> {
   const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
-  await timed("delete", what, props, timeoutMs, () =>
-    deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri),
-  );
+  await timed("delete", what, props, timeoutMs, async () => {
+    const removeLive = (live: EventSubscription) =>
+      deleteUnlessGone(() => getClient().eventSubscriptions.delete(live.id), live.uri);
+    if (await removePending(PENDING, id, props, removeLive)) return;
+    await deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri);
+  });
 }

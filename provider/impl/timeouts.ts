@@ -12,9 +12,14 @@
  *   (a delete already done counts as done);
  * - an update that timed out may or may not have been applied: the next `up` compares again and
  *   sends what still differs;
- * - a create that timed out after its request was sent may still be made by the service; the
- *   error says so, and the resource can be found with `service-drift generate` and taken with `adoptId`
- *   or `pulumi import`.
+ * - a create that timed out after its request may have reached the service may still be made by
+ *   it. Such a create of an event subscription or destination fails as Pulumi's "initialization
+ *   failed": the stack keeps the resource under a placeholder ID (`pending-create-<uuid>`) with a
+ *   marker of when the create was sent, and the next `up` replaces the placeholder by the resource
+ *   the service made (found as a lost create is: identical values, unclaimed, made since the
+ *   send) or, when there is none, by a new one (see pendingCreate.ts). The error says so.
+ *   Abuse reports cannot be listed, so theirs says the report may still be filed, to be found with
+ *   `service-drift generate` and taken with `adoptId` or `pulumi import`.
  *
  * @packageDocumentation
  */
@@ -63,6 +68,29 @@ export function forwardedTimeoutMs(props: unknown, operation: TimedOperation): n
   return ms !== undefined && ms > 0 ? ms : undefined;
 }
 
+/**
+ * The error of an operation that did not finish within its timeout ({@link withTimeout}): its
+ * message names the timeout; `mayHaveBeenMade` is true for a create whose request may have
+ * reached the service (it may still make the resource), and `headline` is the start of the message
+ * (what did not finish within which timeout), for a caller that says the rest (pendingCreate.ts).
+ */
+export class OperationTimeoutError extends Error {
+  constructor(
+    /** The operation that timed out. */
+    readonly operation: TimedOperation,
+    /** `<operation> of <what> did not finish within <timeout>`: the message is this, `: <cause>.` and the advice. */
+    readonly headline: string,
+    /** True for a create that the service may still make. */
+    readonly mayHaveBeenMade: boolean,
+    advice: string,
+    cause: unknown,
+  ) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`${headline}: ${reason}.${advice}`, { cause });
+    this.name = "OperationTimeoutError";
+  }
+}
+
 /** `ms` for a person: `2 s`, `1.5 s`, `250 ms`. */
 function seconds(ms: number): string {
   return ms >= 1_000 ? `${Number((ms / 1_000).toFixed(3))} s` : `${Math.round(ms)} ms`;
@@ -71,8 +99,9 @@ function seconds(ms: number): string {
 /**
  * Runs the `operation` of `what` (e.g. `event subscription esb_…`) within `timeoutMs`
  * **milliseconds**, or without a limit when it is `undefined` or 0.
- * @throws Error naming the timeout (`customTimeouts.<operation>`), with the operation's own error
- *   as its cause, when the timeout passes first; the operation's own error otherwise.
+ * @throws {@link OperationTimeoutError} naming the timeout (`customTimeouts.<operation>`), with the
+ *   operation's own error as its cause, when the timeout passes first; the operation's own error
+ *   otherwise.
  */
 export async function withTimeout<T>(
   operation: TimedOperation,
@@ -92,16 +121,20 @@ export async function withTimeout<T>(
     return await Promise.race([withDeadline(timeoutMs, label, fn), expired]);
   } catch (err) {
     if (Date.now() - started < timeoutMs) throw err;
-    const cause = err instanceof Error ? err.message : String(err);
-    const after =
-      operation === "create" && (maybeApplied(err) || cause === "no answer")
-        ? " The service may still make it: find it with `service-drift generate` (which lists the account's resources) and take it with `adoptId` or `pulumi import` rather than letting the next `up` create another."
-        : operation === "delete"
-          ? " It stays in the stack: the next `pulumi destroy` (or `up`) deletes it again."
-          : "";
-    throw new Error(`${operation} of ${what} did not finish within ${label}: ${cause}.${after}`, {
-      cause: err,
-    });
+    const noAnswer = err instanceof Error && err.message === "no answer";
+    const mayHaveBeenMade = operation === "create" && (maybeApplied(err) || noAnswer);
+    const after = mayHaveBeenMade
+      ? " The service may still make it: find it with `service-drift generate` (which lists the account's resources) and take it with `adoptId` or `pulumi import` rather than letting the next `up` create another."
+      : operation === "delete"
+        ? " It stays in the stack: the next `pulumi destroy` (or `up`) deletes it again."
+        : "";
+    throw new OperationTimeoutError(
+      operation,
+      `${operation} of ${what} did not finish within ${label}`,
+      mayHaveBeenMade,
+      after,
+      err,
+    );
   } finally {
     clearTimeout(timer);
   }

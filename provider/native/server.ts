@@ -26,6 +26,7 @@ import * as path from "path";
 import type * as grpc from "@grpc/grpc-js";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
+import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { configure } from "../impl/runtime";
 import { UNKNOWN } from "../impl/inputChecks";
@@ -36,10 +37,14 @@ import { implementationOf } from "./implementations";
 import { invoke } from "./invokes";
 import type { ServiceDiffResult } from "../impl/resourceOptions";
 import { schemaText } from "./schema";
+import { PendingCreateError } from "../impl/pendingCreate";
 
 const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
 const { Empty } = fromPulumi<typeof import("google-protobuf/google/protobuf/empty_pb")>(
   "google-protobuf/google/protobuf/empty_pb",
+);
+const { Any } = fromPulumi<typeof import("google-protobuf/google/protobuf/any_pb")>(
+  "google-protobuf/google/protobuf/any_pb",
 );
 
 /** The root of this package (`pulumi-service`), from this file in the source or in dist. */
@@ -77,18 +82,57 @@ const NAMESPACE = "service:";
 /** Properties of the provider's config stored as secrets. */
 const CONFIG_SECRETS = ["apiKey"];
 
-/** A unary handler from an async function; an error is answered with its message only. */
+/** An error a handler answers as the gRPC error `answer` (code, message, status details). */
+class GrpcAnswer extends Error {
+  constructor(readonly answer: Partial<grpc.ServiceError>) {
+    super(answer.details);
+  }
+}
+
+/**
+ * A unary handler from an async function; an error is answered with its message only, a
+ * {@link GrpcAnswer} as it says.
+ */
 function unary<Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     fn(call.request).then(
       (res) => callback(null, res),
       (err: unknown) =>
-        callback({
-          code: grpcJs.status.UNKNOWN,
-          details: err instanceof Error ? err.message : String(err),
-        } as grpc.ServiceError),
+        callback(
+          (err instanceof GrpcAnswer
+            ? err.answer
+            : {
+                code: grpcJs.status.UNKNOWN,
+                details: err instanceof Error ? err.message : String(err),
+              }) as grpc.ServiceError,
+        ),
     );
   };
+}
+
+/**
+ * Pulumi's "initialization failed" answer to a create (a {@link PendingCreateError}, see
+ * ../impl/pendingCreate.ts): status UNKNOWN with the message, and an `ErrorResourceInitFailed`
+ * detail (ID, properties with the names in `secrets` marked secret, reasons) in
+ * `grpc-status-details-bin`, from which the engine records the resource with its init errors.
+ */
+export function initFailedAnswer(
+  err: PendingCreateError,
+  secrets: Iterable<string>,
+): Partial<grpc.ServiceError> {
+  const detail = new provproto.ErrorResourceInitFailed();
+  detail.setId(err.id);
+  detail.setProperties(toStruct(err.properties, secrets));
+  detail.setReasonsList(err.reasons);
+  const packed = new Any();
+  packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new statusproto.Status();
+  status.setCode(grpcJs.status.UNKNOWN);
+  status.setMessage(err.message);
+  status.addDetails(packed);
+  const metadata = new grpcJs.Metadata();
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return { code: grpcJs.status.UNKNOWN, details: err.message, metadata };
 }
 
 /** Union of property name sets. */
@@ -239,10 +283,19 @@ export function detailedDiff(
  */
 const timeoutMs = (seconds: number): number | undefined => (seconds > 0 ? seconds * 1_000 : undefined);
 
+/**
+ * `Create`: the implementation's create; a create that timed out and may still be made is
+ * answered as Pulumi's "initialization failed" ({@link initFailedAnswer}).
+ */
 async function create(req: provproto.CreateRequest): Promise<provproto.CreateResponse> {
   const impl = implementationOf(req.getUrn());
   const news = fromStruct(req.getProperties());
-  const result = await impl.create(news.props, timeoutMs(req.getTimeout()));
+  const result = await impl.create(news.props, timeoutMs(req.getTimeout())).catch((err: unknown) => {
+    // A create that timed out and may still be made: the engine keeps its placeholder.
+    if (err instanceof PendingCreateError)
+      throw new GrpcAnswer(initFailedAnswer(err, union(news.secrets, impl.secrets)));
+    throw err;
+  });
   const resp = new provproto.CreateResponse();
   resp.setId(result.id);
   resp.setProperties(toStruct(result.outs as Props, union(news.secrets, impl.secrets)));

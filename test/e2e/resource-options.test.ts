@@ -6,6 +6,7 @@
  */
 import { clearRequestLog, getRequestLog, setFaults } from "../helpers/emulator";
 import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
+import { startHoldingProxy } from "../helpers/held-answers";
 import type { Spec } from "../fixtures/native";
 
 // Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
@@ -171,11 +172,64 @@ describe.each(["native", "dynamic"] as const)(
       try {
         const create = await failedUp(spec({ description: "late", metadata: "" }, timeouts));
         expect(create.message).toMatch(
-          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\)/,
+          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-/,
         );
         expect(create.ms).toBeLessThan(SLOW_MS);
       } finally {
         await setFaults(emulator.url, emulator.adminKey, {});
+      }
+    });
+
+    it("customTimeouts: a create the service finished after its timeout fired is kept as a placeholder, and the next up takes it", async () => {
+      // A stack of its own, through a proxy that forwards each create at once but holds its answer.
+      const own = await startDoorsStack(door, `pending-${door}`);
+      const proxy = await startHoldingProxy(own.emulator.url);
+      try {
+        await own.stack.setConfig("service:baseUrl", { value: proxy.url });
+        const subs = async () => {
+          const found = [];
+          for await (const s of own.client.eventSubscriptions.list()) found.push(s);
+          return found;
+        };
+        const timed = spec({ description: "pending", metadata: "p" }, { customTimeouts: { create: "2s" } });
+        await own.stack.setConfig("spec", { value: JSON.stringify(timed) });
+
+        proxy.hold({ method: "POST", path: "/event_subscriptions", ms: 8_000 });
+        const failed = await own.stack.up().then(
+          () => new Error("the up succeeded"),
+          (err: unknown) => err as Error,
+        );
+        proxy.hold(undefined);
+        expect(proxy.held()).toBe(1);
+        expect(failed.message).toMatch(
+          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-[0-9a-f-]{36} \(a placeholder\), and the next `pulumi up` takes the event subscription the service made \(identical values, made since [-\d]+T[\d:.]+Z, held by no other resource\) or else creates it, so it is neither lost nor made twice\./,
+        );
+        // The stack holds the placeholder, with the create's values; the service made the subscription.
+        const placeholder = await own.resource("sub");
+        expect(placeholder?.id).toMatch(/^pending-create-[0-9a-f-]{36}$/);
+        expect(placeholder?.outputs).toMatchObject({ description: "pending", metadata: "p" });
+        const made = await subs();
+        expect(made.map((s) => [s.description, s.metadata])).toEqual([["pending", "p"]]);
+
+        // The next up replaces the placeholder by that very subscription: no second one, no orphan.
+        const next = await own.stack.up();
+        expect(next.summary.resourceChanges).toMatchObject({ replace: 1, same: 2 });
+        expect(next.stdout).toMatch(/the service made esb_\w+ with its values .*adopted it/s);
+        expect((await own.resource("sub"))?.id).toBe(made[0].id);
+        expect((await subs()).map((s) => s.id)).toEqual([made[0].id]);
+        const state = (await own.resources()).map((r) => r.id ?? "");
+        expect(state.filter((id) => id.startsWith("pending-create-"))).toEqual([]);
+
+        const again = await own.stack.preview({ expectNoChanges: true });
+        expect(again.changeSummary).toEqual({ same: 3 });
+        await own.stack.destroy();
+        expect(await subs()).toEqual([]);
+        const dests = [];
+        for await (const d of own.client.eventDestinations.list()) dests.push(d);
+        expect(dests).toEqual([]);
+      } finally {
+        await proxy.close();
+        await own.close();
       }
     });
   },

@@ -5,6 +5,7 @@
  */
 import { RESOURCE_OPTIONS_INPUT } from "../../../provider/impl/resourceOptions";
 import {
+  OperationTimeoutError,
   TIMEOUT_MARGIN_MS,
   durationMs,
   forwardedTimeoutMs,
@@ -71,6 +72,25 @@ describe("withTimeout", () => {
       (e: Error) => e,
     );
     expect(String(error)).toMatch(/The service may still make it: find it with `service-drift generate`/);
+  });
+
+  it("tells whether the service may still make a create, and gives the headline without the cause", async () => {
+    const create = (await withTimeout("create", "event subscription", 100, () => sleep(5_000)).catch(
+      (e: unknown) => e,
+    )) as OperationTimeoutError;
+    expect(create).toBeInstanceOf(OperationTimeoutError);
+    expect(create.mayHaveBeenMade).toBe(true);
+    expect(create.headline).toBe(
+      "create of event subscription did not finish within the create timeout of 100 ms (customTimeouts.create)",
+    );
+    expect(create.message.startsWith(`${create.headline}: no answer.`)).toBe(true);
+    const update = (await withTimeout("update", "event subscription esb_1", 100, () => sleep(5_000)).catch(
+      (e: unknown) => e,
+    )) as OperationTimeoutError;
+    expect(update.mayHaveBeenMade).toBe(false);
+    expect(update.message).toBe(
+      "update of event subscription esb_1 did not finish within the update timeout of 100 ms (customTimeouts.update): no answer.",
+    );
   });
 
   it("passes an operation's own early error unchanged", async () => {

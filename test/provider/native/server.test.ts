@@ -11,7 +11,11 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { status as grpcStatus, type ServiceError } from "@grpc/grpc-js";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { unary, useNativePlugin } from "../../helpers/native-plugin";
+import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
+import { startHoldingProxy, type HoldingProxy } from "../../helpers/held-answers";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const SUB = "urn:pulumi:dev::p::service:index:EventSubscription::s";
@@ -142,5 +146,56 @@ describe("pulumi-resource-service's gRPC server", () => {
     await expect(
       unary(plugin(), "check", checkRequest("urn:pulumi:dev::p::service:index:Nope::n", {})),
     ).rejects.toThrow(/unknown resource type service:index:Nope/);
+  });
+});
+
+describe("a create that timed out after it was sent (the plugin in process, the emulator behind a proxy holding the answer)", () => {
+  const plugin = useNativePlugin();
+  let emulator: RunningEmulator;
+  let proxy: HoldingProxy;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({});
+    proxy = await startHoldingProxy(emulator.url);
+  });
+
+  afterAll(async () => {
+    await proxy?.close();
+    await emulator?.close();
+  });
+
+  it("is answered as Pulumi's initialization failure: the placeholder ID, the inputs with the secret kept secret and the marker, the reason", async () => {
+    const configure = new proto.ConfigureRequest();
+    configure.setArgs(Struct.fromJavaScript({ baseUrl: proxy.url, apiKey: emulator.apiKeys[0] }));
+    await unary(plugin(), "configure", configure);
+    const target = { datadog: { apiKey: "dd-init-failed-key" } };
+    const create = new proto.CreateRequest();
+    create.setUrn("urn:pulumi:dev::p::service:index:EventDestination::dd");
+    create.setProperties(
+      Struct.fromJavaScript({ target: { [specialSigKey]: specialSecretSig, value: target } }),
+    );
+    create.setTimeout(1);
+    proxy.hold({ method: "POST", path: "/event_destinations", ms: 2_500 });
+    const error = (await unary(plugin(), "create", create).then(
+      () => new Error("the create succeeded"),
+      (e: unknown) => e,
+    )) as ServiceError;
+    proxy.hold(undefined);
+    expect(error.code).toBe(grpcStatus.UNKNOWN);
+    const [bytes] = error.metadata.get("grpc-status-details-bin") as Buffer[];
+    const [detail] = Status.deserializeBinary(new Uint8Array(bytes)).getDetailsList();
+    expect(detail.getTypeName()).toBe("pulumirpc.ErrorResourceInitFailed");
+    const failed = proto.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
+    expect(failed.getId()).toMatch(/^pending-create-[0-9a-f-]{36}$/);
+    expect(failed.getProperties()?.toJavaScript()).toEqual({
+      target: { [specialSigKey]: specialSecretSig, value: target },
+      __pendingCreate: { sentAtMs: expect.any(Number) },
+    });
+    expect(failed.getReasonsList()).toEqual([error.details]);
+    expect(error.details).toMatch(
+      new RegExp(
+        `^create of event destination did not finish within the create timeout of 1 s \\(customTimeouts.create\\) after its request was sent\\. The service may still make it: the stack keeps it as ${failed.getId()} \\(a placeholder\\)`,
+      ),
+    );
   });
 });
