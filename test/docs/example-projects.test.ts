@@ -5,28 +5,20 @@
  * reported stale, and each manifest names the packages a user installs at this repository's
  * version. test/e2e/typescript-native.test.ts, python.test.ts and go.test.ts deploy them.
  */
-import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { readmeInstallCommand } from "../helpers/quickstart-deploy";
+import { GEN_EXAMPLES_TIMEOUT_MS, genExamples } from "../helpers/gen-examples";
 import { useTempDir } from "../helpers/temp-dir";
 
 // The first run builds the generator.
-const TIMEOUT = 600_000;
+const TIMEOUT = GEN_EXAMPLES_TIMEOUT_MS;
 const VERSION = (
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 /** The generated program of each project, relative to examples/ (PROJECTS of gen-examples.js). */
 const PROGRAMS = ["go/quickstart/main.go", "python/quickstart/__main__.py", "typescript/quickstart/index.ts"];
-
-function genExamples(...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts", "gen-examples.js"), ...args], {
-    encoding: "utf8",
-    timeout: TIMEOUT,
-  });
-  return { status: r.status, stderr: r.stderr };
-}
 
 /** Every file below `dir`, relative to it, sorted. */
 function filesBelow(dir: string): string[] {

@@ -13,21 +13,14 @@ import * as path from "path";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "../helpers/doc-blocks";
 import { writeSdkGoModule } from "../helpers/go-module";
+import { GEN_EXAMPLES_TIMEOUT_MS, genExamples } from "../helpers/gen-examples";
 import { useTempDir } from "../helpers/temp-dir";
 
 // The first run builds the generator; the Go build compiles Pulumi's Go SDK when not cached.
-const TIMEOUT = 600_000;
+const TIMEOUT = GEN_EXAMPLES_TIMEOUT_MS;
 const DOC = "docs/resources.md";
 const EXAMPLES = path.join(REPO_ROOT, "docs", "examples");
 const LANGUAGES = ["typescript", "python", "go"];
-
-function genExamples(...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts", "gen-examples.js"), ...args], {
-    encoding: "utf8",
-    timeout: TIMEOUT,
-  });
-  return { status: r.status, stderr: r.stderr };
-}
 
 describe("docs/resources.md examples in three languages, generated from PCL", () => {
   const tmp = useTempDir("doc-examples-");
