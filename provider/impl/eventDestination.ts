@@ -130,9 +130,15 @@ export function matchKey(news: DestinationInputs): string {
   );
 }
 
-/** `check`: validates with the client's rules; unknown values are not failures. */
+/**
+ * `check`: validates with the client's rules; unknown values are not failures. A placeholder ID
+ * (pendingCreate.ts) in `adoptId` is one, as any value that is not an ID of the kind.
+ */
 export async function check(_olds: unknown, news: DestinationInputs): Promise<pulumi.dynamic.CheckResult> {
-  return { inputs: news, failures: checkEventDestinationInputs(news as unknown as Json) };
+  return {
+    inputs: news,
+    failures: checkEventDestinationInputs(news as unknown as Json),
+  };
 }
 
 /** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */

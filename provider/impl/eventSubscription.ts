@@ -123,7 +123,11 @@ export function matchKey(news: SubscriptionInputs): string {
   ]);
 }
 
-/** `check`: validates with the client's rules; unknown values are not failures. */
+/**
+ * `check`: validates with the client's rules; unknown values are not failures. A placeholder ID
+ * (a destination whose create timed out, pendingCreate.ts) in `destinationIds` or `adoptId` is
+ * one, as any value that is not an ID of the kind.
+ */
 export async function check(_olds: unknown, news: SubscriptionInputs): Promise<pulumi.dynamic.CheckResult> {
   const failures = checkEventSubscriptionInputs(news as unknown as Record<string, unknown>);
   return { inputs: news, failures };

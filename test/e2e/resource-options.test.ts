@@ -194,13 +194,14 @@ describe.each(["native", "dynamic"] as const)(
         const timed = spec({ description: "pending", metadata: "p" }, { customTimeouts: { create: "2s" } });
         await own.stack.setConfig("spec", { value: JSON.stringify(timed) });
 
-        proxy.hold({ method: "POST", path: "/event_subscriptions", ms: 8_000 });
+        // The create's answer and a lost create's listing: both arrive after the timeout.
+        proxy.hold({ path: "/event_subscriptions", ms: 8_000 });
         const failed = await own.stack.up().then(
           () => new Error("the up succeeded"),
           (err: unknown) => err as Error,
         );
         proxy.hold(undefined);
-        expect(proxy.held()).toBe(1);
+        expect(proxy.held()).toBeGreaterThanOrEqual(1);
         expect(failed.message).toMatch(
           /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-[0-9a-f-]{36} \(a placeholder\), and the next `pulumi up` takes the event subscription the service made \(identical values, made since [-\d]+T[\d:.]+Z, held by no other resource\) or else creates it, so it is neither lost nor made twice\./,
         );

@@ -12,10 +12,11 @@ export interface HoldingProxy {
   /** `http://127.0.0.1:<port>`: the base URL to give the provider instead of the service's. */
   url: string;
   /**
-   * From now on, holds the answer of each `method` request whose path starts with `path` until
-   * `ms` **milliseconds** after it arrived; `undefined` stops holding.
+   * From now on, holds the answer of each request whose path starts with `path` (of any method,
+   * or only of `method` when given: `POST`) until `ms` **milliseconds** after it arrived;
+   * `undefined` stops holding.
    */
-  hold(rule: { method: string; path: string; ms: number } | undefined): void;
+  hold(rule: { method?: string; path: string; ms: number } | undefined): void;
   /** How many requests were held so far. */
   held(): number;
   /** Stops the proxy and ends its connections. */
@@ -29,12 +30,15 @@ export interface HoldingProxy {
  * @throws the listen error when no port can be bound.
  */
 export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
-  let rule: { method: string; path: string; ms: number } | undefined;
+  let rule: { method?: string; path: string; ms: number } | undefined;
   let held = 0;
   const upstream = new URL(target);
   const server = http.createServer((req, res) => {
     const arrived = Date.now();
-    const holdMs = rule && req.method === rule.method && (req.url ?? "").startsWith(rule.path) ? rule.ms : 0;
+    const holdMs =
+      rule && (rule.method ?? req.method) === req.method && (req.url ?? "").startsWith(rule.path)
+        ? rule.ms
+        : 0;
     if (holdMs > 0) held++;
     const out = http.request(
       {

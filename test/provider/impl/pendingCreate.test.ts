@@ -64,6 +64,20 @@ describe("placeholders", () => {
     );
   });
 
+  it("check refuses a placeholder where an ID of the service goes (adoptId, destinationIds), so no request carries one", async () => {
+    const sub = await eventSubscription.check(
+      {},
+      { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [PLACEHOLDER], adoptId: PLACEHOLDER },
+    );
+    expect(sub.failures?.map((f) => f.property).sort()).toEqual(["adoptId", "destinationIds"]);
+    expect(sub.failures?.every((f) => f.reason.includes(`got "${PLACEHOLDER}"`))).toBe(true);
+    const dest = await eventDestination.check({}, {
+      target: { datadog: { apiKey: "k" } },
+      adoptId: PLACEHOLDER,
+    } as never);
+    expect(dest.failures?.map((f) => f.property)).toEqual(["adoptId"]);
+  });
+
   it("the values sent are the outputs without the `__` properties", () => {
     expect(sentValues({ __provider: "x", [RESOURCE_OPTIONS_INPUT]: {}, ...placeholderProps("a") })).toEqual({
       v: "a",
@@ -313,15 +327,23 @@ describe("both kinds against the emulator, the create's answer held past its tim
     await emulator?.close();
   });
 
-  /** Runs `create` with its answer held for 3 s against a 1 s timeout: the PendingCreateError. */
+  /**
+   * Runs `create` with the answers of its kind's requests (the create, a lost create's listing)
+   * held for 3 s against a 1 s timeout: the PendingCreateError.
+   */
   async function timedOut(create: () => Promise<unknown>, path: string): Promise<PendingCreateError> {
-    proxy.hold({ method: "POST", path, ms: 3_000 });
+    proxy.hold({ path, ms: 3_000 });
     try {
+      const started = Date.now();
       const error = await create().then(
-        () => new Error("the create succeeded"),
+        (made) => new Error(`the create succeeded: ${JSON.stringify(made)}`),
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(PendingCreateError);
+      // The message, should it be another error, says which.
+      const what = `${String(error)} (after ${Date.now() - started} ms, ${proxy.held()} held)`;
+      expect(error instanceof PendingCreateError ? "a PendingCreateError" : what).toBe(
+        "a PendingCreateError",
+      );
       return error as PendingCreateError;
     } finally {
       proxy.hold(undefined);

@@ -175,7 +175,7 @@ describe("a create that timed out after it was sent (the plugin in process, the 
       Struct.fromJavaScript({ target: { [specialSigKey]: specialSecretSig, value: target } }),
     );
     create.setTimeout(1);
-    proxy.hold({ method: "POST", path: "/event_destinations", ms: 2_500 });
+    proxy.hold({ path: "/event_destinations", ms: 2_500 });
     const error = (await unary(plugin(), "create", create).then(
       () => new Error("the create succeeded"),
       (e: unknown) => e,
