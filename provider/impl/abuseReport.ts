@@ -14,7 +14,7 @@ import { changedProperties, sameSet } from "./compare";
 import { createOnce } from "./ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
-import { getClient, getUnlessGone, warn } from "./runtime";
+import { getClient, getUnlessGone, stamped, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface ReportInputs {
@@ -86,15 +86,19 @@ export async function create(news: ReportInputs, timeoutMs?: number): Promise<pu
       keysHonoured: () => client.idempotency.honoured,
       warn,
     });
-    return { id: report.id, outs: toOutputs(report) };
+    return { id: report.id, outs: stamped(toOutputs(report)) };
   });
 }
 
-/** `read` (refresh): the report as reviewed so far; a 404 removes it from the state. */
+/**
+ * `read` (refresh): the report as reviewed so far; a 404 to the key that filed it removes it from
+ * the state (to another key, an error: keyStamp.ts).
+ */
 export async function read(id: string, props?: ReportOutputs): Promise<pulumi.dynamic.ReadResult> {
-  const report = await getUnlessGone(() => getClient().abuseReports.get(id));
+  const what = `${RESOURCES.abuseReport.names.singular} ${id}`;
+  const report = await getUnlessGone(() => getClient().abuseReports.get(id), { what, props });
   if (!report) return {};
-  const outs = toOutputs(report);
+  const outs = stamped(toOutputs(report), props);
   const inputs: ReportInputs = { urls: outs.urls, ...(outs.metadata ? { metadata: outs.metadata } : {}) };
   return { id, props: carryOptions({ outs }, props).outs, inputs };
 }

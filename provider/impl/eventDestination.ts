@@ -40,7 +40,7 @@ import {
   type PendingKind,
   type PendingReplacement,
 } from "./pendingCreate";
-import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
+import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type DestinationInputs = EventDestinationCreate & { adoptId?: string };
@@ -230,10 +230,10 @@ async function createDestination(
       if (!hasWriteOnlySecret(news.target)) {
         const outs = toOutputs(live, news.target);
         const changed = await diff(adoptId, outs, news);
-        if (!changed.changes) return { id: adoptId, outs };
+        if (!changed.changes) return { id: adoptId, outs: stamped(outs) };
       }
       const dest = await client.eventDestinations.update(adoptId, body(news));
-      return { id: dest.id, outs: toOutputs(dest, news.target) };
+      return { id: dest.id, outs: stamped(toOutputs(dest, news.target)) };
     });
   }
   // What a create that timed out made, taken rather than made again (see pendingCreate.ts). A
@@ -244,7 +244,7 @@ async function createDestination(
       !hasWriteOnlySecret(news.target) &&
       sameJson(createBody(pending.sent as DestinationInputs), createBody(news));
     const dest = same ? made : await client.eventDestinations.update(made.id, body(news));
-    return { id: dest.id, outs: toOutputs(dest, news.target) };
+    return { id: dest.id, outs: stamped(toOutputs(dest, news.target)) };
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
@@ -266,20 +266,22 @@ async function createDestination(
     afterRecoveryAdoption: async (live) =>
       hasWriteOnlySecret(news.target) ? await client.eventDestinations.update(live.id, body(news)) : live,
   });
-  return { id: dest.id, outs: toOutputs(dest, news.target) };
+  return { id: dest.id, outs: stamped(toOutputs(dest, news.target)) };
 }
 
 /**
- * `read` (refresh): the live destination, secrets kept from the state; a 404 removes it. A
- * placeholder (see pendingCreate.ts) is kept as it is, with no request.
+ * `read` (refresh): the live destination, secrets kept from the state; a 404 to the key that made
+ * it removes it (to another key, an error: keyStamp.ts). A placeholder (see pendingCreate.ts) is
+ * kept as it is, with no request.
  */
 export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
   const placeholder = readPending(id, props);
   if (placeholder) return placeholder;
   claimId(id);
-  const dest = await getUnlessGone(() => getClient().eventDestinations.get(id));
+  const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
+  const dest = await getUnlessGone(() => getClient().eventDestinations.get(id), { what, props });
   if (!dest) return {};
-  const outs = toOutputs(dest, props?.target);
+  const outs = stamped(toOutputs(dest, props?.target), props);
   return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
 }
 
@@ -297,13 +299,14 @@ export async function update(
   claimId(id);
   const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
   return timed("update", what, news, timeoutMs, async () => ({
-    outs: toOutputs(await getClient().eventDestinations.update(id, body(news)), news.target),
+    outs: stamped(toOutputs(await getClient().eventDestinations.update(id, body(news)), news.target)),
   }));
 }
 
 /**
- * `delete`: deletes the destination; one already gone (404) counts as deleted. A placeholder's
- * delete is `removePending`'s (pendingCreate.ts): nothing after its replacement, else the lookup.
+ * `delete`: deletes the destination; one already gone (404 to the service and key that made it)
+ * counts as deleted. A placeholder's delete is `removePending`'s (pendingCreate.ts): nothing
+ * after its replacement, else the lookup.
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
@@ -313,6 +316,6 @@ export async function remove(id: string, props?: DestinationOutputs, timeoutMs?:
     const removeLive = (live: EventDestination) =>
       deleteUnlessGone(() => getClient().eventDestinations.delete(live.id), live.uri);
     if (await removePending(PENDING, id, props, removeLive)) return;
-    await deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri);
+    await deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri, { what, props });
   });
 }

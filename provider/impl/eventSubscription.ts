@@ -8,7 +8,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../client";
 import { checkEventSubscriptionInputs } from "./inputChecks";
-import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, warn } from "./runtime";
+import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
 import { changedProperties, sameList, sameSet } from "./compare";
 import { adopting, readForAdoption } from "./adopt";
 import { claimId, createOnce } from "./ambiguous";
@@ -201,10 +201,10 @@ async function createSubscription(
         ),
       );
       if (Object.keys(MANAGED).every((k) => MANAGED[k](live, news))) {
-        return { id: adoptId, outs: live };
+        return { id: adoptId, outs: stamped(live) };
       }
       const sub = await client.eventSubscriptions.update(adoptId, body(news));
-      return { id: sub.id, outs: toOutputs(sub) };
+      return { id: sub.id, outs: stamped(toOutputs(sub)) };
     });
   }
   // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
@@ -213,7 +213,7 @@ async function createSubscription(
     const sent = pending.sent as SubscriptionInputs;
     const same = matchKey(sent) === matchKey(news);
     const sub = same ? made : await client.eventSubscriptions.update(made.id, body(news));
-    return { id: sub.id, outs: toOutputs(sub) };
+    return { id: sub.id, outs: stamped(toOutputs(sub)) };
   }
   // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
   // a duplicate or an orphan (see ambiguous.ts).
@@ -234,20 +234,22 @@ async function createSubscription(
     warn,
     adoptFrom: adoptionCandidates("subscription"),
   });
-  return { id: sub.id, outs: toOutputs(sub) };
+  return { id: sub.id, outs: stamped(toOutputs(sub)) };
 }
 
 /**
- * `read` (refresh): the live subscription; a 404 removes it from the state. A placeholder (see
- * pendingCreate.ts) is kept as it is, with no request.
+ * `read` (refresh): the live subscription; a 404 to the key that made it removes it from the
+ * state (to another key, an error: keyStamp.ts). A placeholder (see pendingCreate.ts) is kept as
+ * it is, with no request.
  */
 export async function read(id: string, props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
   const placeholder = readPending(id, props);
   if (placeholder) return placeholder;
   claimId(id);
-  const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id));
+  const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
+  const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id), { what, props });
   if (!sub) return {};
-  const outs = toOutputs(sub);
+  const outs = stamped(toOutputs(sub), props);
   return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
 }
 
@@ -265,13 +267,14 @@ export async function update(
   claimId(id);
   const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
   return timed("update", what, news, timeoutMs, async () => ({
-    outs: toOutputs(await getClient().eventSubscriptions.update(id, body(news))),
+    outs: stamped(toOutputs(await getClient().eventSubscriptions.update(id, body(news)))),
   }));
 }
 
 /**
- * `delete`: deletes the subscription; one already gone (404) counts as deleted. A placeholder's
- * delete is `removePending`'s (pendingCreate.ts): nothing after its replacement, else the lookup.
+ * `delete`: deletes the subscription; one already gone (404 to the service and key that made it)
+ * counts as deleted. A placeholder's delete is `removePending`'s (pendingCreate.ts): nothing
+ * after its replacement, else the lookup.
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
@@ -281,6 +284,6 @@ export async function remove(id: string, props?: SubscriptionOutputs, timeoutMs?
     const removeLive = (live: EventSubscription) =>
       deleteUnlessGone(() => getClient().eventSubscriptions.delete(live.id), live.uri);
     if (await removePending(PENDING, id, props, removeLive)) return;
-    await deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri);
+    await deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri, { what, props });
   });
 }

@@ -30,6 +30,7 @@ import type * as Client from "../../client/client";
 import { readCaCertificates } from "../../client/ca";
 import { NotFoundError } from "../../client/errors";
 import { loggerFromEnv, type RequestLogger } from "../../client/log";
+import { KEY_STAMP, assertGoneForThisKey, keyStamp, stampIn } from "./keyStamp";
 
 /** The bag `configure()` receives: the whole stack configuration, namespaces kept. */
 export interface ConfigBag {
@@ -203,29 +204,66 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof NotFoundError;
 }
 
+/** A resource of the state, as the key-stamp checks name it: e.g. `event subscription sub_123`, and its outputs. */
+export interface StateOf {
+  what: string;
+  props: unknown;
+}
+
+/**
+ * The key stamp (keyStamp.ts) of this provider's API key.
+ * @throws Error saying what to set when no key is configured (as {@link getClient}).
+ */
+export function currentKeyStamp(): string {
+  const apiKey = settings.apiKey ?? read(undefined, "apiKey");
+  if (!apiKey) getClient(); // throws the missing-key error
+  return keyStamp(apiKey!.value);
+}
+
+/**
+ * `outs` stamped with this provider's key ({@link KEY_STAMP}), as a create, an update, an
+ * adoption or an import writes them. For a refresh, pass `refreshed`, the state's outputs: a
+ * state written before stamps (outputs without one) keeps its shape, so an upgrade refreshes to no change.
+ */
+export function stamped<T extends object>(outs: T, refreshed?: unknown): T {
+  const earlier = refreshed as Record<string, unknown> | undefined;
+  if (earlier && Object.keys(earlier).length > 0 && stampIn(earlier) === undefined) return outs;
+  return { ...outs, [KEY_STAMP]: currentKeyStamp() };
+}
+
 /**
  * Runs a `get` for `read` (refresh): its result, or `undefined` when the service answers 404
- * (the resource was deleted outside Pulumi and leaves the state).
- * @throws any other client error, as is.
+ * (the resource was deleted outside Pulumi and leaves the state) to the key that made it.
+ * @param state - the resource and its outputs: a 404 to another key than the one its stamp
+ *   names is not taken for "gone" (see keyStamp.ts).
+ * @throws Error naming both key stamps for a 404 to another key; any other client error, as is.
  */
-export async function getUnlessGone<T>(get: () => Promise<T>): Promise<T | undefined> {
+export async function getUnlessGone<T>(get: () => Promise<T>, state?: StateOf): Promise<T | undefined> {
   try {
     return await get();
   } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
+    if (!isNotFound(err)) throw err;
+    if (state) assertGoneForThisKey(state.what, "read", stampIn(state.props), currentKeyStamp());
+    return undefined;
   }
 }
 
 /**
  * Runs a `delete`; a 404 (already gone) counts as deleted, but only when the provider deleting
- * talks to the service the resource was made at: `madeAt`, the resource's `uri` in the state
- * (`{base_url}/<collection>/<id>`), must lie below this provider's base URL. Another service's 404
- * says nothing about the resource, so it is an error that names both.
- * @throws Error naming both services for a 404 from another service than the one in `madeAt`;
- *   any other client error, as is.
+ * is the one the resource was made through: the same service (`madeAt`, the resource's `uri` in
+ * the state, `{base_url}/<collection>/<id>`, must lie below this provider's base URL) and the
+ * same account (the state's key stamp, when it has one, is this provider's key's: keyStamp.ts).
+ * Another service's or another key's 404 says nothing about the resource, so it is an error that
+ * names both.
+ * @param state - the resource and its outputs, for the key stamp.
+ * @throws Error naming both services for a 404 from another service than the one in `madeAt`, or
+ *   both key stamps for a 404 to another key; any other client error, as is.
  */
-export async function deleteUnlessGone(del: () => Promise<unknown>, madeAt?: unknown): Promise<void> {
+export async function deleteUnlessGone(
+  del: () => Promise<unknown>,
+  madeAt?: unknown,
+  state?: StateOf,
+): Promise<void> {
   try {
     await del();
   } catch (err) {
@@ -239,6 +277,7 @@ export async function deleteUnlessGone(del: () => Promise<unknown>, madeAt?: unk
         { cause: err },
       );
     }
+    if (state) assertGoneForThisKey(state.what, "delete", stampIn(state.props), currentKeyStamp());
   }
 }
 
