@@ -1,6 +1,6 @@
 /**
  * Ambiguous creates: a `POST` whose request reached the service but whose answer
- * was lost (connection reset, timeout, a gateway's 502/504) may or may not have created the
+ * was lost (connection reset, timeout, a 500 or a gateway's 502/504) may or may not have created the
  * resource. Sending it again could make a duplicate; giving up could leave an orphan that no
  * stack knows about. {@link createOnce} resolves it:
  *
@@ -87,7 +87,7 @@ function describe(err: unknown): string {
  * True when a create that failed with `err` may nevertheless have taken effect: the client's
  * `maybeApplied` (an earlier attempt's answer was lost: e.g. a reset retried with an
  * `Idempotency-Key`, whatever the last attempt answered), or the error itself is a lost answer
- * (`isLostAnswer`: a reset or timeout after sending, a 502, 504 or 503 without `Retry-After`).
+ * (`isLostAnswer`: a reset or timeout after sending, a 500, 502, 504 or 503 without `Retry-After`).
  */
 export function maybeApplied(err: unknown): boolean {
   if (err instanceof APIError || err instanceof APIConnectionError)
