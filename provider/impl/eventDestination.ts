@@ -25,22 +25,18 @@ import {
   type WritableField,
 } from "service-contract";
 import { checkEventDestinationInputs } from "./inputChecks";
-import { changedProperties, sameJson } from "./compare";
-import { adopting, readForAdoption } from "./adopt";
-import { claimId, createOnce } from "./ambiguous";
-import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
-import { timed } from "./timeouts";
+import { sameJson } from "./compare";
+import type { ServiceDiffResult } from "./resourceOptions";
 import {
-  adoptPending,
-  notPlaceholder,
-  pendingDiff,
-  readPending,
-  removePending,
-  timedCreate,
-  type PendingKind,
-  type PendingReplacement,
-} from "./pendingCreate";
-import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
+  createListed,
+  diffListed,
+  readListed,
+  removeListed,
+  updateListed,
+  withoutBlanks,
+  type ListedKind,
+} from "./listedKind";
+import { getClient } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type DestinationInputs = EventDestinationCreate & { adoptId?: string };
@@ -100,9 +96,7 @@ function body(news: DestinationInputs): EventDestinationCreate {
 
 /** The body of a create: the fields given, without those left out or `""`. */
 function createBody(news: DestinationInputs): EventDestinationCreate {
-  return Object.fromEntries(
-    Object.entries(body(news)).filter(([, v]) => v !== undefined && v !== ""),
-  ) as EventDestinationCreate;
+  return withoutBlanks(body(news));
 }
 
 /**
@@ -161,17 +155,34 @@ export async function diff(
   olds: DestinationOutputs,
   news: DestinationInputs,
 ): Promise<ServiceDiffResult> {
-  const pending = pendingDiff(id, olds as unknown as Json, news);
-  if (pending) return pending;
-  claimId(id);
-  return diffResult(changedProperties(MANAGED, olds, news), news);
+  return diffListed(id, olds, news, MANAGED);
 }
 
-/** Destinations for the lookups of pending creates (pendingCreate.ts). */
-const PENDING: PendingKind<EventDestination> = {
+/**
+ * Destinations for the steps the listed kinds share (listedKind.ts): the lookups of pending
+ * creates (pendingCreate.ts), adoption, read, update and delete. A write-only secret cannot be
+ * compared: a target holding one is always sent, when adopted as when taken after a timeout.
+ */
+const KIND: ListedKind<EventDestination, DestinationInputs, DestinationOutputs> = {
   what: RESOURCES.eventDestination.names.singular,
+  resource: RESOURCES.eventDestination,
   list: () => getClient().eventDestinations.list(),
   matches: (live, sent) => matchesInputs(live, sent as DestinationInputs),
+  candidates: "destination",
+  createRequest: (news) => createBody(news),
+  create: (request, idempotencyKey) =>
+    getClient().eventDestinations.create(request as EventDestinationCreate, { idempotencyKey }),
+  matchKey,
+  // A write-only secret cannot be compared: a destination recovery adoption took gets the program's.
+  afterRecoveryAdoption: async (live, news) =>
+    hasWriteOnlySecret(news.target) ? await getClient().eventDestinations.update(live.id, body(news)) : live,
+  get: (id) => getClient().eventDestinations.get(id),
+  update: (id, news) => getClient().eventDestinations.update(id, body(news)),
+  delete: (id) => getClient().eventDestinations.delete(id),
+  outputs: (live, known) => toOutputs(live, known?.target),
+  adoptedAsIs: async (live, news, id) =>
+    !hasWriteOnlySecret(news.target) && !(await diff(id, live, news)).changes,
+  sentAsIs: (sent, news) => !hasWriteOnlySecret(news.target) && sameJson(createBody(sent), createBody(news)),
 };
 
 /**
@@ -209,64 +220,7 @@ export async function create(
   news: DestinationInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.CreateResult> {
-  const what = RESOURCES.eventDestination.names.singular;
-  return timedCreate(what, news as unknown as Json, timeoutMs, (pending, sending) =>
-    createDestination(news, pending, sending),
-  );
-}
-
-async function createDestination(
-  news: DestinationInputs,
-  pending: PendingReplacement | undefined,
-  sending: () => void = () => {},
-): Promise<pulumi.dynamic.CreateResult> {
-  const client = getClient();
-  const adoptId = news.adoptId;
-  if (adoptId) {
-    return adopting(RESOURCES.eventDestination, adoptId, async () => {
-      const live = await readForAdoption(RESOURCES.eventDestination, adoptId, (id) =>
-        client.eventDestinations.get(id),
-      );
-      if (!hasWriteOnlySecret(news.target)) {
-        const outs = toOutputs(live, news.target);
-        const changed = await diff(adoptId, outs, news);
-        if (!changed.changes) return { id: adoptId, outs: stamped(outs) };
-      }
-      const dest = await client.eventDestinations.update(adoptId, body(news));
-      return { id: dest.id, outs: stamped(toOutputs(dest, news.target)) };
-    });
-  }
-  // What a create that timed out made, taken rather than made again (see pendingCreate.ts). A
-  // write-only secret cannot be compared: a target holding one is sent again.
-  const made = pending && (await adoptPending(PENDING, pending));
-  if (made) {
-    const same =
-      !hasWriteOnlySecret(news.target) &&
-      sameJson(createBody(pending.sent as DestinationInputs), createBody(news));
-    const dest = same ? made : await client.eventDestinations.update(made.id, body(news));
-    return { id: dest.id, outs: stamped(toOutputs(dest, news.target)) };
-  }
-  // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
-  // a duplicate or an orphan (see ambiguous.ts).
-  const request = createBody(news);
-  const dest = await createOnce({
-    what: RESOURCES.eventDestination.names.singular,
-    create: (idempotencyKey) => {
-      sending();
-      return client.eventDestinations.create(request, { idempotencyKey });
-    },
-    fingerprint: JSON.stringify(request),
-    matchKey: matchKey(news),
-    list: () => client.eventDestinations.list(),
-    matches: (live) => matchesInputs(live, news),
-    keysHonoured: () => client.idempotency.honoured,
-    warn,
-    adoptFrom: adoptionCandidates("destination"),
-    // A write-only secret cannot be compared: the adopted destination gets the program's.
-    afterRecoveryAdoption: async (live) =>
-      hasWriteOnlySecret(news.target) ? await client.eventDestinations.update(live.id, body(news)) : live,
-  });
-  return { id: dest.id, outs: stamped(toOutputs(dest, news.target)) };
+  return createListed(KIND, news, timeoutMs);
 }
 
 /**
@@ -275,14 +229,7 @@ async function createDestination(
  * kept as it is, with no request.
  */
 export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
-  const placeholder = readPending(id, props);
-  if (placeholder) return placeholder;
-  claimId(id);
-  const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
-  const dest = await getUnlessGone(() => getClient().eventDestinations.get(id), { what, props });
-  if (!dest) return {};
-  const outs = stamped(toOutputs(dest, props?.target), props);
-  return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
+  return readListed(KIND, id, props, toInputs);
 }
 
 /**
@@ -295,12 +242,7 @@ export async function update(
   news: DestinationInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.UpdateResult> {
-  notPlaceholder(id);
-  claimId(id);
-  const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
-  return timed("update", what, news, timeoutMs, async () => ({
-    outs: stamped(toOutputs(await getClient().eventDestinations.update(id, body(news)), news.target)),
-  }));
+  return updateListed(KIND, id, news, timeoutMs);
 }
 
 /**
@@ -311,11 +253,5 @@ export async function update(
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
 export async function remove(id: string, props?: DestinationOutputs, timeoutMs?: number): Promise<void> {
-  const what = `${RESOURCES.eventDestination.names.singular} ${id}`;
-  await timed("delete", what, props, timeoutMs, async () => {
-    const removeLive = (live: EventDestination) =>
-      deleteUnlessGone(() => getClient().eventDestinations.delete(live.id), live.uri);
-    if (await removePending(PENDING, id, props, removeLive)) return;
-    await deleteUnlessGone(() => getClient().eventDestinations.delete(id), props?.uri, { what, props });
-  });
+  await removeListed(KIND, id, props, timeoutMs);
 }

@@ -8,22 +8,18 @@ import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../client";
 import { checkEventSubscriptionInputs } from "./inputChecks";
-import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
-import { changedProperties, sameList, sameSet } from "./compare";
-import { adopting, readForAdoption } from "./adopt";
-import { claimId, createOnce } from "./ambiguous";
-import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
-import { timed } from "./timeouts";
+import { getClient } from "./runtime";
+import { sameList, sameSet } from "./compare";
+import type { ServiceDiffResult } from "./resourceOptions";
 import {
-  adoptPending,
-  notPlaceholder,
-  pendingDiff,
-  readPending,
-  removePending,
-  timedCreate,
-  type PendingKind,
-  type PendingReplacement,
-} from "./pendingCreate";
+  createListed,
+  diffListed,
+  readListed,
+  removeListed,
+  updateListed,
+  withoutBlanks,
+  type ListedKind,
+} from "./listedKind";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
@@ -83,6 +79,12 @@ export function toInputs(out: SubscriptionOutputs): SubscriptionInputs {
   return inputs as SubscriptionInputs;
 }
 
+/** The body of a create: the fields given, without those left out or `""`. */
+function createBody(news: SubscriptionInputs): EventSubscriptionCreate {
+  return withoutBlanks(body(news));
+}
+
+/** Every managed field (defaults for those left out): the body of an update or an adoption. */
 function body(news: SubscriptionInputs): EventSubscriptionCreate {
   return {
     sources: news.sources.map((s) => ({ type: s.type })),
@@ -143,17 +145,30 @@ export async function diff(
   olds: SubscriptionOutputs,
   news: SubscriptionInputs,
 ): Promise<ServiceDiffResult> {
-  const pending = pendingDiff(id, olds as unknown as Json, news);
-  if (pending) return pending;
-  claimId(id);
-  return diffResult(changedProperties(MANAGED, olds, news), news);
+  return diffListed(id, olds, news, MANAGED);
 }
 
-/** Subscriptions for the lookups of pending creates (pendingCreate.ts). */
-const PENDING: PendingKind<EventSubscription> = {
+/**
+ * Subscriptions for the steps the listed kinds share (listedKind.ts): the lookups of pending
+ * creates (pendingCreate.ts), adoption, read, update and delete.
+ */
+const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutputs> = {
   what: RESOURCES.eventSubscription.names.singular,
+  resource: RESOURCES.eventSubscription,
   list: () => getClient().eventSubscriptions.list(),
   matches: (live, sent) => matchesInputs(live, sent as SubscriptionInputs),
+  candidates: "subscription",
+  createRequest: (news) => createBody(news),
+  create: (request, idempotencyKey) =>
+    getClient().eventSubscriptions.create(request as EventSubscriptionCreate, { idempotencyKey }),
+  matchKey,
+  get: (id) => getClient().eventSubscriptions.get(id),
+  update: (id, news) => getClient().eventSubscriptions.update(id, body(news)),
+  delete: (id) => getClient().eventSubscriptions.delete(id),
+  outputs: (live) => toOutputs(live),
+  // Lists compared as sets, as `diff` does.
+  adoptedAsIs: (live, news) => Object.keys(MANAGED).every((k) => MANAGED[k](live, news)),
+  sentAsIs: (sent, news) => matchKey(sent) === matchKey(news),
 };
 
 /**
@@ -180,61 +195,7 @@ export async function create(
   news: SubscriptionInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.CreateResult> {
-  const what = RESOURCES.eventSubscription.names.singular;
-  return timedCreate(what, news as unknown as Json, timeoutMs, (pending, sending) =>
-    createSubscription(news, pending, sending),
-  );
-}
-
-async function createSubscription(
-  news: SubscriptionInputs,
-  pending: PendingReplacement | undefined,
-  sending: () => void = () => {},
-): Promise<pulumi.dynamic.CreateResult> {
-  const client = getClient();
-  const adoptId = news.adoptId;
-  if (adoptId) {
-    return adopting(RESOURCES.eventSubscription, adoptId, async () => {
-      const live = toOutputs(
-        await readForAdoption(RESOURCES.eventSubscription, adoptId, (id) =>
-          client.eventSubscriptions.get(id),
-        ),
-      );
-      if (Object.keys(MANAGED).every((k) => MANAGED[k](live, news))) {
-        return { id: adoptId, outs: stamped(live) };
-      }
-      const sub = await client.eventSubscriptions.update(adoptId, body(news));
-      return { id: sub.id, outs: stamped(toOutputs(sub)) };
-    });
-  }
-  // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
-  const made = pending && (await adoptPending(PENDING, pending));
-  if (made) {
-    const sent = pending.sent as SubscriptionInputs;
-    const same = matchKey(sent) === matchKey(news);
-    const sub = same ? made : await client.eventSubscriptions.update(made.id, body(news));
-    return { id: sub.id, outs: stamped(toOutputs(sub)) };
-  }
-  // One Idempotency-Key per logical create; an answer lost on the way back is resolved without
-  // a duplicate or an orphan (see ambiguous.ts).
-  const request = Object.fromEntries(
-    Object.entries(body(news)).filter(([, v]) => v !== undefined && v !== ""),
-  ) as EventSubscriptionCreate;
-  const sub = await createOnce({
-    what: RESOURCES.eventSubscription.names.singular,
-    create: (idempotencyKey) => {
-      sending();
-      return client.eventSubscriptions.create(request, { idempotencyKey });
-    },
-    fingerprint: JSON.stringify(request),
-    matchKey: matchKey(news),
-    list: () => client.eventSubscriptions.list(),
-    matches: (live) => matchesInputs(live, news),
-    keysHonoured: () => client.idempotency.honoured,
-    warn,
-    adoptFrom: adoptionCandidates("subscription"),
-  });
-  return { id: sub.id, outs: stamped(toOutputs(sub)) };
+  return createListed(KIND, news, timeoutMs);
 }
 
 /**
@@ -243,14 +204,7 @@ async function createSubscription(
  * it is, with no request.
  */
 export async function read(id: string, props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
-  const placeholder = readPending(id, props);
-  if (placeholder) return placeholder;
-  claimId(id);
-  const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
-  const sub = await getUnlessGone(() => getClient().eventSubscriptions.get(id), { what, props });
-  if (!sub) return {};
-  const outs = stamped(toOutputs(sub), props);
-  return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
+  return readListed(KIND, id, props, toInputs);
 }
 
 /**
@@ -263,12 +217,7 @@ export async function update(
   news: SubscriptionInputs,
   timeoutMs?: number,
 ): Promise<pulumi.dynamic.UpdateResult> {
-  notPlaceholder(id);
-  claimId(id);
-  const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
-  return timed("update", what, news, timeoutMs, async () => ({
-    outs: stamped(toOutputs(await getClient().eventSubscriptions.update(id, body(news)))),
-  }));
+  return updateListed(KIND, id, news, timeoutMs);
 }
 
 /**
@@ -279,11 +228,5 @@ export async function update(
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
 export async function remove(id: string, props?: SubscriptionOutputs, timeoutMs?: number): Promise<void> {
-  const what = `${RESOURCES.eventSubscription.names.singular} ${id}`;
-  await timed("delete", what, props, timeoutMs, async () => {
-    const removeLive = (live: EventSubscription) =>
-      deleteUnlessGone(() => getClient().eventSubscriptions.delete(live.id), live.uri);
-    if (await removePending(PENDING, id, props, removeLive)) return;
-    await deleteUnlessGone(() => getClient().eventSubscriptions.delete(id), props?.uri, { what, props });
-  });
+  await removeListed(KIND, id, props, timeoutMs);
 }

@@ -350,13 +350,19 @@ describe("both kinds against the emulator, the create's answer held past its tim
     }
   }
 
-  it("subscription: the placeholder's replacement takes the subscription the service made; its delete sends nothing", async () => {
+  /** A subscription's create with `description` that timed out (see {@link timedOut}): its inputs and error. */
+  async function subscriptionTimedOut(description: string) {
     const news = {
       sources: [{ type: "ip_policy_created.v0" }],
       destinationIds: [destinationId],
-      description: "late",
+      description,
     };
     const error = await timedOut(() => eventSubscription.create(news, 1_000), "/event_subscriptions");
+    return { news, error };
+  }
+
+  it("subscription: the placeholder's replacement takes the subscription the service made; its delete sends nothing", async () => {
+    const { news, error } = await subscriptionTimedOut("late");
     expect(error.properties).toMatchObject({
       ...news,
       [PENDING_CREATE_OUTPUT]: { sentAtMs: expect.any(Number) },
@@ -403,12 +409,7 @@ describe("both kinds against the emulator, the create's answer held past its tim
   });
 
   it("destroy of a placeholder never replaced deletes the subscription its create made", async () => {
-    const news = {
-      sources: [{ type: "ip_policy_created.v0" }],
-      destinationIds: [destinationId],
-      description: "doomed",
-    };
-    const error = await timedOut(() => eventSubscription.create(news, 1_000), "/event_subscriptions");
+    const { error } = await subscriptionTimedOut("doomed");
     const made = [];
     for await (const s of client.eventSubscriptions.list()) made.push(s.id);
     expect(made).toHaveLength(1);

@@ -1,0 +1,230 @@
+/**
+ * The steps that the kinds the service lists (event subscriptions, event destinations) share in
+ * `create`, `read`, `update` and `delete`: adopting by `adoptId`, taking what a create that timed
+ * out made (pendingCreate.ts), reading with the key stamp (keyStamp.ts), updating and deleting.
+ * Each kind's module gives its client calls and comparisons as a {@link ListedKind}; what differs
+ * between the kinds (the create's body, write-only secrets) stays there.
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { ResourceDescriptor } from "service-contract";
+import { adopting, readForAdoption } from "./adopt";
+import { createOnce } from "./ambiguous";
+import { claimId } from "./claims";
+import { changedProperties } from "./compare";
+import {
+  adoptPending,
+  notPlaceholder,
+  pendingDiff,
+  readPending,
+  removePending,
+  timedCreate,
+  type PendingKind,
+  type PendingReplacement,
+} from "./pendingCreate";
+import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
+import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
+import { timed } from "./timeouts";
+
+/** A live resource of a listed kind, as the client returns it. */
+type Live = { id: string; createdAt: string; uri: string };
+
+/**
+ * A kind the service lists: its lookups (as {@link PendingKind}: `what` is the kind in words,
+ * e.g. `event subscription`) and the client calls and comparisons its operations use.
+ * `I` is the kind's inputs, `O` its outputs (the state, without `id`).
+ */
+export interface ListedKind<T extends Live, I, O extends object> extends PendingKind<T> {
+  /** The contract's descriptor of the kind (its names and ID prefix, for adoption's messages). */
+  resource: ResourceDescriptor;
+  /** The kind as `SERVICE_ADOPT_FROM`'s file names it (`adoptionCandidates` in runtime.ts). */
+  candidates: "subscription" | "destination";
+  /** The body of a create with the inputs `news`: the fields given, without those left out or `""`. */
+  createRequest(news: I): object;
+  /** The client's `create` of `request` (a {@link ListedKind.createRequest}) with this `Idempotency-Key`. */
+  create(request: object, idempotencyKey: string): Promise<T>;
+  /** The values {@link PendingKind.matches} compares, as one JSON string (write-only secrets left out). */
+  matchKey(news: I): string;
+  /** What a resource recovery adoption took (`SERVICE_ADOPT_FROM`) is before it is returned; default itself. */
+  afterRecoveryAdoption?(live: T, news: I): Promise<T>;
+  /** The client's `get` of `id`. */
+  get(id: string): Promise<T>;
+  /** The client's `update` of `id` with every managed field of `news` (one `PATCH`). */
+  update(id: string, news: I): Promise<T>;
+  /** The client's `delete` of `id`. */
+  delete(id: string): Promise<unknown>;
+  /** The outputs of `live`, keeping what the API does not return (write-only secrets) from `known` (inputs or earlier outputs). */
+  outputs(live: T, known: I | O | undefined): O;
+  /** True when the adopted `id`, whose outputs are `live`, needs no write to hold the values `news`. */
+  adoptedAsIs(live: O, news: I, id: string): boolean | Promise<boolean>;
+  /** True when a resource made with the values `sent` needs no write to hold the values `news`. */
+  sentAsIs(sent: I, news: I): boolean;
+}
+
+/**
+ * `diff` of a listed kind: a placeholder's replacement (pendingCreate.ts), else the properties
+ * whose "equal?" in `managed` (on old outputs and new inputs) is false; `id` is claimed as this
+ * resource's.
+ */
+export function diffListed<O, I>(
+  id: string,
+  olds: O,
+  news: I,
+  managed: Record<string, (olds: O, news: I) => boolean>,
+): ServiceDiffResult {
+  const pending = pendingDiff(id, olds as unknown as Record<string, unknown>, news);
+  if (pending) return pending;
+  claimId(id);
+  return diffResult(changedProperties(managed, olds, news), news);
+}
+
+/**
+ * `create` of a listed kind, under its timeout ({@link timedCreate}): with `adoptId`,
+ * {@link adoptExisting}; for a placeholder's replacement, what the timed-out create made when the
+ * service holds it ({@link adoptPendingCreate}); else one logical create (`createOnce`,
+ * ambiguous.ts: one `Idempotency-Key`, an answer lost on the way back resolved without a
+ * duplicate or an orphan, recovery adoption with `SERVICE_ADOPT_FROM`).
+ * @param news - the inputs (the dynamic door's create timeout travels in them).
+ * @param timeoutMs - the native door's create timeout in **milliseconds**.
+ * @returns its ID and stamped outputs.
+ * @throws PendingCreateError (pendingCreate.ts) when the timeout passes after the request may
+ *   have reached the service; what those steps throw.
+ */
+export async function createListed<T extends Live, I extends { adoptId?: string }, O extends object>(
+  kind: ListedKind<T, I, O>,
+  news: I,
+  timeoutMs: number | undefined,
+): Promise<pulumi.dynamic.CreateResult> {
+  return timedCreate(kind.what, news as Record<string, unknown>, timeoutMs, async (pending, sending) => {
+    const client = getClient();
+    if (news.adoptId) return adoptExisting(kind, news.adoptId, news);
+    // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
+    const made = await adoptPendingCreate(kind, pending, news);
+    if (made) return made;
+    const request = kind.createRequest(news);
+    const afterRecoveryAdoption = kind.afterRecoveryAdoption;
+    const live = await createOnce({
+      what: kind.what,
+      create: (idempotencyKey) => {
+        sending();
+        return kind.create(request, idempotencyKey);
+      },
+      fingerprint: JSON.stringify(request),
+      matchKey: kind.matchKey(news),
+      list: () => kind.list(),
+      matches: (found) => kind.matches(found, news as Record<string, unknown>),
+      keysHonoured: () => client.idempotency.honoured,
+      warn,
+      adoptFrom: adoptionCandidates(kind.candidates),
+      ...(afterRecoveryAdoption && {
+        afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, news),
+      }),
+    });
+    return { id: live.id, outs: stamped(kind.outputs(live, news)) };
+  });
+}
+
+/** The body of a create: the fields of `body` (every managed field) without those left out or `""`. */
+export function withoutBlanks<B extends object>(body: B): B {
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== "")) as B;
+}
+
+/**
+ * `create` with `adoptId`: reads `adoptId` (adopt.ts) and, unless {@link ListedKind.adoptedAsIs}
+ * says it already holds the program's values, sends them with one `PATCH`.
+ * @returns its ID and stamped outputs.
+ * @throws Error naming `adoptId` when another resource holds it, when it does not exist in this
+ *   account or is not an ID of the kind; any other client error as is.
+ */
+export async function adoptExisting<T extends Live, I, O extends object>(
+  kind: ListedKind<T, I, O>,
+  adoptId: string,
+  news: I,
+): Promise<pulumi.dynamic.CreateResult> {
+  return adopting(kind.resource, adoptId, async () => {
+    const live = kind.outputs(await readForAdoption(kind.resource, adoptId, (id) => kind.get(id)), news);
+    if (await kind.adoptedAsIs(live, news, adoptId)) return { id: adoptId, outs: stamped(live) };
+    const updated = await kind.update(adoptId, news);
+    return { id: updated.id, outs: stamped(kind.outputs(updated, news)) };
+  });
+}
+
+/**
+ * A placeholder's replacement `create`: takes what the timed-out create of `pending` made
+ * ({@link adoptPending}) and, unless {@link ListedKind.sentAsIs} says it holds the program's
+ * values, sends them with one `PATCH`.
+ * @returns its ID and stamped outputs; `undefined` when there is no `pending` or the service
+ *   holds none (the create goes on).
+ * @throws what {@link adoptPending} throws; any client error as is.
+ */
+export async function adoptPendingCreate<T extends Live, I, O extends object>(
+  kind: ListedKind<T, I, O>,
+  pending: PendingReplacement | undefined,
+  news: I,
+): Promise<pulumi.dynamic.CreateResult | undefined> {
+  const made = pending && (await adoptPending(kind, pending));
+  if (!made) return undefined;
+  const live = kind.sentAsIs(pending.sent as I, news) ? made : await kind.update(made.id, news);
+  return { id: live.id, outs: stamped(kind.outputs(live, news)) };
+}
+
+/**
+ * `read` (refresh) of a listed kind: the live resource with the state's resource options; a 404 to
+ * the key that made it removes it from the state (`{}`). A placeholder is kept as it is, with no request.
+ * @throws Error naming both key stamps for a 404 to another key (keyStamp.ts); any other client error as is.
+ */
+export async function readListed<T extends Live, I, O extends object>(
+  kind: ListedKind<T, I, O>,
+  id: string,
+  props: O,
+  toInputs: (outs: O) => I,
+): Promise<pulumi.dynamic.ReadResult> {
+  const placeholder = readPending(id, props);
+  if (placeholder) return placeholder;
+  claimId(id);
+  const live = await getUnlessGone(() => kind.get(id), { what: `${kind.what} ${id}`, props });
+  if (!live) return {};
+  const outs = stamped(kind.outputs(live, props), props);
+  return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
+}
+
+/**
+ * `update` of a listed kind: every managed field, under the update timeout.
+ * @param timeoutMs - the update timeout in **milliseconds** (the dynamic door's travels in `news`).
+ * @throws Error when `id` is a placeholder (pendingCreate.ts); the timeout's error; any client error as is.
+ */
+export async function updateListed<T extends Live, I, O extends object>(
+  kind: ListedKind<T, I, O>,
+  id: string,
+  news: I,
+  timeoutMs: number | undefined,
+): Promise<pulumi.dynamic.UpdateResult> {
+  notPlaceholder(id);
+  claimId(id);
+  return timed("update", `${kind.what} ${id}`, news, timeoutMs, async () => ({
+    outs: stamped(kind.outputs(await kind.update(id, news), news)),
+  }));
+}
+
+/**
+ * `delete` of a listed kind, under the delete timeout: one already gone (404 to the key that made
+ * it) counts as deleted; a placeholder's delete is {@link removePending}'s.
+ * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
+ * @param timeoutMs - the delete timeout in **milliseconds**.
+ * @throws Error naming both key stamps for a 404 to another key (keyStamp.ts); what
+ *   {@link removePending} throws; the timeout's error; any other client error as is.
+ */
+export async function removeListed<T extends Live, I, O extends { uri?: string }>(
+  kind: ListedKind<T, I, O>,
+  id: string,
+  props: O | undefined,
+  timeoutMs: number | undefined,
+): Promise<void> {
+  const what = `${kind.what} ${id}`;
+  await timed("delete", what, props, timeoutMs, async () => {
+    const removeLive = (live: T) => deleteUnlessGone(() => kind.delete(live.id), live.uri);
+    if (await removePending(kind, id, props, removeLive)) return;
+    await deleteUnlessGone(() => kind.delete(id), props?.uri, { what, props });
+  });
+}
