@@ -182,6 +182,19 @@ func ProgramOf(req *pulumirpc.RunRequest) Program {
 	return p
 }
 
+// Command makes the command that runs name with args in the program's folder, with this
+// process's environment followed by env (a later variable overrides an earlier one). With
+// env nil the command keeps exec's default environment (this process's, with PWD set to the
+// program's folder).
+func (p Program) Command(ctx context.Context, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = p.Dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	return cmd
+}
+
 // ConfigEnv returns the variables Pulumi's launchers read the stack's configuration from:
 // PULUMI_CONFIG (a JSON object of key to value) and PULUMI_CONFIG_SECRET_KEYS (a JSON array).
 func ConfigEnv(req *pulumirpc.RunRequest) ([]string, error) {

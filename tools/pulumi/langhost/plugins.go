@@ -133,3 +133,21 @@ func PackageOf(p *plugin.PulumiPluginJSON, defaultName, defaultVersion, where st
 	}
 	return dep
 }
+
+// PackageOfRelease is PackageOf for a package a package manager installed: when the
+// description names no version, the release's version (pkgVersion, of the package named pkg)
+// is translated with toSemver, and a version it cannot translate is logged and gives nil.
+func PackageOfRelease(p *plugin.PulumiPluginJSON, defaultName, where, pkg, pkgVersion string, toSemver func(string) (string, error)) *pulumirpc.PackageDependency {
+	if p == nil {
+		return nil
+	}
+	version := p.Version
+	if version == "" {
+		var err error
+		if version, err = toSemver(pkgVersion); err != nil {
+			Logf(3, "discovering packages: ignoring %s %s: %v", pkg, pkgVersion, err)
+			return nil
+		}
+	}
+	return PackageOf(p, defaultName, version, where)
+}

@@ -2,6 +2,7 @@ package langhost
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -27,6 +28,26 @@ func TestPackageOf(t *testing.T) {
 	p := PackageOf(&plugin.PulumiPluginJSON{Resource: true, Server: "https://s"}, "aws", "6.0.0", "f")
 	if p.GetName() != "aws" || p.GetVersion() != "v6.0.0" || p.GetKind() != "resource" || p.GetServer() != "https://s" {
 		t.Errorf("defaults: %v", p)
+	}
+
+	// PackageOfRelease: the release's version, translated, when the file names none.
+	translate := func(v string) (string, error) {
+		if v == "bad" {
+			return "", fmt.Errorf("untranslatable")
+		}
+		return v + ".0", nil
+	}
+	if p := PackageOfRelease(&plugin.PulumiPluginJSON{Resource: true}, "aws", "f", "pkg", "6.1", translate); p.GetVersion() != "v6.1.0" {
+		t.Errorf("release version: %v, want v6.1.0", p)
+	}
+	if p := PackageOfRelease(&plugin.PulumiPluginJSON{Resource: true, Version: "2.0.0"}, "aws", "f", "pkg", "bad", translate); p.GetVersion() != "v2.0.0" {
+		t.Errorf("file's version: %v, want v2.0.0", p)
+	}
+	if p := PackageOfRelease(&plugin.PulumiPluginJSON{Resource: true}, "aws", "f", "pkg", "bad", translate); p != nil {
+		t.Errorf("untranslatable release version: %v, want nil", p)
+	}
+	if p := PackageOfRelease(nil, "aws", "f", "pkg", "6.1", translate); p != nil {
+		t.Errorf("no description: %v, want nil", p)
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -47,8 +46,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	}
 	defer os.RemoveAll(tmp)
 	binary := filepath.Join(tmp, "program")
-	build := exec.CommandContext(ctx, "go", "build", "-o", binary, prog.Entry)
-	build.Dir = prog.Dir
+	build := prog.Command(ctx, nil, "go", "build", "-o", binary, prog.Entry)
 	if out, err := build.CombinedOutput(); err != nil {
 		return &pulumirpc.RunResponse{Error: fmt.Sprintf("go build in %s: %v\n%s", prog.Dir, err, out)}, nil
 	}
@@ -58,8 +56,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return nil, err
 	}
 	engine, _ := h.Engine()
-	env := append(os.Environ(), config...)
-	env = append(env,
+	env := append(config,
 		"PULUMI_MONITOR="+req.GetMonitorAddress(),
 		"PULUMI_ENGINE="+engine,
 		"PULUMI_PROJECT="+req.GetProject(),
@@ -69,8 +66,5 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		fmt.Sprintf("PULUMI_PARALLEL=%d", req.GetParallel()),
 		fmt.Sprintf("PULUMI_DRY_RUN=%t", req.GetDryRun()),
 	)
-	cmd := exec.CommandContext(ctx, binary, req.GetArgs()...)
-	cmd.Dir = prog.Dir
-	cmd.Env = env
-	return langhost.RunProgram(cmd), nil
+	return langhost.RunProgram(prog.Command(ctx, env, binary, req.GetArgs()...)), nil
 }

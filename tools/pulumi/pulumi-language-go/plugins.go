@@ -59,14 +59,7 @@ func discover(ctx context.Context, dir string, _ *pulumirpc.ProgramInfo) []*pulu
 		if p == nil || !p.Resource {
 			continue
 		}
-		version := p.Version
-		if version == "" {
-			if version, err = moduleVersion(m.Version); err != nil {
-				langhost.Logf(3, "discovering packages: ignoring %s %s: %v", m.Path, m.Version, err)
-				continue
-			}
-		}
-		if dep := langhost.PackageOf(p, pluginNameOf(m.Path), version, file); dep != nil {
+		if dep := langhost.PackageOfRelease(p, pluginNameOf(m.Path), file, m.Path, m.Version, moduleVersion); dep != nil {
 			found = append(found, dep)
 		}
 	}

@@ -2,40 +2,13 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-
-	"pulumiservice.local/pulumi-tools/langhost"
+	"pulumiservice.local/pulumi-tools/langhost/langhosttest"
 )
 
-func write(t *testing.T, root, file, body string) {
-	t.Helper()
-	p := filepath.Join(root, file)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func describe(pkgs []*pulumirpc.PackageDependency) string {
-	var lines []string
-	for _, p := range pkgs {
-		line := p.GetKind() + " " + p.GetName() + " " + p.GetVersion() + " " + p.GetServer()
-		if pp := p.GetParameterization(); pp != nil {
-			line += " param:" + pp.GetName() + "@" + pp.GetVersion()
-		}
-		lines = append(lines, strings.TrimSpace(line))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
+var write = langhosttest.Write
 
 // A program (in a subfolder of its module) whose go.mod requires modules replaced by local
 // folders, each with or without a pulumi-plugin.json in one of the places the host looks.
@@ -94,31 +67,16 @@ replace (
 	write(t, root, "prog/cmd/app/main.go", "package main\n\nfunc main() {}\n")
 	program := filepath.Join(root, "prog", "cmd", "app")
 
-	base := &langhost.Base{Discover: discover}
-	resp, err := base.GetRequiredPackages(context.Background(), &pulumirpc.GetRequiredPackagesRequest{
-		Info: &pulumirpc.ProgramInfo{RootDirectory: program, ProgramDirectory: program, EntryPoint: "."},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Join([]string{
+	pkgs, plugins := langhosttest.Required(t, discover, langhosttest.Info(program, nil))
+	langhosttest.CheckPackages(t, "GetRequiredPackages", pkgs, false,
 		"resource fake v1.2.3 https://example.com/plugins",
 		"resource nested v2.0.0",
 		"resource pseudo v1.5.0",
 		"resource terraform-provider v0.10.0  param:tf@0.3.0",
 		"resource widget v0.4.0",
-	}, "\n")
-	if got := describe(resp.GetPackages()); got != want {
-		t.Errorf("GetRequiredPackages:\n%s\nwant:\n%s", got, want)
-	}
-	plugins, err := base.GetRequiredPlugins(context.Background(), &pulumirpc.GetRequiredPluginsRequest{
-		Info: &pulumirpc.ProgramInfo{RootDirectory: program, ProgramDirectory: program, EntryPoint: "."},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(plugins.GetPlugins()); n != 5 {
-		t.Errorf("GetRequiredPlugins: %v, want 5", plugins.GetPlugins())
+	)
+	if len(plugins) != 5 {
+		t.Errorf("GetRequiredPlugins: %v, want 5", plugins)
 	}
 }
 

@@ -108,7 +108,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	if err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), config...)
+	env := config
 	typescript := true
 	if v, ok := langhost.Option(info, "typescript"); ok {
 		if b, ok := v.(bool); ok {
@@ -120,8 +120,5 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+s)
 	}
 
-	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Dir = prog.Dir
-	cmd.Env = env
-	return langhost.RunProgram(cmd), nil
+	return langhost.RunProgram(prog.Command(ctx, env, node, args...)), nil
 }

@@ -4,46 +4,18 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
-	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-
-	"pulumiservice.local/pulumi-tools/langhost"
+	"pulumiservice.local/pulumi-tools/langhost/langhosttest"
 )
 
-// write creates file (and its folders) under root with body.
-func write(t *testing.T, root, file, body string) {
-	t.Helper()
-	p := filepath.Join(root, file)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+var write = langhosttest.Write
 
 func symlink(t *testing.T, target, link string) {
 	t.Helper()
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// describe renders packages as sorted "name version server param" lines.
-func describe(pkgs []*pulumirpc.PackageDependency) string {
-	var lines []string
-	for _, p := range pkgs {
-		line := p.GetKind() + " " + p.GetName() + " " + p.GetVersion() + " " + p.GetServer()
-		if pp := p.GetParameterization(); pp != nil {
-			line += " param:" + pp.GetName() + "@" + pp.GetVersion() + "=" + string(pp.GetValue())
-		}
-		lines = append(lines, strings.TrimSpace(line))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }
 
 // A program in root/app: its own node_modules, the parent's (with scoped, nested, linked, broken,
@@ -84,41 +56,23 @@ func TestDiscoverNodeModules(t *testing.T) {
 	symlink(t, filepath.Join(root, "node_modules", "third"), filepath.Join(root, "node_modules", "linked-third"))
 	symlink(t, root, filepath.Join(root, "node_modules", "workspace-root"))
 
-	base := &langhost.Base{Discover: discover}
-	resp, err := base.GetRequiredPackages(context.Background(), &pulumirpc.GetRequiredPackagesRequest{
-		Info: &pulumirpc.ProgramInfo{RootDirectory: app, ProgramDirectory: app, EntryPoint: "."},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Join([]string{
+	pkgs, plugins := langhosttest.Required(t, discover, langhosttest.Info(app, nil))
+	langhosttest.CheckPackages(t, "GetRequiredPackages", pkgs, true,
 		"resource aws v6.1.0",
 		"resource random v4.16.0",
 		"resource terraform-provider v0.10.0  param:nested@0.3.0={\"k\":1}",
 		"resource thirdp v2.0.0 https://example.com/plugins",
-	}, "\n")
-	if got := describe(resp.GetPackages()); got != want {
-		t.Errorf("GetRequiredPackages:\n%s\nwant:\n%s", got, want)
-	}
-	if n := len(resp.GetPackages()); n != 4 {
+	)
+	if n := len(pkgs); n != 4 {
 		t.Errorf("GetRequiredPackages returned %d packages, want 4 (duplicates removed)", n)
 	}
 
-	plugins, err := base.GetRequiredPlugins(context.Background(), &pulumirpc.GetRequiredPluginsRequest{
-		Info: &pulumirpc.ProgramInfo{RootDirectory: app, ProgramDirectory: app, EntryPoint: "."},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range plugins.GetPlugins() {
-		got = append(got, strings.TrimSpace(p.GetKind()+" "+p.GetName()+" "+p.GetVersion()+" "+p.GetServer()))
-	}
-	sort.Strings(got)
-	wantPlugins := "resource aws v6.1.0\nresource random v4.16.0\nresource terraform-provider v0.10.0\nresource thirdp v2.0.0 https://example.com/plugins"
-	if strings.Join(got, "\n") != wantPlugins {
-		t.Errorf("GetRequiredPlugins:\n%s\nwant:\n%s", strings.Join(got, "\n"), wantPlugins)
-	}
+	langhosttest.CheckPlugins(t, "GetRequiredPlugins", plugins,
+		"resource aws v6.1.0",
+		"resource random v4.16.0",
+		"resource terraform-provider v0.10.0",
+		"resource thirdp v2.0.0 https://example.com/plugins",
+	)
 }
 
 // A program with no node_modules anywhere above it needs nothing, and does not fail.

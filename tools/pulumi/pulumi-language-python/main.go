@@ -166,8 +166,6 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, py, args...)
-	cmd.Dir = prog.Dir
-	cmd.Env = append(append(append(os.Environ(), venvEnv...), config...), "PYTHONUNBUFFERED=1")
-	return langhost.RunProgram(cmd), nil
+	env := append(append(venvEnv, config...), "PYTHONUNBUFFERED=1")
+	return langhost.RunProgram(prog.Command(ctx, env, py, args...)), nil
 }

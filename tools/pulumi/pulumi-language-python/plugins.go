@@ -101,14 +101,7 @@ func discover(ctx context.Context, dir string, info *pulumirpc.ProgramInfo) []*p
 		} else {
 			continue
 		}
-		version := p.Version
-		if version == "" {
-			if version, err = semverOfPEP440(d.Version); err != nil {
-				langhost.Logf(3, "discovering packages: ignoring %s %s: %v", d.Name, d.Version, err)
-				continue
-			}
-		}
-		if dep := langhost.PackageOf(p, strings.TrimPrefix(d.Name, "pulumi-"), version, where); dep != nil {
+		if dep := langhost.PackageOfRelease(p, strings.TrimPrefix(d.Name, "pulumi-"), where, d.Name, d.Version, semverOfPEP440); dep != nil {
 			found = append(found, dep)
 		}
 	}

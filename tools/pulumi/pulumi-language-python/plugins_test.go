@@ -2,27 +2,21 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"pulumiservice.local/pulumi-tools/langhost"
+	"pulumiservice.local/pulumi-tools/langhost/langhosttest"
 )
 
+// write creates file (an absolute path, with its folders) holding body.
 func write(t *testing.T, file, body string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	langhosttest.Write(t, filepath.Dir(file), filepath.Base(file), body)
 }
 
 // install puts a distribution (its .dist-info) into site-packages, with package folder pkg
@@ -36,19 +30,6 @@ func install(t *testing.T, site, dist, version, pkg, plugin string) {
 	if plugin != "" {
 		write(t, filepath.Join(site, pkg, "pulumi-plugin.json"), plugin)
 	}
-}
-
-func describe(pkgs []*pulumirpc.PackageDependency) string {
-	var lines []string
-	for _, p := range pkgs {
-		line := p.GetKind() + " " + p.GetName() + " " + p.GetVersion() + " " + p.GetServer()
-		if pp := p.GetParameterization(); pp != nil {
-			line += " param:" + pp.GetName() + "@" + pp.GetVersion()
-		}
-		lines = append(lines, strings.TrimSpace(line))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }
 
 // A real virtual environment (python3 -m venv) with fake distributions in its site-packages.
@@ -83,34 +64,19 @@ func TestDiscoverVirtualenv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := &langhost.Base{Discover: discover}
-	resp, err := base.GetRequiredPackages(context.Background(), &pulumirpc.GetRequiredPackagesRequest{
-		Info: &pulumirpc.ProgramInfo{RootDirectory: project, ProgramDirectory: project, EntryPoint: ".", Options: opts},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Join([]string{
+	pkgs, _ := langhosttest.Required(t, discover, langhosttest.Info(project, opts))
+	langhosttest.CheckPackages(t, "GetRequiredPackages with virtualenv", pkgs, false,
 		"resource aws v6.0.0",
 		"resource random v4.1.0-alpha.5 https://example.com/plugins",
 		"resource service v0.1.0",
 		"resource terraform-provider v0.10.0  param:tf@0.3.0",
 		"resource third v2.0.0",
-	}, "\n")
-	if got := describe(resp.GetPackages()); got != want {
-		t.Errorf("GetRequiredPackages with virtualenv:\n%s\nwant:\n%s", got, want)
-	}
+	)
 
 	// Without the option, python3 on PATH (here the environment's own) is asked.
 	t.Setenv("PATH", filepath.Join(venv, "bin"))
-	plugins, err := base.GetRequiredPlugins(context.Background(), &pulumirpc.GetRequiredPluginsRequest{
-		Info: &pulumirpc.ProgramInfo{RootDirectory: project, ProgramDirectory: project, EntryPoint: "."},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(plugins.GetPlugins()); n != 5 {
-		t.Errorf("GetRequiredPlugins with python3 from PATH: %v, want 5 plugins", plugins.GetPlugins())
+	if _, plugins := langhosttest.Required(t, discover, langhosttest.Info(project, nil)); len(plugins) != 5 {
+		t.Errorf("GetRequiredPlugins with python3 from PATH: %v, want 5 plugins", plugins)
 	}
 }
 
