@@ -74,22 +74,38 @@ export async function onNewStack<T>(
   }
 }
 
-/** Requests the emulator answered and the milliseconds it spent on them, so far. */
+/**
+ * Requests the emulator answered and the milliseconds it spent on them, so far; and the same
+ * requests by method and route pattern (`routes`, e.g. `{ "GET /event_subscriptions/{id}": 12 }`;
+ * a request that matched no route counts under `<METHOD> (no route)`).
+ */
 export interface EmulatorMeter {
   requests: number;
   ms: number;
+  routes: Record<string, number>;
+}
+
+/**
+ * The key of a request in {@link EmulatorMeter.routes}: its method and its route's pattern with
+ * Fastify's `:param` written `{param}` (`GET /event_subscriptions/{id}`), or `<METHOD> (no route)`
+ * when `url` (the matched route's pattern) is undefined.
+ */
+export function routeKey(method: string, url: string | undefined): string {
+  return `${method} ${url === undefined ? "(no route)" : url.replace(/:(\w+)/g, "{$1}")}`;
 }
 
 /** An emulator in this process for the deployments (the runner's event loop is idle meanwhile). */
 export async function withEmulator<T>(
   fn: (e: { url: string; apiKey: string; meter: EmulatorMeter }) => Promise<T>,
 ): Promise<T> {
-  const meter: EmulatorMeter = { requests: 0, ms: 0 };
+  const meter: EmulatorMeter = { requests: 0, ms: 0, routes: {} };
   const emulator = await startEmulator({
     onApp: (app) => {
-      app.addHook("onResponse", async (_request, reply) => {
+      app.addHook("onResponse", async (request, reply) => {
         meter.requests += 1;
         meter.ms += reply.elapsedTime;
+        const key = routeKey(request.method, request.routeOptions.url);
+        meter.routes[key] = (meter.routes[key] ?? 0) + 1;
       });
     },
   });
