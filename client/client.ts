@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { Idempotency } from "./idempotency";
+import { ServiceClock } from "./serviceClock";
 import { createSecureContext } from "node:tls";
 import { inspect } from "node:util";
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
@@ -143,6 +144,11 @@ export class ServiceClient {
    * (`true` once a response to a keyed POST echoed the key, `false` once a 2xx one did not).
    */
   readonly idempotency: Idempotency;
+  /**
+   * The service's clock as this client has seen it (the `Date` header of each response): a lost
+   * create's lookup asks what the service made since the create started, in the service's time.
+   */
+  readonly serviceClock = new ServiceClock();
 
   /** The keep-alive pool the client made (none when a dispatcher was passed in). */
   readonly #ownedAgent: Dispatcher | undefined;
@@ -217,6 +223,7 @@ export class ServiceClient {
       userAgent: options.userAgent ?? `pulumi-service-sdk/${SDK_VERSION} node/${process.version}`,
       dispatcher: options.dispatcher ?? this.#ownedAgent!,
       idempotency: this.idempotency,
+      serviceClock: this.serviceClock,
       logger,
     });
     this.abuseReports = new AbuseReports(transport, RESOURCES.abuseReport, this.idempotency);

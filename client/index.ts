@@ -12,6 +12,7 @@
  */
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
+export { ServiceClock } from "./serviceClock";
 export type { CreateOptions, RequestOptions } from "./transport";
 export type { AttemptLogEntry, RequestLogEntry, RequestLogger, RetryLogEntry } from "./log";
 export {

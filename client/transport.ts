@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import type { Idempotency } from "./idempotency";
+import type { ServiceClock } from "./serviceClock";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { keysToCamel, keysToSnake } from "service-contract";
@@ -58,6 +59,8 @@ export interface TransportConfig {
   dispatcher: Dispatcher;
   /** The client's owner of `Idempotency-Key` (keys, resending, what the server honours). */
   idempotency: Idempotency;
+  /** The service's clock, fed each response's `Date` header. */
+  serviceClock?: ServiceClock;
   /** Receiver of the request log; none: no log, and no cost. */
   logger?: RequestLogger;
 }
@@ -274,6 +277,7 @@ export class Transport {
       const { text } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
+      this.#config.serviceClock?.observe(header(h, "date"), Date.now());
       if (logging) logAttempt({ status: res.status, operationId });
       if (op.idempotencyKey !== undefined) {
         this.#config.idempotency.observe(op.idempotencyKey, header(h, "idempotency-key"), res.status);

@@ -14,8 +14,10 @@
  *    without a lost answer (validation, 4xx, 429s or 503s with `Retry-After` all along) made
  *    nothing, and its error is thrown as it is.
  * 3. Otherwise (a server that ignores the key, or one not heard from yet) the provider looks for
- *    the resource it made: it lists the resources newest first, back to {@link CLOCK_SKEW_MS}
- *    before the first attempt, and keeps those whose fields equal the request exactly. One
+ *    the resource it made: it lists the resources newest first, back to the first attempt in the
+ *    service's time less {@link SERVICE_CLOCK_MARGIN_MS} (the client's `serviceClock`, from the
+ *    `Date` of the service's answers; {@link CLOCK_SKEW_MS} of this machine's time before any
+ *    answer told it), and keeps those whose fields equal the request exactly. One
  *    match: adopt it. None: the create did not happen; send it once more (same key) and, if that
  *    fails the same way, look again. Several: fail with an error naming them, since the provider
  *    cannot tell which one (if any) is its own.
@@ -69,10 +71,20 @@ import { adoptListed } from "./recoveryAdoption";
 export { ClaimRegistry, claimId, processClaims } from "./claims";
 
 /**
- * How far before the first attempt the lookup reaches, in **milliseconds**: room for clock skew
- * between this machine and the service, and for `created_at`'s whole seconds.
+ * How far before the first attempt the lookup reaches, in **milliseconds**, when the service's
+ * clock is not known yet (no response carried a `Date`): room for clock skew between this
+ * machine and the service, and for `created_at`'s whole seconds.
  */
 export const CLOCK_SKEW_MS = 30_000;
+
+/**
+ * How far before the first attempt the lookup reaches, in **milliseconds**, in the service's own
+ * time (`CreateOnceSpec.serviceNow`): the `Date` headers it is estimated from and `created_at`
+ * are both cut to whole seconds, so two seconds cover both. Resources made earlier, by an earlier
+ * `up` of the stack above all, are then out of the window, even while the engine has not yet
+ * shown this provider that the stack holds them.
+ */
+export const SERVICE_CLOCK_MARGIN_MS = 2_000;
 
 /** How many times a lookup lists the kind before it gives up (each listing's pages retried by the client). */
 export const LISTINGS = 3;
@@ -204,8 +216,9 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
    */
   key: string;
   /**
-   * How far back the lookup reaches, in **milliseconds** since the Unix epoch: {@link CLOCK_SKEW_MS}
-   * before the create started.
+   * How far back the lookup reaches, in **milliseconds** since the Unix epoch (the service's
+   * `created_at` time): {@link SERVICE_CLOCK_MARGIN_MS} before the create started in the service's
+   * time when the client has seen it, else {@link CLOCK_SKEW_MS} before it started on this machine.
    */
   readonly since: number;
   /** The last error, once an attempt may have made the resource (until then, `undefined`). */
@@ -228,12 +241,14 @@ function logicalCreate<T extends { id: string; createdAt: string }>(
   const now = spec.now ?? Date.now;
   const key = randomUUID();
   const startedMs = now();
+  const serviceStartedMs = spec.serviceNow?.();
   return {
     spec,
     registry,
     gate,
     key,
-    since: startedMs - CLOCK_SKEW_MS,
+    since:
+      serviceStartedMs === undefined ? startedMs - CLOCK_SKEW_MS : serviceStartedMs - SERVICE_CLOCK_MARGIN_MS,
     lost: undefined,
     conflict: false,
     me: {

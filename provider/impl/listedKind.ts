@@ -115,6 +115,7 @@ export async function createListed<T extends Live, I extends { adoptId?: string 
       list: () => kind.list(),
       matches: (found) => kind.matches(found, news as Record<string, unknown>),
       keysHonoured: () => client.idempotency.honoured,
+      serviceNow: () => client.serviceClock.now(),
       warn,
       adoptFrom: adoptionCandidates(kind.candidates),
       ...(afterRecoveryAdoption && {

@@ -309,6 +309,35 @@ describe("createOnce with creates side by side (scripted service, step by step)"
     );
   });
 
+  it.each([
+    [
+      "the service's clock known: the window starts 2 s before the create in its time",
+      (): number | undefined => T0,
+      "fulfilled",
+    ],
+    [
+      "no service clock yet: the window reaches 30 s back and counts the earlier twin",
+      (): number | undefined => undefined,
+      "rejected",
+    ],
+  ] as const)(
+    "a twin made 10 s before the create (an earlier up's): %s",
+    async (_what, serviceNow, status) => {
+      svc.stored.push({ id: "thing_earlier", createdAt: new Date(T0 - 10_000).toISOString(), v: "same" });
+      const a = createOnce({ ...specFor(svc, registry, warnings), serviceNow });
+      await flush();
+      svc.held[0].commit();
+      svc.held[0].lose();
+      const [r] = await runToEnd(svc, warnings, [a]);
+      expect(r.status).toBe(status);
+      if (r.status === "fulfilled") expect(r.value.id).toBe("thing_1");
+      else
+        expect(String(r.reason)).toMatch(
+          /2 things made since .* have exactly these values: thing_1, thing_earlier/,
+        );
+    },
+  );
+
   it("requests that differ only in a write-only secret never adopt each other's resource", async () => {
     const a = createOnce(specFor(svc, registry, warnings, "same", false, "key-a"));
     const b = createOnce(specFor(svc, registry, warnings, "same", false, "key-b"));
