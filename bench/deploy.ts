@@ -11,6 +11,9 @@
  * - **Native door**: the same program through the generated SDK and the plugin
  *   pulumi-resource-service (bench/fixtures/native), deployed, timed and measured like the
  *   dynamic door in the same runs, against the same floor.
+ * - **Requests per operation**: in the first run, each door's stack also gets an `up` with no
+ *   changes (before the preview) and service-drift's report (after the refresh), untimed, and the
+ *   emulator's requests during every operation are counted by method (bench/requests.ts).
  *
  * The state benchmark is bench/state.ts.
  *
@@ -19,6 +22,17 @@
 import type { Stack } from "@pulumi/pulumi/automation";
 import { timed, type Engine } from "./engine";
 import { compare, costs, type Compared, type PerResourceCosts, type Sample } from "./measure";
+import {
+  operationRequests,
+  REQUEST_OPS,
+  requestsResults,
+  routesSince,
+  serviceDrift,
+  type RequestCell,
+  type RequestOp,
+  type RequestsResults,
+} from "./requests";
+import type { ScaleOp } from "./scale-results";
 import {
   measureLifecycle,
   VARIANTS,
@@ -71,6 +85,12 @@ export interface DeployResults {
   };
   /** The native door beside the floor, for each N, from the same runs. */
   native: NativeDoorFigures[];
+  /**
+   * The requests the emulator answered per resource, by method, during each operation of the
+   * first run's stacks of both doors (`up`, `up` with no changes, `preview`, `refresh`,
+   * `service-drift`, `destroy`), and the goals' verdicts (bench/requests.ts).
+   */
+  requests: RequestsResults;
 }
 
 /**
@@ -136,6 +156,8 @@ interface DeploySamples {
   programRss: Record<Variant, number[][]>;
   emulatorRequests: number[][];
   emulatorMsPerRequest: number[][];
+  /** The requests of each operation of the first run, per door and N. */
+  requests: RequestCell[];
 }
 
 /** Empty lists of samples for each N of `counts` (sorted). */
@@ -148,6 +170,7 @@ function emptySamples(counts: number[]): DeploySamples {
     programRss: perVariant<number>(counts),
     emulatorRequests: counts.map((): number[] => []),
     emulatorMsPerRequest: counts.map((): number[] => []),
+    requests: [],
   };
 }
 
@@ -197,8 +220,11 @@ async function measureUp(stack: Stack, emu: BenchEmulator, run: () => Promise<vo
 
 /**
  * `ops` (the first an `up` from empty) on a new stack `name` of `n` subscriptions of the variant:
- * `up` measured by {@link measureUp}, the others timed. Returns the figures of `up` and the
- * samples of every operation.
+ * `up` measured by {@link measureUp}, the others timed. With `countRequests`, also the
+ * emulator's requests during each operation, and service-drift's report run (untimed) after
+ * `refresh` and counted (`requests`, by operation of `REQUEST_OPS`; `ops` must then hold every
+ * other of them). Returns the figures of `up`, the samples of every operation and `requests`
+ * (null without `countRequests`).
  *
  * @throws Error when an operation fails or reports other than `n + 2` resources.
  */
@@ -208,9 +234,11 @@ async function deployment(
   variant: Variant,
   n: number,
   name: string,
-  ops: ("up" | "preview" | "refresh" | "destroy")[],
+  ops: ScaleOp[],
+  countRequests = false,
 ) {
   let up: UpFigures | undefined;
+  const routes = {} as Record<RequestOp, Record<string, number>>;
   const res = await measureLifecycle(engine, emu, {
     variant,
     n,
@@ -218,12 +246,24 @@ async function deployment(
     ops,
     label: (op) => `${variant} ${op} of ${n}`,
     measure: async (op, stack, run) => {
-      if (op !== "up") return timed(run);
-      up = await measureUp(stack, emu, run);
-      return up.up;
+      const before = { ...emu.meter.routes };
+      const sample = op === "up" ? (up = await measureUp(stack, emu, run)).up : await timed(run);
+      routes[op] = routesSince(before, emu.meter.routes);
+      if (countRequests && op === "refresh") {
+        // service-drift's report after the refresh, counted, not timed.
+        const drift = { ...emu.meter.routes };
+        await serviceDrift(stack, n, `${variant} N=${n}`);
+        routes.serviceDrift = routesSince(drift, emu.meter.routes);
+      }
+      return sample;
     },
   });
-  return { ...res, up: up! };
+  const requests = countRequests
+    ? (Object.fromEntries(
+        REQUEST_OPS.map((op) => [op, operationRequests(routes[op], n + 1)]),
+      ) as RequestCell["ops"])
+    : null;
+  return { ...res, up: up!, requests };
 }
 
 /**
@@ -238,7 +278,8 @@ async function warmUp(engine: Engine, emu: BenchEmulator, variant: Variant, n: n
 
 /**
  * One measured deployment: `up` of `n` subscriptions in a new stack `name`, then its state,
- * preview, refresh and destroy.
+ * preview, refresh and destroy; with `countRequests`, an `up` with no changes before the preview,
+ * service-drift after the refresh, and the requests of each (see {@link deployment}).
  *
  * @throws Error when a deployment fails or changes a different number of resources than expected.
  */
@@ -248,15 +289,23 @@ async function measuredDeployment(
   variant: Variant,
   n: number,
   name: string,
-): Promise<UpFigures & OperationFigures> {
-  const { up, figures, stateBytesPerResource } = await deployment(engine, emu, variant, n, name, [
-    "up",
-    "preview",
-    "refresh",
-    "destroy",
-  ]);
+  countRequests: boolean,
+): Promise<UpFigures & OperationFigures & { requests: RequestCell["ops"] | null }> {
+  // Counting requests adds an untimed `up` with no changes, and service-drift after the refresh.
+  const ops: ScaleOp[] = countRequests
+    ? ["up", "upNoChange", "preview", "refresh", "destroy"]
+    : ["up", "preview", "refresh", "destroy"];
+  const { up, figures, stateBytesPerResource, requests } = await deployment(
+    engine,
+    emu,
+    variant,
+    n,
+    name,
+    ops,
+    countRequests,
+  );
   const { preview, refresh, destroy } = figures;
-  return { ...up, perRes: stateBytesPerResource, preview, refresh, destroy };
+  return { ...up, perRes: stateBytesPerResource, preview, refresh, destroy, requests };
 }
 
 /** The variants in the order run `run` (from 0) deploys them: which goes first turns with the run. */
@@ -383,6 +432,7 @@ function deployResults(counts: number[], samples: DeploySamples): DeployResults 
       stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
     },
     native: counts.map((n, i) => nativeFigures(samples, n, i)),
+    requests: requestsResults(counts, samples.requests),
   };
 }
 
@@ -408,8 +458,18 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
       for (let i = 0; i < counts.length; i++) {
         const n = counts[i];
         for (const variant of order) {
-          const res = await measuredDeployment(engine, emu, variant, n, `${variant}-n${n}-r${run}`);
+          const door = variant !== "floor";
+          const res = await measuredDeployment(
+            engine,
+            emu,
+            variant,
+            n,
+            `${variant}-n${n}-r${run}`,
+            door && run === 0,
+          );
           record(samples, variant, i, res);
+          if (door && res.requests)
+            samples.requests.push({ door: variant, n, resources: n + 1, ops: res.requests });
           opts.log(progressLine(run, opts.runs, variant, n, res));
         }
       }

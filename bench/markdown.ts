@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { requestsMarkdown } from "./requests";
 import type { Compared, PerResourceCost } from "./deploy";
 import type { BenchResults } from "./report";
 import { round, type Summary } from "./stats";
@@ -268,7 +269,7 @@ function goalsTable(out: string[], goals: BenchResults["goals"]): void {
 /**
  * Renders the document as Markdown: header, one table per benchmark, the goals. Sections a
  * document does not have (an older or partial one: no native door, no scale figures, no
- * startup figures) are left out.
+ * startup figures, no requests per operation) are left out.
  */
 export function toMarkdown(r: BenchResults): string {
   const out: string[] = [];
@@ -277,6 +278,13 @@ export function toMarkdown(r: BenchResults): string {
   if (r.deploy.native) doorsTable(out, r.deploy);
   if (r.deploy.scale) scaleTable(out, r.deploy.scale);
   if (r.startup) startupTable(out, r.startup);
+  if (r.deploy.requests)
+    out.push(
+      "**Requests per operation** — requests the service answered per resource (N + 1: the destination and the N subscriptions), by method; **✗** misses its goal:",
+      "",
+      requestsMarkdown(r.deploy.requests),
+      "",
+    );
   stateTable(out, r.state);
   clientTable(out, r.client);
   emulatorTable(out, r.emulator);

@@ -13,6 +13,7 @@ import { toMarkdown } from "../../bench/markdown";
 import type { BenchResults } from "../../bench/report";
 import type { Compared } from "../../bench/measure";
 import { round, type Summary } from "../../bench/stats";
+import { REQUEST_KINDS, REQUEST_OPS } from "../../bench/requests";
 
 const TIMEOUT = 300_000;
 
@@ -152,6 +153,46 @@ describe("npm run bench (quick mode)", () => {
     expect(sc.emulator.requests.median).toBeGreaterThanOrEqual(6);
     expectPositive(sc.emulator.msPerRequest);
     expect(toMarkdown(results)).toContain("| 5 | ");
+  });
+
+  it("counts the requests of every operation on both doors, per resource (N + 1 = 6) and by method", () => {
+    const r = results.deploy.requests;
+    expect(r.counts).toEqual([5]);
+    expect(r.cells.map((c) => [c.door, c.n, c.resources])).toEqual([
+      ["real", 5, 6],
+      ["native", 5, 6],
+    ]);
+    const each = (dest: string, sub: string) => ({ [dest]: 1, [sub]: 5 });
+    for (const c of r.cells) {
+      expect(Object.keys(c.ops)).toEqual([...REQUEST_OPS]);
+      for (const o of Object.values(c.ops)) {
+        expect(Object.keys(o.perResourceByKind)).toEqual([...REQUEST_KINDS]);
+        expect(o.perResource).toBe(round(o.requests / 6, 4));
+      }
+      // up creates each resource with one POST and sends nothing else.
+      expect(c.ops.up.routes).toEqual(each("POST /event_destinations", "POST /event_subscriptions"));
+      // A no-change up and a preview send no request at all.
+      expect(c.ops.upNoChange.requests).toBe(0);
+      expect(c.ops.preview.requests).toBe(0);
+      // Today a refresh, and service-drift's preview-only refresh, read each resource with one
+      // GET: the work that reads from the list endpoint page by page will change these two.
+      const gets = each("GET /event_destinations/{id}", "GET /event_subscriptions/{id}");
+      expect(c.ops.refresh.routes).toEqual(gets);
+      expect(c.ops.serviceDrift.routes).toEqual(gets);
+      expect(c.ops.refresh.perResourceByKind).toMatchObject({ GET: 1, LIST: 0 });
+      expect(c.ops.destroy.routes).toEqual(
+        each("DELETE /event_destinations/{id}", "DELETE /event_subscriptions/{id}"),
+      );
+    }
+    // At N = 5 the refresh and drift goals (from N = 100) are not judged; the others are met.
+    expect(r.verdicts.map((v) => [v.door, v.op, v.met])).toEqual(
+      ["real", "native"].flatMap((door) =>
+        ["up", "upNoChange", "preview", "destroy"].map((op) => [door, op, true]),
+      ),
+    );
+    expect(toMarkdown(results)).toContain(
+      "| refresh | native | ≤ 0.05 per resource from N = 100 | 1.00 (GET 1.00) |",
+    );
   });
 
   it("times the fixed cost by part in fresh processes", () => {
