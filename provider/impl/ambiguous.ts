@@ -369,7 +369,7 @@ function listUnclaimedMatches<T extends { id: string; createdAt: string }>(
     LISTINGS,
     (err) =>
       new Error(
-        `${spec.what}: the create failed and may have been made (${describe(c.lost)}), and looking for it failed ` +
+        `${mayHaveBeenMade(c)}, and looking for it failed ` +
           `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
           `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
       ),
@@ -404,7 +404,7 @@ function claimWhatItAdopts<T extends { id: string; createdAt: string }>(
 
 /** The warning before the create is sent once more with the same idempotency key. */
 function sameKeyWarning<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): string {
-  return `${c.spec.what}: the create failed and may have been made (${describe(c.lost)}); sending it again with the same Idempotency-Key, which the service honours`;
+  return `${mayHaveBeenMade(c)}; sending it again with the same Idempotency-Key, which the service honours`;
 }
 
 /**
@@ -436,7 +436,12 @@ function adoptedWarning<T extends { id: string; createdAt: string }>(
       ? `exactly one ${what} with these values made since it started that no other resource of this deployment holds`
       : `${found.length} ${what}s with these values made since it started that no other resource of this deployment holds, ` +
         `no more than the creates of these values whose answers were lost`;
-  return `${what}: the create failed and may have been made (${describe(c.lost)}); the service holds ${which}, ${adopted.id}: adopted it`;
+  return `${mayHaveBeenMade(c)}; the service holds ${which}, ${adopted.id}: adopted it`;
+}
+
+/** The opening of every message about a lost create: `<what>: the create failed and may have been made (<its last error>)`. */
+function mayHaveBeenMade<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): string {
+  return `${c.spec.what}: the create failed and may have been made (${describe(c.lost)})`;
 }
 
 /** The error when a waiting twin differs only in a write-only secret: names `found`, adopted by no one. */
@@ -444,9 +449,8 @@ function writeOnlySecretError<T extends { id: string; createdAt: string }>(
   c: LogicalCreate<T>,
   found: T[],
 ): Error {
-  const { what } = c.spec;
   return new Error(
-    `${what}: the create failed and may have been made (${describe(c.lost)}), and the service holds ` +
+    `${mayHaveBeenMade(c)}, and the service holds ` +
       `${found.map((f) => f.id).join(", ")} with these values, but another create of this deployment whose request differs ` +
       `only in what the service does not return (a write-only secret) lost its answer too: the provider cannot tell whose ` +
       `it is, so no resource of this deployment adopts ${found.length === 1 ? "it" : "them"}. Delete ${found.length === 1 ? "it" : "them"} (or adopt with adoptId) and run pulumi up again.`,
@@ -460,7 +464,7 @@ function severalMatchesError<T extends { id: string; createdAt: string }>(
 ): Error {
   const { what } = c.spec;
   return new Error(
-    `${what}: the create failed and may have been made (${describe(c.lost)}), and ${found.length} ${what}s made since ` +
+    `${mayHaveBeenMade(c)}, and ${found.length} ${what}s made since ` +
       `${new Date(c.since).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
       `The provider cannot tell which one (if any) this create made, so it adopts none. Delete the extra ones ` +
       `(or adopt one with adoptId) and run pulumi up again.`,
@@ -469,7 +473,7 @@ function severalMatchesError<T extends { id: string; createdAt: string }>(
 
 /** The warning when the lookup found none: the create did not happen and is sent once more. */
 function noneWarning<T extends { id: string; createdAt: string }>(c: LogicalCreate<T>): string {
-  return `${c.spec.what}: the create failed and may have been made (${describe(c.lost)}), but the service holds no such ${c.spec.what}: sending it again`;
+  return `${mayHaveBeenMade(c)}, but the service holds no such ${c.spec.what}: sending it again`;
 }
 
 /** The error when the create failed twice and the lookup found none either time: nothing was created. */

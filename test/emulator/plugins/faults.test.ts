@@ -12,6 +12,7 @@ import {
   rawRequest,
   setFaults,
   startEmulator,
+  type FaultConfig,
   type RunningEmulator,
 } from "../../helpers/emulator";
 import { destinationBody, expectError, subscriptionBody } from "../../helpers/emulator-fixtures";
@@ -68,6 +69,18 @@ describe("fault injection", () => {
   /** A client of the account: no retries, `timeoutMs` per attempt, keys ignored. */
   const client = (timeoutMs = 5000) =>
     new ServiceClient({ apiKey: KEY, baseUrl: em.url, maxRetries: 0, timeoutMs, idempotencyKeys: false });
+  /** What a subscription create under the faults `cfg` throws, through a fresh {@link client}. */
+  const createUnder = async (cfg: FaultConfig): Promise<unknown> => {
+    const c = client();
+    try {
+      await setFaults(em.url, em.adminKey, cfg);
+      return await c.eventSubscriptions
+        .create({ sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] })
+        .catch((e: unknown) => e);
+    } finally {
+      await c.close();
+    }
+  };
 
   describe.each([
     ["500-after", { status500After: 1 }, 500],
@@ -95,17 +108,9 @@ describe("fault injection", () => {
     });
 
     it("the client's error says the create may have been made (maybeApplied)", async () => {
-      const c = client();
-      try {
-        await setFaults(em.url, em.adminKey, cfg);
-        const err = (await c.eventSubscriptions
-          .create({ sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] })
-          .catch((e: unknown) => e)) as APIError;
-        expect(err).toBeInstanceOf(APIError);
-        expect([err.status, err.maybeApplied]).toEqual([status, true]);
-      } finally {
-        await c.close();
-      }
+      const err = (await createUnder(cfg)) as APIError;
+      expect(err).toBeInstanceOf(APIError);
+      expect([err.status, err.maybeApplied]).toEqual([status, true]);
     });
   });
 
@@ -148,17 +153,9 @@ describe("fault injection", () => {
   });
 
   it("truncate: the client sees a lost answer (maybeApplied), not a response", async () => {
-    const c = client();
-    try {
-      await setFaults(em.url, em.adminKey, { truncate: 1 });
-      const err = (await c.eventSubscriptions
-        .create({ sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] })
-        .catch((e: unknown) => e)) as APIConnectionError;
-      expect(err).toBeInstanceOf(APIConnectionError);
-      expect([err.requestNotSent, err.maybeApplied]).toEqual([false, true]);
-    } finally {
-      await c.close();
-    }
+    const err = (await createUnder({ truncate: 1 })) as APIConnectionError;
+    expect(err).toBeInstanceOf(APIConnectionError);
+    expect([err.requestNotSent, err.maybeApplied]).toEqual([false, true]);
   });
 
   it.each([
