@@ -312,6 +312,12 @@ export interface RequestsDocument extends RequestsResults {
   versions: { node: string; pulumi: string; package: string };
   /** `BENCH_FAST=1`: the engine ran without checkpoints. */
   fastMode: boolean;
+  /**
+   * Set when the document joins the cells of several runs (e.g. the largest N in fast mode, to
+   * save time): each run's N, mode, start and wall time; the top-level `date`, `fastMode` and
+   * `durationSeconds` are then the first run's.
+   */
+  joined?: { counts: number[]; fastMode: boolean; date: string; durationSeconds: number }[];
   /** Wall time of the run, seconds. */
   durationSeconds: number;
 }
