@@ -11,7 +11,7 @@ import { FAULT_SHARES, FaultConfig as ContractFaultConfig } from "service-contra
  * the rules). Faults apply only to the public API, never to `/_operator`. One random number `r`
  * in [0, 1) is drawn per request, in the first request hook, and compared with the running sum
  * of the shares in the order of `FAULT_SHARES`; the first share it falls under picks the
- * request's fault ({@link FAULT_OUTCOMES} gives each share's name in the request log):
+ * request's fault (`FAULT_OUTCOMES` gives each share's name in the request log):
  *
  * | share | when | what the client gets | changed? |
  * |---|---|---|---|
@@ -124,7 +124,7 @@ const SHARE_KINDS: ReadonlyMap<string, (typeof FAULT_SHARES)[number]> = new Map(
 /**
  * Parses the command-line form of {@link FaultConfig}: comma-separated `kind:value` items, e.g.
  * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,500-after:0.01,slow:0.02,slow-ms:40s,latency:200ms,seed:42`.
- * The kinds of {@link FAULT_OUTCOMES} (`503`, `429`, `reset`, `reset-after`, `500`, `502`,
+ * The kinds of `FAULT_OUTCOMES` (`503`, `429`, `reset`, `reset-after`, `500`, `502`,
  * `500-after`, `502-after`, `503-after`, `truncate`, `slow`, `slow-after`) take a share (0..1, or
  * a percentage such as `10%`); `latency` and `slow-ms` a duration (bare numbers are
  * milliseconds); `seed` an integer. An empty string, `off` or `none` gives `{}` (no faults).

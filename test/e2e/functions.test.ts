@@ -14,6 +14,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { ServiceClient } from "../../client";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { configureService, disposeStack, freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import { publicOutputs } from "../helpers/public-outputs";
 
 const program = path.join(__dirname, "..", "fixtures", "functions");
 // Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
@@ -61,7 +62,7 @@ describe("functions through the engine, both doors (real engine, native plugin, 
     outputs = (await stack.outputs()) as Outputs;
     const ids = value("ids") as Record<string, string>;
     for (const r of (await stack.exportStack()).deployment.resources as { urn: string; outputs?: Props }[])
-      state[r.urn.split("::").pop() as string] = r.outputs ?? {};
+      state[r.urn.split("::").pop() as string] = publicOutputs(r.outputs); // as a program sees them
 
     // The subscription and the report: exactly the state's outputs, and the ID.
     expect(value("nativeSubscription")).toEqual({ id: ids.subscription, ...state.policies });
