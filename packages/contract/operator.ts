@@ -28,33 +28,6 @@ const share = () =>
     .max(1, { error: "must be a share between 0 and 1" });
 
 /**
- * The members of {@link FaultConfig}, each with its own rule: shares of public requests (0 to 1
- * each) answered 503, 429, 500 or 502 before anything runs, reset before or after the handler,
- * answered 500, 502 or 503 after the handler committed, cut mid-body, or held before or after
- * the handler; how long a held request is held (`slowMs`) and the latency of every request
- * (`latencyMs`), both in **milliseconds** (at most 10 minutes); and an integer seed.
- */
-const FaultFields = z.strictObject({
-  status503: share().optional(),
-  status429: share().optional(),
-  reset: share().optional(),
-  resetAfter: share().optional(),
-  status500: share().optional(),
-  status502: share().optional(),
-  status500After: share().optional(),
-  status502After: share().optional(),
-  status503After: share().optional(),
-  truncate: share().optional(),
-  slow: share().optional(),
-  slowAfter: share().optional(),
-  slowMs: z.number().min(0).max(600_000).optional(),
-  latencyMs: z.number().min(0).max(600_000).optional(),
-  seed: integer().optional(),
-});
-/** The emulator's fault injection (see the schema of the same name). */
-export type FaultConfig = z.infer<typeof FaultConfig>;
-
-/**
  * The share members of {@link FaultConfig}, in the order the emulator draws them (one random
  * number per request against their running sum: a share added later never changes what a seed
  * drew for the earlier ones).
@@ -73,6 +46,26 @@ export const FAULT_SHARES = [
   "slow",
   "slowAfter",
 ] as const;
+
+/**
+ * The members of {@link FaultConfig}, each with its own rule: shares of public requests (0 to 1
+ * each, one member per entry of {@link FAULT_SHARES}) answered 503, 429, 500 or 502 before
+ * anything runs, reset before or after the handler, answered 500, 502 or 503 after the handler
+ * committed, cut mid-body, or held before or after the handler; how long a held request is held
+ * (`slowMs`) and the latency of every request (`latencyMs`), both in **milliseconds** (at most 10
+ * minutes); and an integer seed.
+ */
+const FaultFields = z.strictObject({
+  ...(Object.fromEntries(FAULT_SHARES.map((key) => [key, share().optional()])) as Record<
+    (typeof FAULT_SHARES)[number],
+    z.ZodOptional<z.ZodNumber>
+  >),
+  slowMs: z.number().min(0).max(600_000).optional(),
+  latencyMs: z.number().min(0).max(600_000).optional(),
+  seed: integer().optional(),
+});
+/** The emulator's fault injection (see the schema of the same name). */
+export type FaultConfig = z.infer<typeof FaultConfig>;
 
 /** The sum of the shares of a fault configuration (absent shares count 0). */
 function sharesSum(cfg: Partial<Record<(typeof FAULT_SHARES)[number], number>>): number {
