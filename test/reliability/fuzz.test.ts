@@ -124,6 +124,15 @@ interface Sent {
   text: string;
 }
 
+/** One request of a case: its method, path, headers and body (sent chunked when `chunked`). */
+interface Case {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[]>;
+  body?: string | Buffer;
+  chunked?: boolean;
+}
+
 /** Client-side refusals (Node will not send such a header or path): the case is not sent. */
 class NotSendable extends Error {}
 
@@ -306,14 +315,8 @@ const encodedOperatorPath = fc
  * rejection. A 2xx create is deleted again and a 2xx delete of seed data is undone, so the store
  * stays small.
  */
-async function runCase(
-  family: string,
-  method: string,
-  path: string,
-  headers: Record<string, string | string[]>,
-  body?: string | Buffer,
-  chunked = false,
-): Promise<void> {
+async function runCase(family: string, sent: Case): Promise<void> {
+  const { method, path, headers, body, chunked } = sent;
   const what = `${method} ${path.slice(0, 120)}${path.length > 120 ? "…" : ""}`;
   let res: Sent;
   try {
@@ -672,7 +675,12 @@ describe("the emulator under hostile HTTP input", () => {
               "content-type": contentType,
             };
             if (endpoint.admin) delete headers["service-version"];
-            await runCase("mutated bodies", endpoint.method, fill(endpoint.path), headers, text);
+            await runCase("mutated bodies", {
+              method: endpoint.method,
+              path: fill(endpoint.path),
+              headers,
+              body: text,
+            });
           },
         ),
         runs(1000),
@@ -729,7 +737,13 @@ describe("the emulator under hostile HTTP input", () => {
               "content-type": "application/json",
             };
             if (chunked) headers["transfer-encoding"] = "chunked";
-            await runCase("raw bodies", endpoint.method, fill(endpoint.path), headers, body, chunked);
+            await runCase("raw bodies", {
+              method: endpoint.method,
+              path: fill(endpoint.path),
+              headers,
+              body,
+              chunked,
+            });
           },
         ),
         runs(350),
@@ -842,14 +856,13 @@ describe("the emulator under hostile HTTP input", () => {
                     ? "not json"
                     : fill(JSON.stringify(route.body ?? { description: "x" }));
             if (body !== undefined && chunked) headers["transfer-encoding"] = "chunked";
-            await runCase(
-              "headers",
-              route.method,
-              fill(route.path),
+            await runCase("headers", {
+              method: route.method,
+              path: fill(route.path),
               headers,
               body,
-              body !== undefined && chunked,
-            );
+              chunked: body !== undefined && chunked,
+            });
           },
         ),
         runs(600),
@@ -875,7 +888,7 @@ describe("the emulator under hostile HTTP input", () => {
             const key = { none: undefined, A, R, "wrong admin": ADMIN + "x", admin: ADMIN }[who];
             const headers: Record<string, string> = key === undefined ? {} : std(key);
             if (body !== undefined) headers["content-type"] = "application/json";
-            await runCase("operator paths, encoded", method, fill(path), headers, body);
+            await runCase("operator paths, encoded", { method, path: fill(path), headers, body });
           },
         ),
         runs(400),
@@ -964,7 +977,7 @@ describe("the emulator under hostile HTTP input", () => {
               headers["content-type"] = "application/json";
               body = fill(JSON.stringify(BODY_ENDPOINTS[segments.length % BODY_ENDPOINTS.length].body));
             }
-            await runCase("paths", method, path, headers, body);
+            await runCase("paths", { method, path, headers, body });
           },
         ),
         runs(600),
@@ -1033,7 +1046,7 @@ describe("the emulator under hostile HTTP input", () => {
           async (p, params, sep) => {
             const q = params.map(([n, v, bare]) => (bare && v === "" ? n : `${n}=${v}`)).join(sep);
             const headers = p.startsWith("/_operator") ? std(ADMIN) : std(A);
-            await runCase("query strings", "GET", fill(`${p}?${q}`), headers);
+            await runCase("query strings", { method: "GET", path: fill(`${p}?${q}`), headers });
           },
         ),
         runs(400),

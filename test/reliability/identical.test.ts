@@ -78,20 +78,25 @@ const SLOW_MS = 3000;
 
 /** A share member of the fault configuration. */
 type Share = (typeof FAULT_SHARES)[number];
-/** The share of each fault a seed may draw: from `min` to `max`. */
-const SHARE_RANGES: Record<Share, [min: number, max: number]> = {
+/** A range of shares: from `min` to `max`. */
+type ShareRange = [min: number, max: number];
+
+/** The same `range` for each of `shares`. */
+function sameRange<K extends Share>(shares: readonly K[], range: ShareRange): Record<K, ShareRange> {
+  return Object.fromEntries(shares.map((share) => [share, range])) as Record<K, ShareRange>;
+}
+
+/**
+ * The share of each fault a seed may draw: from `min` to `max`. The error statuses answered
+ * before the handler share one range, those answered after it another, the two holds a third.
+ */
+const SHARE_RANGES: Record<Share, ShareRange> = {
   reset: [0.06, 0.14],
   resetAfter: [0.1, 0.18],
-  status500: [0.01, 0.04],
-  status502: [0.01, 0.04],
-  status503: [0.01, 0.04],
-  status429: [0.01, 0.04],
-  status500After: [0.02, 0.05],
-  status502After: [0.02, 0.05],
-  status503After: [0.02, 0.05],
+  ...sameRange(["status500", "status502", "status503", "status429"], [0.01, 0.04]),
+  ...sameRange(["status500After", "status502After", "status503After"], [0.02, 0.05]),
   truncate: [0.02, 0.06],
-  slowAfter: [0.01, 0.03],
-  slow: [0.01, 0.03],
+  ...sameRange(["slowAfter", "slow"], [0.01, 0.03]),
 };
 
 /**
