@@ -8,6 +8,9 @@
  * The folder is `<os.tmpdir()>/pulumi-service-run-XXXXXX/pulumi-home`; its parent is kept in
  * {@link RUN_DIR_ENV} for the teardown.
  *
+ * The stack settings files (`Pulumi.<stack>.yaml`) that tests make the engine write beside the
+ * checkout's programs are removed by the teardown too (test/helpers/stack-settings.ts).
+ *
  * Likewise the run's engine backends (`freshBackend` in test/helpers/pulumi.ts) go to a folder of
  * the run inside the checkout's ignored `.pulumi-state/` (`run-XXXXXX`, named in
  * {@link RUN_STATE_ENV}; inside the checkout so that programs placed there resolve the repository's
@@ -16,6 +19,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { settingsRoot, stackSettingsFiles } from "./stack-settings";
 
 /** The environment variable naming the run's folder (the parent of its `PULUMI_HOME`). */
 export const RUN_DIR_ENV = "PULUMI_SERVICE_TEST_RUN_DIR";
@@ -23,12 +27,23 @@ export const RUN_DIR_ENV = "PULUMI_SERVICE_TEST_RUN_DIR";
 /** The environment variable naming the run's folder of engine backends, in `.pulumi-state/`. */
 export const RUN_STATE_ENV = "PULUMI_SERVICE_TEST_STATE_DIR";
 
+/** The repository's root. */
+const REPO_ROOT = path.resolve(__dirname, "../..");
+
 /** The repository's ignored folder of local state. */
-const STATE_ROOT = path.resolve(__dirname, "../..", ".pulumi-state");
+const STATE_ROOT = path.join(REPO_ROOT, ".pulumi-state");
+
+/**
+ * The file in the run's folder listing the stack settings files (`Pulumi.<stack>.yaml`) the
+ * checkout's programs had when the run began (a JSON array of absolute paths, see
+ * test/helpers/stack-settings.ts): the teardown removes any other.
+ */
+export const SETTINGS_BEFORE_FILE = "stack-settings-before.json";
 
 /**
  * Makes the run's folders: points `PULUMI_HOME` at the `pulumi-home` folder of a new temporary
- * folder, and {@link RUN_STATE_ENV} at a new `run-XXXXXX` folder in `.pulumi-state/`.
+ * folder, and {@link RUN_STATE_ENV} at a new `run-XXXXXX` folder in `.pulumi-state/`; notes the
+ * stack settings files present ({@link SETTINGS_BEFORE_FILE}).
  */
 export default async function globalSetup(): Promise<void> {
   fs.mkdirSync(STATE_ROOT, { recursive: true });
@@ -36,6 +51,7 @@ export default async function globalSetup(): Promise<void> {
   const run = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-run-"));
   const home = path.join(run, "pulumi-home");
   fs.mkdirSync(home);
+  fs.writeFileSync(path.join(run, SETTINGS_BEFORE_FILE), JSON.stringify(stackSettingsFiles(settingsRoot())));
   process.env[RUN_DIR_ENV] = run;
   process.env.PULUMI_HOME = home;
 }

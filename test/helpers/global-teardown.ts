@@ -1,12 +1,22 @@
 /**
  * Jest's global teardown: removes the run's folders that {@link ./global-setup.ts} made (its
- * `PULUMI_HOME` and its engine backends), whatever the run's outcome.
+ * `PULUMI_HOME` and its engine backends) and the stack settings files (`Pulumi.<stack>.yaml`) the
+ * run added beside the checkout's programs, whatever the run's outcome.
  */
 import * as fs from "node:fs";
-import { RUN_DIR_ENV, RUN_STATE_ENV } from "./global-setup";
+import * as path from "node:path";
+import { RUN_DIR_ENV, RUN_STATE_ENV, SETTINGS_BEFORE_FILE } from "./global-setup";
+import { removeAddedStackSettings, settingsRoot } from "./stack-settings";
 
-/** Removes the folders named by `PULUMI_SERVICE_TEST_RUN_DIR` and `PULUMI_SERVICE_TEST_STATE_DIR`, if the setup made them. */
+/**
+ * Removes the stack settings files added since the setup, then the folders named by
+ * `PULUMI_SERVICE_TEST_RUN_DIR` and `PULUMI_SERVICE_TEST_STATE_DIR`, if the setup made them.
+ */
 export default async function globalTeardown(): Promise<void> {
+  const run = process.env[RUN_DIR_ENV];
+  const before = run && path.join(run, SETTINGS_BEFORE_FILE);
+  if (before && fs.existsSync(before))
+    removeAddedStackSettings(settingsRoot(), JSON.parse(fs.readFileSync(before, "utf8")) as string[]);
   for (const name of [RUN_DIR_ENV, RUN_STATE_ENV]) {
     const dir = process.env[name];
     if (dir) fs.rmSync(dir, { recursive: true, force: true });

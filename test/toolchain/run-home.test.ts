@@ -2,7 +2,7 @@
  * The test run's own Pulumi home and backends folder (test/helpers/global-setup.ts,
  * global-teardown.ts): engines the tests start keep their credentials, workspaces and plugins
  * there, never in this user's `~/.pulumi`, their stacks in a folder of the run, and both folders
- * are gone when the run ends.
+ * are gone when the run ends, as are the stack settings files the run wrote beside the programs.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { RUN_DIR_ENV, RUN_STATE_ENV } from "../helpers/global-setup";
 import { freshBackend, requirePulumi } from "../helpers/pulumi";
+import { SETTINGS_ROOT_ENV } from "../helpers/stack-settings";
 import { pulumiEnv } from "../../scripts/pulumi-env";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -102,6 +103,47 @@ describe("the test run's Pulumi home", () => {
       expect(state).toMatch(new RegExp(`^${path.join(REPO_ROOT, ".pulumi-state")}/run-\\w{6}$`));
       expect(state).not.toBe(process.env[RUN_STATE_ENV]);
       expect(fs.existsSync(state!)).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+
+  it("leaves no stack settings file (Pulumi.<stack>.yaml) of its own beside the programs, and keeps those it found", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "run-home-settings-"));
+    try {
+      // A checkout of its own (SETTINGS_ROOT_ENV): this run's programs are left alone.
+      const kept = path.join(dir, "examples", "multi-env", "Pulumi.dev.yaml");
+      const program = path.join(dir, "test", "fixtures", "program");
+      fs.mkdirSync(path.dirname(kept), { recursive: true });
+      fs.mkdirSync(program, { recursive: true });
+      fs.writeFileSync(kept, "config: {}\n");
+      fs.writeFileSync(path.join(program, "Pulumi.yaml"), "name: program\n");
+      fs.writeFileSync(
+        path.join(dir, "settings.test.js"),
+        'const fs = require("node:fs");\n' +
+          `test("sets a stack's config", () => { fs.writeFileSync(${JSON.stringify(path.join(program, "Pulumi.e2e.yaml"))}, "config: {}\\n"); });`,
+      );
+      fs.writeFileSync(
+        path.join(dir, "jest.config.js"),
+        `module.exports = ${JSON.stringify({
+          rootDir: dir,
+          testMatch: ["**/*.test.js"],
+          globalSetup: path.join(REPO_ROOT, "test/helpers/global-setup.ts"),
+          globalTeardown: path.join(REPO_ROOT, "test/helpers/global-teardown.ts"),
+          transform: {
+            "^.+\\.ts$": [require.resolve("ts-jest"), { tsconfig: path.join(REPO_ROOT, "tsconfig.json") }],
+          },
+        })};`,
+      );
+      const run = spawnSync(process.execPath, [JEST, "--config", path.join(dir, "jest.config.js")], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, [SETTINGS_ROOT_ENV]: dir },
+        timeout: 120_000,
+      });
+      expect(run.status).toBe(0);
+      expect(fs.readdirSync(program)).toEqual(["Pulumi.yaml"]);
+      expect(fs.readFileSync(kept, "utf8")).toBe("config: {}\n");
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
