@@ -41,13 +41,42 @@ const STATE_ROOT = path.join(REPO_ROOT, ".pulumi-state");
 export const SETTINGS_BEFORE_FILE = "stack-settings-before.json";
 
 /**
+ * The file in the run's folder of backends naming the run's process and the root of the programs it
+ * deploys, `{ pid, root }`: a teardown leaves the stack settings files to a run of the same
+ * root still going (two runs in one checkout), see {@link otherRunGoing}.
+ */
+const RUN_FILE = "run.json";
+
+/**
+ * True when a run other than the one whose backends are in `ownState` is going with the same
+ * programs' root `root`: its folder of backends holds a {@link RUN_FILE} of a live process.
+ */
+export function otherRunGoing(ownState: string, root: string): boolean {
+  if (!fs.existsSync(STATE_ROOT)) return false;
+  return fs.readdirSync(STATE_ROOT).some((name) => {
+    const file = path.join(STATE_ROOT, name, RUN_FILE);
+    if (path.join(STATE_ROOT, name) === ownState || !fs.existsSync(file)) return false;
+    const run = JSON.parse(fs.readFileSync(file, "utf8")) as { pid: number; root: string };
+    if (run.root !== root) return false;
+    try {
+      process.kill(run.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
  * Makes the run's folders: points `PULUMI_HOME` at the `pulumi-home` folder of a new temporary
  * folder, and {@link RUN_STATE_ENV} at a new `run-XXXXXX` folder in `.pulumi-state/`; notes the
  * stack settings files present ({@link SETTINGS_BEFORE_FILE}).
  */
 export default async function globalSetup(): Promise<void> {
   fs.mkdirSync(STATE_ROOT, { recursive: true });
-  process.env[RUN_STATE_ENV] = fs.mkdtempSync(path.join(STATE_ROOT, "run-"));
+  const state = fs.mkdtempSync(path.join(STATE_ROOT, "run-"));
+  process.env[RUN_STATE_ENV] = state;
+  fs.writeFileSync(path.join(state, RUN_FILE), JSON.stringify({ pid: process.pid, root: settingsRoot() }));
   const run = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-run-"));
   const home = path.join(run, "pulumi-home");
   fs.mkdirSync(home);

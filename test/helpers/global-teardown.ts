@@ -5,17 +5,20 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { RUN_DIR_ENV, RUN_STATE_ENV, SETTINGS_BEFORE_FILE } from "./global-setup";
+import { otherRunGoing, RUN_DIR_ENV, RUN_STATE_ENV, SETTINGS_BEFORE_FILE } from "./global-setup";
 import { removeAddedStackSettings, settingsRoot } from "./stack-settings";
 
 /**
- * Removes the stack settings files added since the setup, then the folders named by
+ * Removes the stack settings files added since the setup (unless another run of the same programs
+ * is still going), then the folders named by
  * `PULUMI_SERVICE_TEST_RUN_DIR` and `PULUMI_SERVICE_TEST_STATE_DIR`, if the setup made them.
  */
 export default async function globalTeardown(): Promise<void> {
   const run = process.env[RUN_DIR_ENV];
   const before = run && path.join(run, SETTINGS_BEFORE_FILE);
-  if (before && fs.existsSync(before))
+  // Another run in this checkout may still use the files it added: they are left (git ignores them).
+  const others = otherRunGoing(process.env[RUN_STATE_ENV] ?? "", settingsRoot());
+  if (before && fs.existsSync(before) && !others)
     removeAddedStackSettings(settingsRoot(), JSON.parse(fs.readFileSync(before, "utf8")) as string[]);
   for (const name of [RUN_DIR_ENV, RUN_STATE_ENV]) {
     const dir = process.env[name];
