@@ -5,15 +5,18 @@
  *   (bench/fixtures/deploy) against the emulator, timed against the same program shape whose
  *   resources use a dynamic provider that does no I/O (bench/fixtures/floor, the engine's
  *   floor), in the same run; then `preview` (no changes), `refresh` and `destroy` of each
- *   stack, each against the floor's; and, for each N, what else grows with it (state per
+ *   stack, each against the floor's (and an `up` with no changes before the preview); and, for each N, what else grows with it (state per
  *   resource, peak memory of the program and of the provider process, the emulator's time per
  *   request).
  * - **Native door**: the same program through the generated SDK and the plugin
  *   pulumi-resource-service (bench/fixtures/native), deployed, timed and measured like the
  *   dynamic door in the same runs, against the same floor.
- * - **Requests per operation**: in the first run, each door's stack also gets an `up` with no
- *   changes (before the preview) and service-drift's report (after the refresh), untimed, and the
- *   emulator's requests during every operation are counted by method (bench/requests.ts).
+ * - **Requests per operation**: in the first run, each door's stack also gets service-drift's
+ *   report (after the refresh), untimed, and the emulator's requests during every operation are
+ *   counted by method (bench/requests.ts).
+ *
+ * With `env` set to fast mode's settings (`BENCH_FAST=1` of bench/run.ts), every stack runs
+ * without the engine's checkpoints.
  *
  * The state benchmark is bench/state.ts.
  *
@@ -56,6 +59,8 @@ export interface DeployBenchOptions {
   warmup: boolean;
   /** Progress lines (to stderr). */
   log: (line: string) => void;
+  /** Added to the engine's environment of every stack (e.g. fast mode's settings); none by default. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Results of {@link benchDeploy}. */
@@ -66,17 +71,18 @@ export interface DeployResults {
   up: ({ n: number } & Compared)[];
   /** Per-resource cost from wall time, and from CPU time when measured (null with a single N). */
   perResource: PerResourceCosts | null;
-  /** Every N's stack after `up`: preview (no changes), refresh, destroy, timed. */
-  operations: { n: number; preview: Compared; refresh: Compared; destroy: Compared }[];
+  /** Every N's stack after `up`: `up` with no changes, preview (no changes), refresh, destroy, timed. */
+  operations: { n: number; upNoChange: Compared; preview: Compared; refresh: Compared; destroy: Compared }[];
   /**
    * What grows with N besides time, for each N (goal: nothing of ours faster than linear):
    * state per resource, peak memory of the processes of `up`, and the emulator's time per
    * request it served during `up`.
    */
   scale: ScaleFigures[];
-  /** The largest N's stack after `up`: preview (no changes), refresh, destroy. */
+  /** The largest N's stack after `up`: `up` with no changes, preview (no changes), refresh, destroy. */
   largest: {
     n: number;
+    upNoChange: Compared;
     preview: Compared;
     refresh: Compared;
     destroy: Compared;
@@ -101,6 +107,8 @@ export interface NativeDoorFigures {
   n: number;
   /** `pulumi up` from empty. */
   up: Compared;
+  /** A second `pulumi up`, with no changes. */
+  upNoChange: Compared;
   preview: Compared;
   refresh: Compared;
   destroy: Compared;
@@ -139,7 +147,10 @@ function perVariant<T>(counts: number[]): Record<Variant, T[][]> {
 const maybe = (v: number[]) => (v.length > 0 ? summarize(v) : null);
 
 /** An operation timed after `up` on each stack. */
-type Op = "preview" | "refresh" | "destroy";
+type Op = "upNoChange" | "preview" | "refresh" | "destroy";
+
+/** The operations of each measured stack, in order: `up` from empty, then each {@link Op}. */
+const DEPLOY_OPS: readonly ScaleOp[] = ["up", "upNoChange", "preview", "refresh", "destroy"];
 
 /**
  * Every run's figures so far, one value per run in each list, the lists indexed by variant and by
@@ -164,7 +175,12 @@ interface DeploySamples {
 function emptySamples(counts: number[]): DeploySamples {
   return {
     up: perVariant<Sample>(counts),
-    ops: { preview: perVariant(counts), refresh: perVariant(counts), destroy: perVariant(counts) },
+    ops: {
+      upNoChange: perVariant(counts),
+      preview: perVariant(counts),
+      refresh: perVariant(counts),
+      destroy: perVariant(counts),
+    },
     stateBytes: perVariant<number>(counts),
     providerRss: perVariant<number>(counts),
     programRss: perVariant<number>(counts),
@@ -196,11 +212,12 @@ interface UpFigures {
 
 /**
  * The figures of the operations after `up`: bytes of exported state per resource (the Stack
- * resource left out), and the wall and CPU milliseconds of preview (no changes), refresh and
- * destroy.
+ * resource left out), and the wall and CPU milliseconds of `up` with no changes, preview (no
+ * changes), refresh and destroy.
  */
 interface OperationFigures {
   perRes: number;
+  upNoChange: Sample;
   preview: Sample;
   refresh: Sample;
   destroy: Sample;
@@ -234,7 +251,8 @@ async function deployment(
   variant: Variant,
   n: number,
   name: string,
-  ops: ScaleOp[],
+  ops: readonly ScaleOp[],
+  env: Readonly<Record<string, string>> | undefined,
   countRequests = false,
 ) {
   let up: UpFigures | undefined;
@@ -244,6 +262,7 @@ async function deployment(
     n,
     name,
     ops,
+    env,
     label: (op) => `${variant} ${op} of ${n}`,
     measure: async (op, stack, run) => {
       const before = { ...emu.meter.routes };
@@ -272,14 +291,21 @@ async function deployment(
  *
  * @throws Error when a deployment fails or changes a different number of resources than expected.
  */
-async function warmUp(engine: Engine, emu: BenchEmulator, variant: Variant, n: number): Promise<void> {
-  await deployment(engine, emu, variant, n, `warmup-${variant}`, ["up", "destroy"]);
+async function warmUp(
+  engine: Engine,
+  emu: BenchEmulator,
+  variant: Variant,
+  n: number,
+  env: Readonly<Record<string, string>> | undefined,
+): Promise<void> {
+  await deployment(engine, emu, variant, n, `warmup-${variant}`, ["up", "destroy"], env);
 }
 
 /**
- * One measured deployment: `up` of `n` subscriptions in a new stack `name`, then its state,
- * preview, refresh and destroy; with `countRequests`, an `up` with no changes before the preview,
- * service-drift after the refresh, and the requests of each (see {@link deployment}).
+ * One measured deployment: `up` of `n` subscriptions in a new stack `name`, then its state, an
+ * `up` with no changes, preview, refresh and destroy, with `env` added to the engine's
+ * environment; with `countRequests`, service-drift after the refresh, and the requests of each
+ * (see {@link deployment}).
  *
  * @throws Error when a deployment fails or changes a different number of resources than expected.
  */
@@ -290,22 +316,20 @@ async function measuredDeployment(
   n: number,
   name: string,
   countRequests: boolean,
+  env: Readonly<Record<string, string>> | undefined,
 ): Promise<UpFigures & OperationFigures & { requests: RequestCell["ops"] | null }> {
-  // Counting requests adds an untimed `up` with no changes, and service-drift after the refresh.
-  const ops: ScaleOp[] = countRequests
-    ? ["up", "upNoChange", "preview", "refresh", "destroy"]
-    : ["up", "preview", "refresh", "destroy"];
   const { up, figures, stateBytesPerResource, requests } = await deployment(
     engine,
     emu,
     variant,
     n,
     name,
-    ops,
+    DEPLOY_OPS,
+    env,
     countRequests,
   );
-  const { preview, refresh, destroy } = figures;
-  return { ...up, perRes: stateBytesPerResource, preview, refresh, destroy, requests };
+  const { upNoChange, preview, refresh, destroy } = figures;
+  return { ...up, perRes: stateBytesPerResource, upNoChange, preview, refresh, destroy, requests };
 }
 
 /** The variants in the order run `run` (from 0) deploys them: which goes first turns with the run. */
@@ -325,6 +349,7 @@ function record(
   res: UpFigures & OperationFigures,
 ): void {
   samples.up[variant][i].push(res.up);
+  samples.ops.upNoChange[variant][i].push(res.upNoChange);
   samples.ops.preview[variant][i].push(res.preview);
   samples.ops.refresh[variant][i].push(res.refresh);
   samples.ops.destroy[variant][i].push(res.destroy);
@@ -349,7 +374,7 @@ function progressLine(
     `${Math.round(t.ms)} ms (CPU ${t.cpuMs === null ? "?" : Math.round(t.cpuMs)} ms)`;
   return (
     `deploy: run ${run + 1}/${runs} ${variant} N=${n}: up ${fmt(res.up)}` +
-    `, preview ${fmt(res.preview)}, refresh ${fmt(res.refresh)}, destroy ${fmt(res.destroy)}`
+    `, up with no changes ${fmt(res.upNoChange)}, preview ${fmt(res.preview)}, refresh ${fmt(res.refresh)}, destroy ${fmt(res.destroy)}`
   );
 }
 
@@ -358,6 +383,7 @@ function against(samples: DeploySamples, door: "real" | "native", i: number) {
   const { up, ops } = samples;
   return {
     up: compare(up.floor[i], up[door][i]),
+    upNoChange: compare(ops.upNoChange.floor[i], ops.upNoChange[door][i]),
     preview: compare(ops.preview.floor[i], ops.preview[door][i]),
     refresh: compare(ops.refresh.floor[i], ops.refresh[door][i]),
     destroy: compare(ops.destroy.floor[i], ops.destroy[door][i]),
@@ -415,8 +441,8 @@ function nativeFigures(samples: DeploySamples, n: number, i: number): NativeDoor
  */
 function deployResults(counts: number[], samples: DeploySamples): DeployResults {
   const operations = counts.map((n, i) => {
-    const { preview, refresh, destroy } = against(samples, "real", i);
-    return { n, preview, refresh, destroy };
+    const { upNoChange, preview, refresh, destroy } = against(samples, "real", i);
+    return { n, upNoChange, preview, refresh, destroy };
   });
   const scale = counts.map((n, i) => scaleFigures(samples, n, i));
   const { up } = samples;
@@ -450,7 +476,7 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
     if (opts.warmup) {
       for (const variant of VARIANTS) {
         opts.log(`deploy: warm-up ${variant}`);
-        await warmUp(engine, emu, variant, counts[0]);
+        await warmUp(engine, emu, variant, counts[0], opts.env);
       }
     }
     for (let run = 0; run < opts.runs; run++) {
@@ -466,6 +492,7 @@ export async function benchDeploy(engine: Engine, opts: DeployBenchOptions): Pro
             n,
             `${variant}-n${n}-r${run}`,
             door && run === 0,
+            opts.env,
           );
           record(samples, variant, i, res);
           if (door && res.requests)

@@ -97,13 +97,55 @@ function scaleGoal(d: DeployResults): Goal {
   };
 }
 
-/** Evaluates every performance goal against the figures. */
-export function evaluateGoals(
-  d: DeployResults,
-  s: StateResults,
-  c: ClientResults,
-  e: EmulatorResults,
-): Goal[] {
+/**
+ * Limit of the fast-mode goals: the native door's `up` from empty, and both doors' `up` with no
+ * changes and `preview`, of the largest N against the floor, all in fast mode.
+ */
+export const FAST_MODE_LIMIT = 1.1;
+
+/**
+ * The goals of fast mode (`BENCH_FAST=1`) at the largest N, each door against the floor of the
+ * same runs: the native door's `up` from empty, and `up` with no changes and `preview` through
+ * both doors, within {@link FAST_MODE_LIMIT}×. Documents without the no-change `up` (older ones)
+ * leave those goals out.
+ */
+export function fastModeGoals(d: DeployResults): Goal[] {
+  const n = d.largest.n;
+  const native = d.native[d.native.length - 1];
+  const goals = [
+    ratioGoal(`fast-native-up-${n}`, `fast mode: up of ${n}, native door,`, native.up, FAST_MODE_LIMIT),
+  ];
+  for (const [door, figures] of [
+    ["dynamic", d.largest],
+    ["native", native],
+  ] as const) {
+    if (figures.upNoChange)
+      goals.push(
+        ratioGoal(
+          `fast-${door}-up-no-change-${n}`,
+          `fast mode: up with no changes of ${n}, ${door} door,`,
+          figures.upNoChange,
+          FAST_MODE_LIMIT,
+        ),
+      );
+    goals.push(
+      ratioGoal(
+        `fast-${door}-preview-${n}`,
+        `fast mode: preview of ${n}, ${door} door,`,
+        figures.preview,
+        FAST_MODE_LIMIT,
+      ),
+    );
+  }
+  return goals;
+}
+
+/**
+ * The goals of the deploy benchmark: `up`, `refresh`, `destroy` and `preview` of the largest N
+ * against the floor, the fixed cost of the smallest N, growth with N, and with `fast` the goals
+ * of fast mode ({@link fastModeGoals}).
+ */
+export function deployGoals(d: DeployResults, fast = false): Goal[] {
   const n = d.largest.n;
   const goals: Goal[] = [
     ratioGoal(`deploy-${n}`, `up of ${n}`, d.up[d.up.length - 1], 1.3),
@@ -129,6 +171,19 @@ export function evaluateGoals(
       met: null,
     });
   }
+  if (fast) goals.push(...fastModeGoals(d));
+  return goals;
+}
+
+/** Evaluates every performance goal against the figures; `fast`: the deployments ran in fast mode. */
+export function evaluateGoals(
+  d: DeployResults,
+  s: StateResults,
+  c: ClientResults,
+  e: EmulatorResults,
+  fast = false,
+): Goal[] {
+  const goals = deployGoals(d, fast);
   const ours = s.types.filter((t) => t.type.includes("/service:"));
   const biggest = ours.reduce((a, b) => (b.providerBytes.median > a.providerBytes.median ? b : a));
   goals.push({

@@ -6,7 +6,7 @@
  */
 import { requestsMarkdown } from "./requests";
 import type { Compared, PerResourceCost } from "./deploy";
-import type { BenchResults } from "./report";
+import type { BenchResults, DeployOnlyResults } from "./report";
 import { round, type Summary } from "./stats";
 
 /** `median (min–max)` with a unit. */
@@ -65,10 +65,14 @@ function doorsTable(out: string[], d: BenchResults["deploy"]): void {
  * The header: title (with the quick-mode caveat), date, machine, versions and what each figure is.
  * Pushes lines onto `out`, ending with a blank one.
  */
-function header(out: string[], r: BenchResults): void {
+function header(
+  out: string[],
+  r: Pick<BenchResults, "quick" | "date" | "machine" | "versions" | "runs" | "fastMode">,
+): void {
   const m = r.machine;
   out.push(
-    `### Benchmark results${r.quick ? " (quick mode: N=5, 1 run, short loads — not for comparison)" : ""}`,
+    `### Benchmark results${r.quick ? " (quick mode: N=5, 1 run, short loads — not for comparison)" : ""}` +
+      (r.fastMode ? " — fast mode (no checkpoints)" : ""),
   );
   out.push("");
   out.push(`- Date: ${r.date}`);
@@ -83,6 +87,46 @@ function header(out: string[], r: BenchResults): void {
   out.push(
     `- Each figure: median (min–max) of ${r.runs} run${r.runs === 1 ? "" : "s"}; ratio = this package / baseline.`,
   );
+  if (r.fastMode)
+    out.push(
+      "- Engine in fast mode (`PULUMI_EXPERIMENTAL=true PULUMI_SKIP_CHECKPOINTS=true`): the state is written once, at the end.",
+    );
+  out.push("");
+}
+
+/** The operations timed after `up` from empty, in the order they run. */
+const OPS = ["upNoChange", "preview", "refresh", "destroy"] as const;
+
+/** Each operation of {@link OPS} as the tables name it. */
+const OP_NAMES: Record<(typeof OPS)[number], string> = {
+  upNoChange: "up, no changes",
+  preview: "preview (no changes)",
+  refresh: "refresh",
+  destroy: "destroy",
+};
+
+/**
+ * Every operation of the native door against the floor of the same runs, each N: `up` from empty
+ * and each of {@link OPS}, wall and CPU time with their ratios. Pushes lines onto `out`, ending
+ * with a blank one.
+ */
+function nativeOperationsTable(out: string[], d: BenchResults["deploy"]): void {
+  out.push("**Native door, every operation** — against the floor of the same runs:");
+  out.push("");
+  out.push("| operation | floor | native door | ratio | CPU time: floor | native door | ratio |");
+  out.push("| --- | --: | --: | --: | --: | --: | --: |");
+  for (const nd of d.native) {
+    for (const op of ["up", ...OPS] as const) {
+      const c = nd[op];
+      if (!c) continue;
+      const cpu = c.cpu
+        ? `${cell(c.cpu.floorMs, "s")} | ${cell(c.cpu.realMs, "s")} | ${cell(c.cpu.ratio, "x")}`
+        : "n/a | n/a | n/a";
+      out.push(
+        `| ${op === "up" ? "up" : OP_NAMES[op]}, N = ${nd.n} | ${cell(c.floorMs, "s")} | ${cell(c.realMs, "s")} | ${cell(c.ratio, "x")} | ${cpu} |`,
+      );
+    }
+  }
   out.push("");
 }
 
@@ -108,9 +152,12 @@ function deployTable(out: string[], d: BenchResults["deploy"]): void {
       `| ${label} | ${cell(c.floorMs, "s")} | ${cell(c.realMs, "s")} | ${cell(c.ratio, "x")} | ${cpuCells(c)} |`,
     );
   for (const u of d.up) row(`up, N = ${u.n}`, u);
-  for (const op of ["preview", "refresh", "destroy"] as const) {
-    for (const o of d.operations ?? [d.largest])
-      row(`${op === "preview" ? "preview (no changes)" : op}, N = ${o.n}`, o[op]);
+  for (const op of OPS) {
+    for (const o of d.operations ?? [d.largest]) {
+      const c = o[op];
+      // Documents from before the no-change up was timed do not have it.
+      if (c) row(`${OP_NAMES[op]}, N = ${o.n}`, c);
+    }
   }
   if (d.perResource) perResourceRows(out, d.perResource);
   const sb = d.largest.stateBytesPerResource;
@@ -288,6 +335,21 @@ export function toMarkdown(r: BenchResults): string {
   stateTable(out, r.state);
   clientTable(out, r.client);
   emulatorTable(out, r.emulator);
+  goalsTable(out, r.goals);
+  return out.join("\n");
+}
+
+/**
+ * Renders a document of the deploy benchmark alone (`BENCH_ONLY=deploy`) as Markdown: header,
+ * the deploy table (the dynamic door), both doors' `up`, every operation of the native door, and
+ * the goals.
+ */
+export function deployMarkdown(r: DeployOnlyResults): string {
+  const out: string[] = [];
+  header(out, r);
+  deployTable(out, r.deploy);
+  doorsTable(out, r.deploy);
+  nativeOperationsTable(out, r.deploy);
   goalsTable(out, r.goals);
   return out.join("\n");
 }

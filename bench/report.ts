@@ -50,6 +50,8 @@ export interface BenchResults {
   quick: boolean;
   /** Runs of each figure. */
   runs: number;
+  /** `BENCH_FAST=1`: the deployments ran in the engine's fast mode (no checkpoints); absent in older documents. */
+  fastMode?: boolean;
   /** Where the figures were taken. */
   machine: MachineInfo;
   /** What was measured. */
@@ -68,6 +70,28 @@ export interface BenchResults {
   goals: Goal[];
   /** Wall time of the whole run, seconds. */
   durationSeconds: number;
+}
+
+/**
+ * The document of the deploy benchmark alone (`BENCH_ONLY=deploy npm run bench`): the header
+ * fields and the deploy figures of {@link BenchResults}, and the goals judged on them.
+ */
+export interface DeployOnlyResults extends Pick<
+  BenchResults,
+  | "schemaVersion"
+  | "date"
+  | "quick"
+  | "runs"
+  | "machine"
+  | "versions"
+  | "deploy"
+  | "goals"
+  | "durationSeconds"
+> {
+  /** Which benchmarks the document holds: the deploy benchmark alone. */
+  kind: "deploy";
+  /** `BENCH_FAST=1`: the deployments ran in the engine's fast mode (no checkpoints). */
+  fastMode: boolean;
 }
 
 /** The machine this process runs on. */

@@ -11,7 +11,11 @@
  * - `BENCH_LONG=1`: N = 10, 100, 300 and 1,000;
  * - `BENCH_COUNTS`: the N of the deploy benchmark instead, comma-separated (e.g. `10,300`);
  * - `BENCH_OUT`: the results file (default `bench/results/latest.json`), e.g.
- *   `bench/results/2026-11-23.json` for a run to commit with its charts.
+ *   `bench/results/2026-11-23.json` for a run to commit with its charts;
+ * - `BENCH_FAST=1`: every deployment in the engine's fast mode (`PULUMI_EXPERIMENTAL=true
+ *   PULUMI_SKIP_CHECKPOINTS=true`, bench/scale.ts's `FAST_MODE_ENV`), with the goals of fast mode;
+ * - `BENCH_ONLY=deploy`: the deploy benchmark alone (both doors against the floor), written
+ *   without charts as a {@link DeployOnlyResults} document.
  *
  * @packageDocumentation
  */
@@ -19,15 +23,16 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchClient, type Comparison } from "./client";
-import { benchDeploy } from "./deploy";
+import { benchDeploy, type DeployResults } from "./deploy";
 import { benchEmulator, spawnEmulatorProcess } from "./emulator";
-import { openEngine, REPO_ROOT } from "./engine";
+import { openEngine, REPO_ROOT, type Engine } from "./engine";
 import { benchStartup } from "./startup";
 import { benchState } from "./state";
 import type { ClientResults } from "./client";
-import { evaluateGoals } from "./goals";
-import { toMarkdown } from "./markdown";
-import { machineInfo, type BenchResults } from "./report";
+import { deployGoals, evaluateGoals } from "./goals";
+import { deployMarkdown, toMarkdown } from "./markdown";
+import { machineInfo, type BenchResults, type DeployOnlyResults } from "./report";
+import { FAST_MODE_ENV } from "./scale";
 import { round, summarize } from "./stats";
 
 /** The settings every benchmark command has (`npm run bench`, `npm run bench:scale`). */
@@ -50,13 +55,17 @@ export interface BenchOptions extends CommandOptions {
   clientRequests: number;
   /** Seconds of each autocannon run. */
   loadSeconds: number;
+  /** `BENCH_FAST=1`: every deployment in the engine's fast mode (no checkpoints). */
+  fast: boolean;
+  /** `BENCH_ONLY=deploy`: the deploy benchmark alone ({@link runDeployOnly}). */
+  deployOnly: boolean;
 }
 
 /**
  * Options from the environment (`BENCH_QUICK`, `BENCH_LONG`, `BENCH_RUNS`, `BENCH_COUNTS`,
- * `BENCH_OUT`), with `overrides` on top.
- * @throws Error when `BENCH_RUNS` is not a positive integer or `BENCH_COUNTS` not a
- * comma-separated list of them.
+ * `BENCH_OUT`, `BENCH_FAST`, `BENCH_ONLY`), with `overrides` on top.
+ * @throws Error when `BENCH_RUNS` is not a positive integer, `BENCH_COUNTS` not a
+ * comma-separated list of them, or `BENCH_ONLY` other than `deploy`.
  */
 export function benchOptions(
   env: NodeJS.ProcessEnv = process.env,
@@ -76,10 +85,15 @@ export function benchOptions(
     if (!counts.every((n) => Number.isInteger(n) && n >= 1))
       throw new Error(`BENCH_COUNTS must be positive integers separated by commas, got ${env.BENCH_COUNTS}`);
   }
+  const only = env.BENCH_ONLY ?? "";
+  if (only !== "" && only !== "deploy")
+    throw new Error(`BENCH_ONLY must be "deploy" (or unset), got ${only}`);
   return {
     quick,
     runs,
     counts,
+    fast: env.BENCH_FAST === "1" || env.BENCH_FAST === "true",
+    deployOnly: only === "deploy",
     clientRequests: quick ? 500 : 2000,
     loadSeconds: quick ? 1 : 10,
     outFile: env.BENCH_OUT
@@ -138,6 +152,68 @@ export function writeCharts(resultsFile: string): string[] {
   return r.stdout.trim().split("\n");
 }
 
+/** The versions of what is measured: Node.js, the engine `pulumiVersion`, this package, `@pulumi/pulumi`. */
+function versions(pulumiVersion: string): BenchResults["versions"] {
+  const pkg = (file: string) => (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+  return {
+    node: process.version,
+    pulumi: pulumiVersion,
+    package: pkg(path.join(REPO_ROOT, "package.json")),
+    pulumiSdk: pkg(require.resolve("@pulumi/pulumi/package.json", { paths: [REPO_ROOT] })),
+  };
+}
+
+/**
+ * Benchmark 1 through bench/deploy.ts with the options' N and runs, in fast mode with `opts.fast`.
+ * @throws Error when a deployment fails.
+ */
+async function deploySection(engine: Engine, opts: BenchOptions): Promise<DeployResults> {
+  opts.log(
+    `deploy: N = ${opts.counts.join(", ")}, ${opts.runs} run(s), floor, dynamic door and native door` +
+      (opts.fast ? ", fast mode" : ""),
+  );
+  return benchDeploy(engine, {
+    counts: opts.counts,
+    runs: opts.runs,
+    warmup: !opts.quick,
+    log: opts.log,
+    env: opts.fast ? FAST_MODE_ENV : undefined,
+  });
+}
+
+/**
+ * Runs the deploy benchmark alone (`BENCH_ONLY=deploy`), writes its document to `opts.outFile`
+ * (no charts) and returns it.
+ * @throws Error when a deployment fails.
+ */
+export async function runDeployOnly(opts: BenchOptions): Promise<DeployOnlyResults> {
+  const started = Date.now();
+  const machine = machineInfo();
+  const engine = await openEngine(opts.quick ? "bench-quick" : "bench");
+  let results: DeployOnlyResults;
+  try {
+    const deploy = await deploySection(engine, opts);
+    results = {
+      schemaVersion: 1,
+      kind: "deploy",
+      date: new Date(started).toISOString(),
+      quick: opts.quick,
+      runs: opts.runs,
+      fastMode: opts.fast,
+      machine,
+      versions: versions(engine.version),
+      deploy,
+      goals: deployGoals(deploy, opts.fast),
+      durationSeconds: round((Date.now() - started) / 1000, 1),
+    };
+  } finally {
+    engine.dispose();
+  }
+  mkdirSync(path.dirname(opts.outFile), { recursive: true });
+  writeFileSync(opts.outFile, JSON.stringify(results, null, 2) + "\n");
+  return results;
+}
+
 /**
  * Runs every benchmark, writes the JSON document to `opts.outFile` and returns it.
  * @throws Error when a benchmark fails (a deployment, a non-2xx response, …).
@@ -146,10 +222,6 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   const started = Date.now();
   const date = new Date(started).toISOString();
   const machine = machineInfo();
-  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
-  const sdkPkg = JSON.parse(
-    readFileSync(require.resolve("@pulumi/pulumi/package.json", { paths: [REPO_ROOT] }), "utf8"),
-  ) as { version: string };
 
   opts.log(`emulator: autocannon, 32 connections × ${opts.loadSeconds} s, ${opts.runs} run(s) per endpoint`);
   const emulator = await benchEmulator({
@@ -170,33 +242,21 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   try {
     opts.log(`state: one resource of each type, ${opts.runs} run(s)`);
     const state = await benchState(engine, { runs: opts.runs, log: opts.log });
-    opts.log(
-      `deploy: N = ${opts.counts.join(", ")}, ${opts.runs} run(s), floor, dynamic door and native door`,
-    );
-    const deploy = await benchDeploy(engine, {
-      counts: opts.counts,
-      runs: opts.runs,
-      warmup: !opts.quick,
-      log: opts.log,
-    });
+    const deploy = await deploySection(engine, opts);
     results = {
       schemaVersion: 1,
       date,
       quick: opts.quick,
       runs: opts.runs,
+      fastMode: opts.fast,
       machine,
-      versions: {
-        node: process.version,
-        pulumi: engine.version,
-        package: pkg.version,
-        pulumiSdk: sdkPkg.version,
-      },
+      versions: versions(engine.version),
       deploy,
       startup,
       state,
       client,
       emulator,
-      goals: evaluateGoals(deploy, state, client, emulator),
+      goals: evaluateGoals(deploy, state, client, emulator, opts.fast),
       durationSeconds: round((Date.now() - started) / 1000, 1),
     };
   } finally {
@@ -233,5 +293,6 @@ export function runFromCommandLine<R extends { durationSeconds: number }>(
 
 if (require.main === module) {
   const opts = benchOptions();
-  runFromCommandLine(runBench(opts), toMarkdown, opts);
+  if (opts.deployOnly) runFromCommandLine(runDeployOnly(opts), deployMarkdown, opts);
+  else runFromCommandLine(runBench(opts), toMarkdown, opts);
 }

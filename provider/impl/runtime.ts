@@ -16,7 +16,8 @@
  * The proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`) and `NODE_EXTRA_CA_CERTS` of the
  * provider process are honoured by the client. Every request is logged at debug level through
  * Pulumi's log (`pulumi up --debug`, or `-v=3` or more with `--logtostderr`), and to stderr as
- * well with `SERVICE_LOG=debug`; `SERVICE_LOG=off` turns both off.
+ * well with `SERVICE_LOG=debug`; `SERVICE_LOG=off` turns both off. The lines reach Pulumi's log in
+ * batches, in order: see {@link flushDebugLog}.
  *
  * The client sends an `Idempotency-Key` with every create (`idempotencyKeys: "auto"`), so a
  * create whose connection is reset is retried safely once the service has shown that it honours
@@ -129,9 +130,98 @@ function whole(name: "requestTimeoutMs" | "maxRetries" | "retryBudgetMs"): numbe
 }
 
 /**
+ * Longest a request's log line waits, in milliseconds, before the lines waiting go to Pulumi's
+ * log as one debug message ({@link flushDebugLog}).
+ */
+export const DEBUG_LOG_FLUSH_MS = 500;
+
+/** Characters of waiting lines past which they go at once, without waiting for the timer. */
+export const DEBUG_LOG_BATCH_CHARS = 256 * 1024;
+
+/** Longest a signal waits for the waiting lines to reach the engine before the process goes on ending. */
+const SIGNAL_FLUSH_MS = 1_000;
+
+/** The lines not yet handed to Pulumi's log, their characters, and the timer that will send them. */
+const debugLog = {
+  lines: [] as string[],
+  chars: 0,
+  timer: undefined as NodeJS.Timeout | undefined,
+  /** Settles when every message handed to Pulumi's log so far has been sent (or failed). */
+  sent: Promise.resolve(),
+  /** The process's signal and exit hooks are installed (on the first line). */
+  hooked: false,
+};
+
+/**
+ * Sends the request lines waiting for Pulumi's log now, as one debug message (lines joined by
+ * newlines, in the order they were logged), and resolves once it and every message before it
+ * have been sent (a message that cannot be sent is dropped, never an error).
+ *
+ * Why batches: the engine shows debug messages only when asked (`pulumi up --debug`, or `-v=N`
+ * with `--logtostderr`), and it does not tell a provider whether it was asked: `--debug` is an
+ * option of the CLI's display, and `--logtostderr`/`-v` reach a plugin only with `--logflow`
+ * (`buildPluginArguments` in Pulumi's `sdk/go/common/resource/plugin/plugin.go`). So the lines
+ * are always sent, but a message per request cost a gRPC call each, about 1.1 s of CPU for an
+ * `up` of 1,000 (docs/performance.md). Lines wait at most {@link DEBUG_LOG_FLUSH_MS} (or until
+ * they reach {@link DEBUG_LOG_BATCH_CHARS}), and are sent before the provider ends: the native
+ * plugin flushes on the engine's `Cancel`, which the engine sends to every provider before it
+ * stops it, and any process flushes on `SIGINT` or `SIGTERM` (for up to a second, then ends as
+ * the signal asks) and before it exits for want of work.
+ */
+export function flushDebugLog(): Promise<void> {
+  if (debugLog.timer) clearTimeout(debugLog.timer);
+  debugLog.timer = undefined;
+  if (debugLog.lines.length > 0) {
+    const message = debugLog.lines.join("\n");
+    debugLog.lines = [];
+    debugLog.chars = 0;
+    // Pulumi's log sends its messages one after the other, in the order they were given.
+    debugLog.sent = pulumi.log.debug(message).catch(() => {});
+  }
+  return debugLog.sent;
+}
+
+/** Queues `line` for Pulumi's log ({@link flushDebugLog}), starting the timer that sends it. */
+function queueDebugLine(line: string): void {
+  hookProcessEnd();
+  debugLog.lines.push(line);
+  debugLog.chars += line.length + 1;
+  if (debugLog.chars >= DEBUG_LOG_BATCH_CHARS) void flushDebugLog();
+  else if (!debugLog.timer) {
+    debugLog.timer = setTimeout(() => void flushDebugLog(), DEBUG_LOG_FLUSH_MS);
+    // The lines never keep a process alive: the exit and signal hooks send them.
+    debugLog.timer.unref();
+  }
+}
+
+/**
+ * Once per process: the waiting lines are sent before it exits for want of work (`beforeExit`)
+ * and on `SIGINT` or `SIGTERM` (how the engine stops a provider after `Cancel`), for up to
+ * {@link SIGNAL_FLUSH_MS}; then the signal ends the process as it would have without this hook,
+ * unless another listener of the process handles it.
+ */
+function hookProcessEnd(): void {
+  if (debugLog.hooked) return;
+  debugLog.hooked = true;
+  process.on("beforeExit", () => {
+    if (debugLog.lines.length > 0) void flushDebugLog();
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, SIGNAL_FLUSH_MS).unref());
+      void Promise.race([flushDebugLog(), timeout]).then(() => {
+        // Alone, this hook kept the signal from ending the process: raise it again, untrapped.
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+    });
+  }
+}
+
+/**
  * The request logger of the provider: each line at debug level to Pulumi's log (which the
- * engine shows only when asked: `pulumi up --debug`, or `-v=3` or more with `--logtostderr`),
- * and to stderr as well with `SERVICE_LOG=debug`; none with `SERVICE_LOG=off`.
+ * engine shows only when asked: `pulumi up --debug`, or `-v=3` or more with `--logtostderr`), in
+ * batches ({@link flushDebugLog}), and to stderr as well, at once, with `SERVICE_LOG=debug`; none
+ * with `SERVICE_LOG=off`.
  * @throws Error (a ServiceError) naming SERVICE_LOG for any other value.
  */
 function providerLogger(): RequestLogger | undefined {
@@ -140,7 +230,7 @@ function providerLogger(): RequestLogger | undefined {
   const stderr = loggerFromEnv();
   return (line, entry) => {
     stderr?.(line, entry);
-    pulumi.log.debug(line).catch(() => {});
+    queueDebugLine(line);
   };
 }
 

@@ -28,7 +28,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
-import { configure } from "../impl/runtime";
+import { configure, flushDebugLog } from "../impl/runtime";
 import { UNKNOWN } from "../impl/inputChecks";
 import { configVerdict } from "../impl/configChange";
 import { fromPulumi } from "./deps";
@@ -357,7 +357,12 @@ export const SERVER: Partial<IResourceProviderServer> = {
   update: unary(update),
   delete: unary(remove),
   invoke: unary(invoke),
-  cancel: unary(async () => new Empty()),
+  // The engine sends Cancel to every provider before it stops it (and on Ctrl-C): the request
+  // lines still waiting for Pulumi's log go first, while the engine still shows them.
+  cancel: unary(async () => {
+    await flushDebugLog();
+    return new Empty();
+  }),
   // No mappings to other providers' schemas (those are for `pulumi convert` of Terraform code).
   getMapping: unary(async () => new provproto.GetMappingResponse()),
   getMappings: unary(async () => new provproto.GetMappingsResponse()),

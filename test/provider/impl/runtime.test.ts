@@ -5,6 +5,7 @@
  * settings (stack config, then environment) and its request log.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { spawn } from "node:child_process";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import * as runtime from "../../../provider/impl/runtime";
@@ -27,6 +28,7 @@ import {
   wireSubscription,
 } from "../../helpers/scripted-server";
 import { makeTestCa, startTlsEmulator } from "../../helpers/tls";
+import { SERVER } from "../../../provider/native/server";
 
 const ED = `ed_${"A".repeat(27)}`;
 const ESB = `esb_${"S".repeat(27)}`;
@@ -219,17 +221,30 @@ describe("settings", () => {
   });
 
   describe("the request log", () => {
+    /** The messages sent to Pulumi's log at debug level from now on (the spy is restored after each test). */
+    async function spyDebug(): Promise<string[]> {
+      // Lines of earlier tests still waiting go first, to the real log (no engine: dropped).
+      await runtime.flushDebugLog();
+      const messages: string[] = [];
+      jest.spyOn(pulumi.log, "debug").mockImplementation(async (msg: string) => void messages.push(msg));
+      return messages;
+    }
+
+    /** The lines of Pulumi's debug messages, in order: a message holds the lines of a batch. */
+    const linesOf = (messages: string[]) => messages.flatMap((m) => m.split("\n"));
+
+    /** A GET answered 503 then 200, its request lines flushed: the debug messages sent. */
     async function retriedGet(): Promise<string[]> {
       server = await startScriptedServer([
         serviceError(503, 500, "busy"),
         json(200, wireSubscription("http://svc", 1)),
       ]);
-      const lines: string[] = [];
-      jest.spyOn(pulumi.log, "debug").mockImplementation(async (msg: string) => void lines.push(msg));
+      const messages = await spyDebug();
       await runtime.configure({ config: config({ "service:apiKey": KEY, "service:baseUrl": server.url }) });
       await runtime.getClient().eventSubscriptions.get(fakeId("esb_", 1));
       expect(server.requests).toHaveLength(2);
-      return lines;
+      await runtime.flushDebugLog();
+      return messages;
     }
 
     /** What is written to stderr from now to the end of the test (the spy is restored after each). */
@@ -242,7 +257,10 @@ describe("settings", () => {
     }
 
     test("each attempt of a retried GET goes to Pulumi's log at debug level, without the key", async () => {
-      const lines = await retriedGet();
+      const messages = await retriedGet();
+      // The three lines, logged within milliseconds, go as one message.
+      expect(messages).toHaveLength(1);
+      const lines = linesOf(messages);
       expect(lines).toHaveLength(3);
       expect(lines[0]).toMatch(
         /^service: GET \/event_subscriptions\/esb_\w+ -> 503 in \d+ ms \(attempt 1 of 5/,
@@ -257,7 +275,8 @@ describe("settings", () => {
     test("SERVICE_LOG=debug: to stderr as well", async () => {
       process.env.SERVICE_LOG = "debug";
       const written = captureStderr();
-      const lines = await retriedGet();
+      const lines = linesOf(await retriedGet());
+      expect(lines).toHaveLength(3);
       expect(written.join("")).toBe(lines.map((l) => `${l}\n`).join(""));
     });
 
@@ -267,6 +286,92 @@ describe("settings", () => {
       expect(await retriedGet()).toEqual([]);
       expect(written).toEqual([]);
     });
+
+    test("1,000 requests: every line reaches Pulumi's log, in order, in a handful of messages", async () => {
+      const emulator = await startEmulator({});
+      try {
+        const messages = await spyDebug();
+        await runtime.configure({
+          config: config({ "service:apiKey": emulator.apiKeys[0], "service:baseUrl": emulator.url }),
+        });
+        const ids = Array.from({ length: 1000 }, (_, i) => fakeId("esb_", i + 1));
+        const started = Date.now();
+        for (const id of ids) await expect(runtime.getClient().eventSubscriptions.get(id)).rejects.toThrow();
+        const seconds = (Date.now() - started) / 1000;
+        await runtime.flushDebugLog();
+        const lines = linesOf(messages);
+        expect(lines).toHaveLength(1000);
+        lines.forEach((line, i) => expect(line).toContain(`GET /event_subscriptions/${ids[i]} -> 404`));
+        // One message per DEBUG_LOG_FLUSH_MS of requests, and the last flush: not one per request.
+        expect(messages.length).toBeLessThanOrEqual(
+          Math.ceil((seconds * 1000) / runtime.DEBUG_LOG_FLUSH_MS) + 2,
+        );
+        expect(messages.length).toBeLessThan(50);
+      } finally {
+        await runtime.configure({ config: config({}) });
+        await emulator.close();
+      }
+    }, 120_000);
+
+    test("lines left waiting go by themselves within DEBUG_LOG_FLUSH_MS", async () => {
+      const messages = await (async () => {
+        server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+        const sent = await spyDebug();
+        await runtime.configure({ config: config({ "service:apiKey": KEY, "service:baseUrl": server.url }) });
+        await runtime.getClient().eventSubscriptions.get(fakeId("esb_", 1));
+        return sent;
+      })();
+      expect(messages).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, runtime.DEBUG_LOG_FLUSH_MS + 200));
+      expect(linesOf(messages)).toEqual([expect.stringMatching(/GET \/event_subscriptions\/esb_\w+ -> 200/)]);
+    });
+
+    test("the native plugin's Cancel (sent by the engine before it stops a provider) sends the lines waiting", async () => {
+      server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+      const messages = await spyDebug();
+      await runtime.configure({ config: config({ "service:apiKey": KEY, "service:baseUrl": server.url }) });
+      await runtime.getClient().eventSubscriptions.get(fakeId("esb_", 1));
+      expect(messages).toEqual([]);
+      await new Promise<void>((resolve, reject) =>
+        SERVER.cancel!({ request: undefined } as never, (err) => (err ? reject(err) : resolve())),
+      );
+      expect(linesOf(messages)).toEqual([expect.stringMatching(/GET \/event_subscriptions\/esb_\w+ -> 200/)]);
+    });
+
+    test("SIGINT (how the engine stops a provider, after Cancel) sends the lines waiting, then ends the process", async () => {
+      server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+      // The built runtime (npm run build) in a process of its own, Pulumi's log writing to stdout.
+      const script = `
+        const pulumi = require("@pulumi/pulumi");
+        pulumi.log.debug = async (m) => void process.stdout.write("sent: " + m + "\\n");
+        // The batch timer never fires here, however slow the machine: only the signal sends the line.
+        const setTimer = global.setTimeout;
+        global.setTimeout = (fn, ms, ...args) => (ms === ${runtime.DEBUG_LOG_FLUSH_MS} ? { unref() {} } : setTimer(fn, ms, ...args));
+        const runtime = require(${JSON.stringify(path.resolve(__dirname, "../../../dist/provider/impl/runtime.js"))});
+        const values = { "service:apiKey": "sk_test", "service:baseUrl": process.env.URL };
+        runtime.configure({ config: { get: (k) => values[k] } })
+          .then(() => runtime.getClient().eventSubscriptions.get(process.env.ID))
+          .then(() => { process.stdout.write("ready\\n"); setInterval(() => {}, 1000); });`;
+      const child = spawn(process.execPath, ["-e", script], {
+        cwd: path.resolve(__dirname, "../../.."),
+        env: { ...process.env, URL: server.url, ID: fakeId("esb_", 1), SERVICE_LOG: "" },
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      let out = "";
+      const ended = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on("exit", (_code, signal) => resolve(signal)),
+      );
+      await new Promise<void>((resolve) =>
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes("ready\n")) resolve();
+        }),
+      );
+      expect(out).toBe("ready\n");
+      child.kill("SIGINT");
+      expect(await ended).toBe("SIGINT");
+      expect(out).toMatch(/^ready\nsent: service: GET \/event_subscriptions\/esb_\w+ -> 200 in \d+ ms/);
+    }, 60_000);
   });
 });
 
@@ -329,7 +434,11 @@ describe("the request log through the real engine", () => {
       destinations: [
         { name: "dd", args: { target: { datadog: { apiKey: "secret:ddApiKey", ddsite: "datadoghq.eu" } } } },
       ],
-      subscriptions: [],
+      subscriptions: ["a", "b", "c"].map((name) => ({
+        name,
+        destinations: ["dd"],
+        args: { sources: [{ type: "ip_policy_created.v0" }] },
+      })),
       reports: [],
     };
     await stack.setConfig("spec", { value: JSON.stringify(spec) });
@@ -338,17 +447,27 @@ describe("the request log through the real engine", () => {
     await emulator?.close();
   });
 
-  test("up --debug shows each request; destroy without it shows none", async () => {
+  test("up --debug shows each request, in order; destroy without it shows none", async () => {
     let out = "";
     await stack.up({ debug: true, onOutput: (o) => (out += o) });
     const lines = out.split("\n").filter((l) => l.includes("service: "));
-    expect(
-      lines.some((l) =>
-        /debug: service: POST \/event_destinations -> 201 in \d+ ms \(attempt 1 of 5, operation op_\w+\)/.test(
-          l,
-        ),
-      ),
-    ).toBe(true);
+    // The lines reach the engine in batches (one debug message of several lines), the last ones
+    // as the engine stops the provider: each request's line is there (the display may show a
+    // message twice: as it comes, and among the diagnostics), the destination's first.
+    const posts = new Set(
+      lines
+        .map(
+          (l) =>
+            /service: POST \/event_\w+ -> 201 in \d+ ms \(attempt 1 of 5, operation op_\w+\)/.exec(l)?.[0],
+        )
+        .filter((l) => l !== undefined),
+    );
+    expect([...posts].map((l) => /POST \/(\w+)/.exec(l)![1])).toEqual([
+      "event_destinations",
+      "event_subscriptions",
+      "event_subscriptions",
+      "event_subscriptions",
+    ]);
     expect(lines.join("\n")).not.toContain(emulator.apiKeys[0]);
     expect(lines.join("\n")).not.toContain(DD_KEY);
 
