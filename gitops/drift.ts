@@ -22,6 +22,13 @@
  *    next `pulumi up` would do because the **program** changed. It never includes drift
  *    (preview does not refresh), and drift never includes it.
  *
+ * Reads: before the refresh, the report reads the stack's state (`pulumi stack export`) and
+ * announces to the providers how many event subscriptions and destinations the refresh will
+ * read ({@link expectedReads}, in `SERVICE_EXPECTED_READS` of listReads.ts), so each kind is read
+ * from the service's list endpoint, page by page from the first read, instead of one `GET` per
+ * resource; a resource the listing does not hold is re-checked with its own `GET` before it is
+ * reported deleted. The report is the same as with single reads.
+ *
  * Secrets: the engine's events carry secret values masked (`[secret]`), so this module never
  * sees them. A secret property that changed is reported as `[secret]` → `[secret]` when the
  * provider saw a change that no visible property explains (e.g. a destination's `target`,
@@ -45,6 +52,8 @@ import {
   type DriftedResource,
   type PendingChange,
 } from "./events";
+import { RESOURCES } from "service-contract";
+import { EXPECTED_READS_ENV } from "../provider/impl/listReads";
 import { EXIT_CODES, redact } from "./io";
 
 export * from "./events";
@@ -255,12 +264,16 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
 
   const refreshEvents: EngineEvent[] = [];
   progress("refresh");
+  const expected = await announcement(s);
+  if (expected) s.workspace.envVars[EXPECTED_READS_ENV] = expected;
   try {
     // runProgram: the providers get the program's current configuration (e.g. a rotated API
     // key), not the one stored at the last deployment.
     await s.previewRefresh({ runProgram: true, onEvent: (e) => refreshEvents.push(e) });
   } catch (err) {
     await fail("The refresh (preview only) that reads the live resources", err, refreshEvents);
+  } finally {
+    delete s.workspace.envVars[EXPECTED_READS_ENV];
   }
   const { checked, resources } = analyzeRefreshEvents(refreshEvents);
 
@@ -285,6 +298,38 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
     pendingChanges: { present: pending.length > 0, summary, resources: pending },
     exitCode: drift ? EXIT_CODES.attention : EXIT_CODES.ok,
   };
+}
+
+/** The kinds whose reads a listing answers (listReads.ts), by ID prefix. */
+const LISTED_PREFIXES = [RESOURCES.eventSubscription.idPrefix, RESOURCES.eventDestination.idPrefix];
+
+/**
+ * How many resources of each listed kind (event subscriptions and destinations) a refresh of the
+ * state `deployment` (`pulumi stack export`'s `deployment`) reads: `{ "<ID prefix>": count }`,
+ * kinds with none left out. Placeholders of pending creates (no service ID) are not read.
+ */
+export function expectedReads(deployment: unknown): Record<string, number> {
+  const resources = (deployment as { resources?: unknown } | undefined)?.resources;
+  const counts: Record<string, number> = {};
+  if (!Array.isArray(resources)) return counts;
+  for (const r of resources as { id?: unknown; custom?: unknown; type?: unknown }[]) {
+    if (!r?.custom || typeof r.id !== "string" || String(r.type).startsWith("pulumi:providers:")) continue;
+    const prefix = LISTED_PREFIXES.find((p) => (r.id as string).startsWith(p));
+    if (prefix) counts[prefix] = (counts[prefix] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * The announcement of {@link expectedReads} for the stack `s` (`SERVICE_EXPECTED_READS`'s JSON),
+ * or `undefined` when its state cannot be read: the refresh then reads as without it.
+ */
+async function announcement(s: Stack): Promise<string | undefined> {
+  try {
+    return JSON.stringify(expectedReads((await s.exportStack()).deployment));
+  } catch {
+    return undefined;
+  }
 }
 
 function indent(text: string): string {

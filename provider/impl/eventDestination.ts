@@ -177,6 +177,7 @@ const KIND: ListedKind<EventDestination, DestinationInputs, DestinationOutputs> 
   afterRecoveryAdoption: async (live, news) =>
     hasWriteOnlySecret(news.target) ? await getClient().eventDestinations.update(live.id, body(news)) : live,
   get: (id) => getClient().eventDestinations.get(id),
+  pages: (limit) => getClient().eventDestinations.pages({ limit }),
   update: (id, news) => getClient().eventDestinations.update(id, body(news)),
   delete: (id) => getClient().eventDestinations.delete(id),
   outputs: (live, known) => toOutputs(live, known?.target),

@@ -163,6 +163,7 @@ const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutput
     getClient().eventSubscriptions.create(request as EventSubscriptionCreate, { idempotencyKey }),
   matchKey,
   get: (id) => getClient().eventSubscriptions.get(id),
+  pages: (limit) => getClient().eventSubscriptions.pages({ limit }),
   update: (id, news) => getClient().eventSubscriptions.update(id, body(news)),
   delete: (id) => getClient().eventSubscriptions.delete(id),
   outputs: (live) => toOutputs(live),

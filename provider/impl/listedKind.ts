@@ -24,6 +24,8 @@ import {
   type PendingReplacement,
 } from "./pendingCreate";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
+import type { Page } from "../../client/collections";
+import { readThroughListing, whileWriting, type ListableKind } from "./listReads";
 import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
 import { timed } from "./timeouts";
 
@@ -50,6 +52,8 @@ export interface ListedKind<T extends Live, I, O extends object> extends Pending
   afterRecoveryAdoption?(live: T, news: I): Promise<T>;
   /** The client's `get` of `id`. */
   get(id: string): Promise<T>;
+  /** The client's pages of the kind, `limit` resources each, newest first (`read` answers from them: listReads.ts). */
+  pages(limit: number): AsyncIterable<Page<T>>;
   /** The client's `update` of `id` with every managed field of `news` (one `PATCH`). */
   update(id: string, news: I): Promise<T>;
   /** The client's `delete` of `id`. */
@@ -80,7 +84,8 @@ export function diffListed<O, I>(
 }
 
 /**
- * `create` of a listed kind, under its timeout ({@link timedCreate}): with `adoptId`,
+ * `create` of a listed kind, under its timeout ({@link timedCreate}), as a write that drops this
+ * process's listings (`whileWriting`, listReads.ts): with `adoptId`,
  * {@link adoptExisting}; for a placeholder's replacement, what the timed-out create made when the
  * service holds it ({@link adoptPendingCreate}); else one logical create (`createOnce`,
  * ambiguous.ts: one `Idempotency-Key`, an answer lost on the way back resolved without a
@@ -96,34 +101,45 @@ export async function createListed<T extends Live, I extends { adoptId?: string 
   news: I,
   timeoutMs: number | undefined,
 ): Promise<pulumi.dynamic.CreateResult> {
-  return timedCreate(kind.what, news as Record<string, unknown>, timeoutMs, async (pending, sending) => {
-    const client = getClient();
-    if (news.adoptId) return adoptExisting(kind, news.adoptId, news);
-    // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
-    const made = await adoptPendingCreate(kind, pending, news);
-    if (made) return made;
-    const request = kind.createRequest(news);
-    const afterRecoveryAdoption = kind.afterRecoveryAdoption;
-    const live = await createOnce({
-      what: kind.what,
-      create: (idempotencyKey) => {
-        sending();
-        return kind.create(request, idempotencyKey);
-      },
-      fingerprint: JSON.stringify(request),
-      matchKey: kind.matchKey(news),
-      list: () => kind.list(),
-      matches: (found) => kind.matches(found, news as Record<string, unknown>),
-      keysHonoured: () => client.idempotency.honoured,
-      serviceNow: () => client.serviceClock.now(),
-      warn,
-      adoptFrom: adoptionCandidates(kind.candidates),
-      ...(afterRecoveryAdoption && {
-        afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, news),
-      }),
-    });
-    return { id: live.id, outs: stamped(kind.outputs(live, news)) };
+  // The write ends when its requests do, not when the timeout gives up on them.
+  return timedCreate(kind.what, news as Record<string, unknown>, timeoutMs, (pending, sending) =>
+    whileWriting(() => createWithin(kind, news, pending, sending)),
+  );
+}
+
+/** The body of {@link createListed} under its timeout: `pending` and `sending` as `timedCreate` gives them. */
+async function createWithin<T extends Live, I extends { adoptId?: string }, O extends object>(
+  kind: ListedKind<T, I, O>,
+  news: I,
+  pending: PendingReplacement | undefined,
+  sending: () => void,
+): Promise<pulumi.dynamic.CreateResult> {
+  const client = getClient();
+  if (news.adoptId) return adoptExisting(kind, news.adoptId, news);
+  // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
+  const made = await adoptPendingCreate(kind, pending, news);
+  if (made) return made;
+  const request = kind.createRequest(news);
+  const afterRecoveryAdoption = kind.afterRecoveryAdoption;
+  const live = await createOnce({
+    what: kind.what,
+    create: (idempotencyKey) => {
+      sending();
+      return kind.create(request, idempotencyKey);
+    },
+    fingerprint: JSON.stringify(request),
+    matchKey: kind.matchKey(news),
+    list: () => kind.list(),
+    matches: (found) => kind.matches(found, news as Record<string, unknown>),
+    keysHonoured: () => client.idempotency.honoured,
+    serviceNow: () => client.serviceClock.now(),
+    warn,
+    adoptFrom: adoptionCandidates(kind.candidates),
+    ...(afterRecoveryAdoption && {
+      afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, news),
+    }),
   });
+  return { id: live.id, outs: stamped(kind.outputs(live, news)) };
 }
 
 /** The body of a create: the fields of `body` (every managed field) without those left out or `""`. */
@@ -173,6 +189,9 @@ export async function adoptPendingCreate<T extends Live, I, O extends object>(
 /**
  * `read` (refresh) of a listed kind: the live resource with the state's resource options; a 404 to
  * the key that made it removes it from the state (`{}`). A placeholder is kept as it is, with no request.
+ * Many reads of the kind together are answered from its list endpoint, a resource the listing
+ * does not hold re-checked with its own `GET` (`readThroughListing`, listReads.ts); few, with a
+ * `GET` each.
  * @throws Error naming both key stamps for a 404 to another key (keyStamp.ts); any other client error as is.
  */
 export async function readListed<T extends Live, I, O extends object>(
@@ -184,14 +203,29 @@ export async function readListed<T extends Live, I, O extends object>(
   const placeholder = readPending(id, props);
   if (placeholder) return placeholder;
   claimId(id);
-  const live = await getUnlessGone(() => kind.get(id), { what: `${kind.what} ${id}`, props });
+  const createdAtMs = Date.parse(String((props as { createdAt?: unknown } | undefined)?.createdAt));
+  const live = await getUnlessGone(
+    () => readThroughListing(listable(kind), id, Number.isNaN(createdAtMs) ? undefined : createdAtMs),
+    { what: `${kind.what} ${id}`, props },
+  );
   if (!live) return {};
   const outs = stamped(kind.outputs(live, props), props);
   return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
 }
 
+/** What listReads.ts needs of `kind`. */
+function listable<T extends Live>(kind: ListedKind<T, unknown, object>): ListableKind<T> {
+  return {
+    what: kind.what,
+    idPrefix: kind.resource.idPrefix,
+    pages: (limit) => kind.pages(limit),
+    get: (id) => kind.get(id),
+  };
+}
+
 /**
- * `update` of a listed kind: every managed field, under the update timeout.
+ * `update` of a listed kind: every managed field, under the update timeout, as a write that drops
+ * this process's listings (`whileWriting`, listReads.ts).
  * @param timeoutMs - the update timeout in **milliseconds** (the dynamic door's travels in `news`).
  * @throws Error when `id` is a placeholder (pendingCreate.ts); the timeout's error; any client error as is.
  */
@@ -203,14 +237,15 @@ export async function updateListed<T extends Live, I, O extends object>(
 ): Promise<pulumi.dynamic.UpdateResult> {
   notPlaceholder(id);
   claimId(id);
-  return timed("update", `${kind.what} ${id}`, news, timeoutMs, async () => ({
-    outs: stamped(kind.outputs(await kind.update(id, news), news)),
-  }));
+  return timed("update", `${kind.what} ${id}`, news, timeoutMs, () =>
+    whileWriting(async () => ({ outs: stamped(kind.outputs(await kind.update(id, news), news)) })),
+  );
 }
 
 /**
- * `delete` of a listed kind, under the delete timeout: one already gone (404 to the key that made
- * it) counts as deleted; a placeholder's delete is {@link removePending}'s.
+ * `delete` of a listed kind, under the delete timeout, as a write that drops this process's
+ * listings (`whileWriting`, listReads.ts): one already gone (404 to the key that made it) counts
+ * as deleted; a placeholder's delete is {@link removePending}'s.
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds**.
  * @throws Error naming both key stamps for a 404 to another key (keyStamp.ts); what
@@ -223,9 +258,11 @@ export async function removeListed<T extends Live, I, O extends { uri?: string }
   timeoutMs: number | undefined,
 ): Promise<void> {
   const what = `${kind.what} ${id}`;
-  await timed("delete", what, props, timeoutMs, async () => {
-    const removeLive = (live: T) => deleteUnlessGone(() => kind.delete(live.id), live.uri);
-    if (await removePending(kind, id, props, removeLive)) return;
-    await deleteUnlessGone(() => kind.delete(id), props?.uri, { what, props });
-  });
+  await timed("delete", what, props, timeoutMs, () =>
+    whileWriting(async () => {
+      const removeLive = (live: T) => deleteUnlessGone(() => kind.delete(live.id), live.uri);
+      if (await removePending(kind, id, props, removeLive)) return;
+      await deleteUnlessGone(() => kind.delete(id), props?.uri, { what, props });
+    }),
+  );
 }

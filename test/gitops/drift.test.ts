@@ -6,6 +6,7 @@ import {
   analyzePreviewEvents,
   analyzeRefreshEvents,
   diffProperties,
+  expectedReads,
   maskSecrets,
   redact,
   type DriftReport,
@@ -182,5 +183,25 @@ describe("drift analysis of refresh events", () => {
       /PROGRAM CHANGES NOT YET DEPLOYED[^\n]*\n[^\n]*\n\s+update\s+dest\s+EventDestination\s+metadata/,
     );
     expect(text).toMatch(/exit code 2/);
+  });
+});
+
+describe("the reads announced to the providers before the refresh", () => {
+  it("counts the event subscriptions and destinations of the state by ID prefix, through either door", () => {
+    const deployment = {
+      resources: [
+        { type: "pulumi:pulumi:Stack", custom: false, urn: "s" },
+        { type: "pulumi:providers:service", custom: true, id: "5f1c0d8e-provider" },
+        { type: "pulumi:providers:pulumi-nodejs", custom: true, id: "esb_looks_like_one" },
+        { type: "service:index:EventDestination", custom: true, id: `ed_${"A".repeat(27)}` },
+        { type: SUB, custom: true, id: `esb_${"A".repeat(27)}` },
+        { type: "service:index:EventSubscription", custom: true, id: `esb_${"B".repeat(27)}` },
+        { type: SUB, custom: true, id: "pending-create-0f1e2d3c" },
+        { type: "service:index:AbuseReport", custom: true, id: `abrp_${"C".repeat(27)}` },
+      ],
+    };
+    expect(expectedReads(deployment)).toEqual({ esb_: 2, ed_: 1 });
+    expect(expectedReads({})).toEqual({});
+    expect(expectedReads(undefined)).toEqual({});
   });
 });
