@@ -16,6 +16,23 @@ import { pulumiEnv } from "../../scripts/pulumi-env";
 const REPO_ROOT = path.resolve(__dirname, "../..");
 const JEST = path.join(REPO_ROOT, "node_modules/jest/bin/jest.js");
 
+/**
+ * Writes `<dir>/jest.config.js`: the `*.test.js` files of `dir`, run with this repository's
+ * global setup and teardown (test/helpers/global-setup.ts, global-teardown.ts).
+ */
+function writeJestConfig(dir: string): void {
+  const config = {
+    rootDir: dir,
+    testMatch: ["**/*.test.js"],
+    globalSetup: path.join(REPO_ROOT, "test/helpers/global-setup.ts"),
+    globalTeardown: path.join(REPO_ROOT, "test/helpers/global-teardown.ts"),
+    transform: {
+      "^.+\\.ts$": [require.resolve("ts-jest"), { tsconfig: path.join(REPO_ROOT, "tsconfig.json") }],
+    },
+  };
+  fs.writeFileSync(path.join(dir, "jest.config.js"), `module.exports = ${JSON.stringify(config)};`);
+}
+
 describe("the test run's Pulumi home", () => {
   it("is a fresh folder of this run under the system's temporary folder, named in PULUMI_HOME", () => {
     const home = process.env.PULUMI_HOME!;
@@ -70,18 +87,7 @@ describe("the test run's Pulumi home", () => {
         'const fs = require("node:fs");\n' +
           'test("writes in its home", () => { fs.writeFileSync(process.env.PULUMI_HOME + "/left", "x"); fs.writeFileSync(process.env.PULUMI_SERVICE_TEST_STATE_DIR + "/left", "x"); console.log("HOME=" + process.env.PULUMI_HOME + " STATE=" + process.env.PULUMI_SERVICE_TEST_STATE_DIR); throw new Error("fails"); });',
       );
-      fs.writeFileSync(
-        path.join(dir, "jest.config.js"),
-        `module.exports = ${JSON.stringify({
-          rootDir: dir,
-          testMatch: ["**/*.test.js"],
-          globalSetup: path.join(REPO_ROOT, "test/helpers/global-setup.ts"),
-          globalTeardown: path.join(REPO_ROOT, "test/helpers/global-teardown.ts"),
-          transform: {
-            "^.+\\.ts$": [require.resolve("ts-jest"), { tsconfig: path.join(REPO_ROOT, "tsconfig.json") }],
-          },
-        })};`,
-      );
+      writeJestConfig(dir);
       const env = { ...process.env };
       delete env.PULUMI_HOME;
       const run = spawnSync(
@@ -123,18 +129,7 @@ describe("the test run's Pulumi home", () => {
         'const fs = require("node:fs");\n' +
           `test("sets a stack's config", () => { fs.writeFileSync(${JSON.stringify(path.join(program, "Pulumi.e2e.yaml"))}, "config: {}\\n"); });`,
       );
-      fs.writeFileSync(
-        path.join(dir, "jest.config.js"),
-        `module.exports = ${JSON.stringify({
-          rootDir: dir,
-          testMatch: ["**/*.test.js"],
-          globalSetup: path.join(REPO_ROOT, "test/helpers/global-setup.ts"),
-          globalTeardown: path.join(REPO_ROOT, "test/helpers/global-teardown.ts"),
-          transform: {
-            "^.+\\.ts$": [require.resolve("ts-jest"), { tsconfig: path.join(REPO_ROOT, "tsconfig.json") }],
-          },
-        })};`,
-      );
+      writeJestConfig(dir);
       const runJest = () =>
         spawnSync(process.execPath, [JEST, "--config", path.join(dir, "jest.config.js")], {
           cwd: dir,
