@@ -8,7 +8,9 @@
  * from list GETs (`GET /event_subscriptions`), divided by the N + 1 resources of the service the
  * stack holds (the destination and the N subscriptions; the Stack and provider resources are not
  * counted). Each goal (docs/performance.md § Requests per operation) bounds those requests per
- * resource. The counts do not vary from run to run: one run.
+ * resource. The counts do not vary from run to run, except those of `refresh` and `service-drift`
+ * from N = 1,000, which list the subscriptions page by page (provider/impl/listReads.ts) and send
+ * a few requests more or fewer with the timing of the engine's reads: one run.
  *
  * `npm run bench` measures its deploy N here too (quick mode: N = 5); run alone,
  * `node dist/bench/requests.js` measures `BENCH_COUNTS` (default `10,100,1000`) and writes
