@@ -27,15 +27,7 @@ import {
 import { checkEventDestinationInputs } from "./inputChecks";
 import { sameJson } from "./compare";
 import type { ServiceDiffResult } from "./resourceOptions";
-import {
-  createListed,
-  diffListed,
-  readListed,
-  removeListed,
-  updateListed,
-  withoutBlanks,
-  type ListedKind,
-} from "./listedKind";
+import { diffListed, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
 import { getClient } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
@@ -186,6 +178,9 @@ const KIND: ListedKind<EventDestination, DestinationInputs, DestinationOutputs> 
   sentAsIs: (sent, news) => !hasWriteOnlySecret(news.target) && sameJson(createBody(sent), createBody(news)),
 };
 
+/** The operations below, as every listed kind has them (listedKind.ts). */
+const OPERATIONS = listedOperations(KIND, toInputs);
+
 /**
  * True when `target` holds a write-only secret (`awsSecretAccessKey`, Datadog `apiKey`, Azure
  * `clientSecret`) with a value: such a target cannot be compared with the live one, whose
@@ -217,34 +212,20 @@ export function hasWriteOnlySecret(target: DestinationTarget | undefined): boole
  * @throws PendingCreateError (pendingCreate.ts) when the timeout passes after the request may
  *   have reached the service: the engine keeps a placeholder that the next `up` resolves.
  */
-export async function create(
-  news: DestinationInputs,
-  timeoutMs?: number,
-): Promise<pulumi.dynamic.CreateResult> {
-  return createListed(KIND, news, timeoutMs);
-}
+export const create = OPERATIONS.create;
 
 /**
  * `read` (refresh): the live destination, secrets kept from the state; a 404 to the key that made
  * it removes it (to another key, an error: keyStamp.ts). A placeholder (see pendingCreate.ts) is
  * kept as it is, with no request.
  */
-export async function read(id: string, props: DestinationOutputs): Promise<pulumi.dynamic.ReadResult> {
-  return readListed(KIND, id, props, toInputs);
-}
+export const read = OPERATIONS.read;
 
 /**
  * `update`: sends every managed field, the whole target included.
  * @param timeoutMs - the update timeout in **milliseconds** (see {@link create}).
  */
-export async function update(
-  id: string,
-  _olds: DestinationOutputs,
-  news: DestinationInputs,
-  timeoutMs?: number,
-): Promise<pulumi.dynamic.UpdateResult> {
-  return updateListed(KIND, id, news, timeoutMs);
-}
+export const update = OPERATIONS.update;
 
 /**
  * `delete`: deletes the destination; one already gone (404 to the service and key that made it)
@@ -253,6 +234,4 @@ export async function update(
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
-export async function remove(id: string, props?: DestinationOutputs, timeoutMs?: number): Promise<void> {
-  await removeListed(KIND, id, props, timeoutMs);
-}
+export const remove = OPERATIONS.remove;

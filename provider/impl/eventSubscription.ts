@@ -11,15 +11,7 @@ import { checkEventSubscriptionInputs } from "./inputChecks";
 import { getClient } from "./runtime";
 import { sameList, sameSet } from "./compare";
 import type { ServiceDiffResult } from "./resourceOptions";
-import {
-  createListed,
-  diffListed,
-  readListed,
-  removeListed,
-  updateListed,
-  withoutBlanks,
-  type ListedKind,
-} from "./listedKind";
+import { diffListed, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
@@ -172,6 +164,9 @@ const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutput
   sentAsIs: (sent, news) => matchKey(sent) === matchKey(news),
 };
 
+/** The operations below, as every listed kind has them (listedKind.ts). */
+const OPERATIONS = listedOperations(KIND, toInputs);
+
 /**
  * `create`: creates the subscription, or, with `adoptId`, takes an existing one under
  * management: reads it (an error naming the ID if it does not exist in this
@@ -192,34 +187,20 @@ const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutput
  * @throws PendingCreateError (pendingCreate.ts) when the timeout passes after the request may
  *   have reached the service: the engine keeps a placeholder that the next `up` resolves.
  */
-export async function create(
-  news: SubscriptionInputs,
-  timeoutMs?: number,
-): Promise<pulumi.dynamic.CreateResult> {
-  return createListed(KIND, news, timeoutMs);
-}
+export const create = OPERATIONS.create;
 
 /**
  * `read` (refresh): the live subscription; a 404 to the key that made it removes it from the
  * state (to another key, an error: keyStamp.ts). A placeholder (see pendingCreate.ts) is kept as
  * it is, with no request.
  */
-export async function read(id: string, props: SubscriptionOutputs): Promise<pulumi.dynamic.ReadResult> {
-  return readListed(KIND, id, props, toInputs);
-}
+export const read = OPERATIONS.read;
 
 /**
  * `update`: sends every managed field, so the result is exactly what the program says.
  * @param timeoutMs - the update timeout in **milliseconds** (see {@link create}).
  */
-export async function update(
-  id: string,
-  _olds: SubscriptionOutputs,
-  news: SubscriptionInputs,
-  timeoutMs?: number,
-): Promise<pulumi.dynamic.UpdateResult> {
-  return updateListed(KIND, id, news, timeoutMs);
-}
+export const update = OPERATIONS.update;
 
 /**
  * `delete`: deletes the subscription; one already gone (404 to the service and key that made it)
@@ -228,6 +209,4 @@ export async function update(
  * @param props - the state's outputs (the dynamic door's delete timeout travels in them).
  * @param timeoutMs - the delete timeout in **milliseconds** (see {@link create}).
  */
-export async function remove(id: string, props?: SubscriptionOutputs, timeoutMs?: number): Promise<void> {
-  await removeListed(KIND, id, props, timeoutMs);
-}
+export const remove = OPERATIONS.remove;

@@ -266,3 +266,37 @@ export async function removeListed<T extends Live, I, O extends { uri?: string }
     }),
   );
 }
+
+/**
+ * The operations a listed kind's module exports, with the dynamic provider's parameters and the
+ * native door's timeout last (in **milliseconds**; the dynamic door's travels in the inputs or
+ * outputs, see timeouts.ts): `create` ({@link createListed}), `read` ({@link readListed}),
+ * `update` ({@link updateListed}, every managed field) and `remove`, the delete
+ * ({@link removeListed}). Their errors are those steps'.
+ */
+export interface ListedOperations<I, O> {
+  /** {@link createListed} of the inputs `news`. */
+  create(news: I, timeoutMs?: number): Promise<pulumi.dynamic.CreateResult>;
+  /** {@link readListed} of `id` with the state's outputs `props`. */
+  read(id: string, props: O): Promise<pulumi.dynamic.ReadResult>;
+  /** {@link updateListed} of `id` to the inputs `news` (the old outputs are not needed). */
+  update(id: string, olds: O, news: I, timeoutMs?: number): Promise<pulumi.dynamic.UpdateResult>;
+  /** {@link removeListed} of `id`, whose state's outputs are `props`. */
+  remove(id: string, props?: O, timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * The {@link ListedOperations} of `kind`, whose state's outputs become inputs by `toInputs` (what
+ * a refresh reports as the resource's inputs).
+ */
+export function listedOperations<T extends Live, I extends { adoptId?: string }, O extends { uri?: string }>(
+  kind: ListedKind<T, I, O>,
+  toInputs: (outs: O) => I,
+): ListedOperations<I, O> {
+  return {
+    create: (news, timeoutMs) => createListed(kind, news, timeoutMs),
+    read: (id, props) => readListed(kind, id, props, toInputs),
+    update: (id, _olds, news, timeoutMs) => updateListed(kind, id, news, timeoutMs),
+    remove: (id, props, timeoutMs) => removeListed(kind, id, props, timeoutMs),
+  };
+}
