@@ -9,7 +9,8 @@
  *
  * | stage | where (plugin) | codes |
  * |---|---|---|
- * | `Host` of an HTTP/1.1 request | `onRequest` (host), first | 213 |
+ * | latency (when configured; public API only) | `onRequest` (latency), first; the rest of it at `onSend` | none: half the round trip held on the way in, half on the way back |
+ * | `Host` of an HTTP/1.1 request | `onRequest` (host) | 213 |
  * | injected faults (public API only) | `onRequest` (faults) | 503, 500, 502 (code 500), 429 (226), connection reset; `slow` is held at `preHandler`; those after the handler at `onSend` (faults.ts) |
  * | authentication | `onRequest` (authentication) | 201, 202, 203 |
  * | rate limit (when configured) | `onRequest` (rate limit) | 429 / 226 |
@@ -32,7 +33,7 @@
  * fault settings (`app.faults`), the clock and the operation IDs are decorators of the app; each
  * `fastify-plugin` plugin adds one concern's hooks and request decorators app-wide, registered in
  * the order its hooks run: errors (error and not-found handlers, `Operation-Id`), validation
- * (body parser, validator compiler), accounts, request log, idempotency, host, faults,
+ * (body parser, validator compiler), accounts, request log, idempotency, latency, host, faults,
  * authentication, rate limit, service version, routing, authorization, body headers. The routes
  * are encapsulated plugins, one per resource, the operator routes under `/_operator` (those of
  * the API keys in a plugin of their own) and the OpenAPI document; the 405 catch-alls come last.
@@ -59,7 +60,8 @@ import { errorsPlugin, rawErrorResponse, sendError } from "./plugins/errorHandle
 import { faultsPlugin } from "./plugins/faults";
 import { hostPlugin } from "./plugins/host";
 import { idempotencyPlugin } from "./plugins/idempotency";
-import { rateLimitPlugin } from "./plugins/rateLimit";
+import { checkLatency, latencyPlugin } from "./plugins/latency";
+import { checkRateLimit, rateLimitPlugin } from "./plugins/rateLimit";
 import { logRequest, requestLogPlugin } from "./plugins/requestLog";
 import { methodNotAllowedPlugin, routingPlugin } from "./plugins/routing";
 import { serviceVersionPlugin } from "./plugins/serviceVersion";
@@ -103,11 +105,14 @@ declare module "fastify" {
  *
  * @throws Error when a key is malformed (see `TOKEN_PATTERN`), a key is both authorized and
  * restricted, two keys of one account are one authorized and one restricted, a limit is not a
- * whole number from 1 up, or the fault configuration is invalid.
+ * whole number from 1 up, the fault configuration is invalid, or `rateLimit`, `latencyMs` or
+ * `latencyJitterMs` is out of its range (the error names the option and its range).
  */
 export function createApp(opts: CreateAppOptions): EmulatorApp {
   const { store } = opts;
   const limits = resolveLimits(opts.limits);
+  const rateLimit = opts.rateLimit && checkRateLimit(opts.rateLimit);
+  const latency = checkLatency({ latencyMs: opts.latencyMs ?? 0, jitterMs: opts.latencyJitterMs ?? 0 });
   const keys = new AccountKeys(store, opts);
   const faults = new Faults(opts.faults);
   const operationIds = new KsuidGenerator();
@@ -163,10 +168,11 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   app.register(accountsPlugin, { keys });
   app.register(requestLogPlugin);
   app.register(idempotencyPlugin, { maxPerAccount: limits.idempotencyKeysPerAccount });
+  if (latency.latencyMs > 0) app.register(latencyPlugin, latency);
   app.register(hostPlugin);
   app.register(faultsPlugin);
   app.register(authenticationPlugin);
-  if (opts.rateLimit) app.register(rateLimitPlugin, opts.rateLimit);
+  if (rateLimit) app.register(rateLimitPlugin, rateLimit);
   app.register(serviceVersionPlugin);
   app.register(routingPlugin);
   app.register(authorizationPlugin);

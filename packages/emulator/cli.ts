@@ -5,7 +5,8 @@
  * ```
  * service-emulator --port 8787 --host 127.0.0.1 --data .emulator/data.db \
  *   --api-key KEY --restricted-api-key KEY2 --admin-key ADMIN \
- *   --public-url http://127.0.0.1:8787 --rate-limit 120/60s --review-delay 30s \
+ *   --public-url http://127.0.0.1:8787 --rate-limit 120/60s [--rate-limit-burst 40] \
+ *   --latency-ms 150 --latency-jitter-ms 20 --review-delay 30s \
  *   --faults 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms [--no-idempotency-keys] \
  *   --max-idempotency-keys 1000 --max-abuse-reports 1000 \
  *   [--detach] [--pid-file .emulator/emulator.pid] [--log-file .emulator/emulator.log]
@@ -48,6 +49,9 @@ import { ABUSE_REPORTS_PER_ACCOUNT, IDEMPOTENCY_KEYS_PER_ACCOUNT } from "./app";
 import {
   argParser,
   collect,
+  combineLimits,
+  parseBurst,
+  parseLatencyMs,
   parseCount,
   parsePort,
   parsePublicUrl,
@@ -106,6 +110,21 @@ function emulatorCommand(io: CliIo): Command {
       argParser(parseRateLimit),
     )
     .option(
+      "--rate-limit-burst <n>",
+      "with --rate-limit: a token bucket of this many requests, refilled at that rate (default: a rolling window)",
+      argParser(parseBurst),
+    )
+    .option(
+      "--latency-ms <ms>",
+      "round trip added to every answer of the public API, in milliseconds, 0 to 60000 (off by default)",
+      argParser(parseLatencyMs),
+    )
+    .option(
+      "--latency-jitter-ms <ms>",
+      "jitter of --latency-ms: each round trip drawn within latency ± this (0 to --latency-ms; default 0)",
+      argParser(parseLatencyMs),
+    )
+    .option(
       "--review-delay <duration>",
       "review pending hostnames automatically after this long, e.g. 30s (off by default)",
       argParser((s) => parseDuration(s, "s")),
@@ -161,6 +180,7 @@ async function warnIfReachable(host: string, io: CliIo): Promise<void> {
  */
 function startOptions(o: CliOptions, keys: StartKeys): StartEmulatorOptions {
   const { apiKeys, restrictedApiKeys, adminKey } = keys;
+  const { rateLimit, latencyMs, latencyJitterMs } = combineLimits(o);
   return {
     port: o.port,
     host: o.host,
@@ -169,7 +189,9 @@ function startOptions(o: CliOptions, keys: StartKeys): StartEmulatorOptions {
     restrictedApiKeys,
     adminKey,
     publicUrl: o.publicUrl,
-    rateLimit: o.rateLimit,
+    rateLimit,
+    latencyMs,
+    latencyJitterMs,
     reviewDelayMs: o.reviewDelay,
     faults: o.faults,
     idempotencyKeys: o.idempotencyKeys,
@@ -225,6 +247,12 @@ export async function main(
       );
       return EXIT_CODES.error;
     }
+  }
+  try {
+    combineLimits(o);
+  } catch (e) {
+    await io.stderr(`service-emulator: ${(e as Error).message}\n`);
+    return EXIT_CODES.error;
   }
   const keys = startKeys(o, io.env);
   if (o.detach) return detach(__filename, argv, o, io);

@@ -8,6 +8,8 @@ import { InvalidArgumentError } from "commander";
 import type { CliIo } from "service-cli-kit";
 import { TOKEN_PATTERN } from "./app";
 import type { FaultConfig } from "./faults";
+import { LATENCY_MAX_MS } from "./plugins/latency";
+import { RATE_LIMIT_MAX } from "./plugins/rateLimit";
 import { randomKey } from "./start";
 
 /** Parsed command-line options. */
@@ -20,6 +22,12 @@ export interface CliOptions {
   adminKey?: string;
   publicUrl?: string;
   rateLimit?: { max: number; windowMs: number };
+  /** `--rate-limit-burst`: the token bucket's size (only with `--rate-limit`). */
+  rateLimitBurst?: number;
+  /** `--latency-ms`: round trip added to every public answer, in milliseconds. */
+  latencyMs?: number;
+  /** `--latency-jitter-ms`: its jitter, in milliseconds (at most `--latency-ms`). */
+  latencyJitterMs?: number;
   reviewDelay?: number;
   faults?: FaultConfig;
   /** `false` with `--no-idempotency-keys`. */
@@ -71,6 +79,56 @@ export function parseCount(s: string): number {
   if (!/^\d+$/.test(s) || !Number.isSafeInteger(n) || n < 1)
     throw new Error(`must be a whole number from 1 up, got ${JSON.stringify(s)}`);
   return n;
+}
+
+/**
+ * A whole number of milliseconds from 0 to {@link LATENCY_MAX_MS} (`--latency-ms`,
+ * `--latency-jitter-ms`); commander names the flag in front of the message.
+ * @throws Error naming the range and the value otherwise.
+ */
+export function parseLatencyMs(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n > LATENCY_MAX_MS)
+    throw new Error(
+      `must be a whole number of milliseconds from 0 to ${LATENCY_MAX_MS}, got ${JSON.stringify(s)}`,
+    );
+  return n;
+}
+
+/**
+ * A burst: a whole number of requests from 1 to {@link RATE_LIMIT_MAX} (`--rate-limit-burst`).
+ * @throws Error naming the range and the value otherwise.
+ */
+export function parseBurst(s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n < 1 || n > RATE_LIMIT_MAX)
+    throw new Error(
+      `must be a whole number of requests from 1 to ${RATE_LIMIT_MAX}, got ${JSON.stringify(s)}`,
+    );
+  return n;
+}
+
+/**
+ * What the latency and rate-limit flags mean together, or the reason they cannot be combined:
+ * `--latency-jitter-ms` at most `--latency-ms` (and only with it), `--rate-limit-burst` only with
+ * `--rate-limit`.
+ * @throws Error naming both flags and the rule when they do not go together.
+ */
+export function combineLimits(o: CliOptions): {
+  rateLimit?: { max: number; windowMs: number; burst?: number };
+  latencyMs?: number;
+  latencyJitterMs?: number;
+} {
+  if (o.rateLimitBurst !== undefined && o.rateLimit === undefined)
+    throw new Error("--rate-limit-burst needs --rate-limit (the rate the bucket refills at, e.g. 20/1s)");
+  if (o.latencyJitterMs !== undefined && o.latencyJitterMs > (o.latencyMs ?? 0))
+    throw new Error(
+      `--latency-jitter-ms must be at most --latency-ms (${o.latencyMs ?? 0}), got ${o.latencyJitterMs}`,
+    );
+  const rateLimit =
+    o.rateLimit &&
+    (o.rateLimitBurst === undefined ? o.rateLimit : { ...o.rateLimit, burst: o.rateLimitBurst });
+  return { rateLimit, latencyMs: o.latencyMs, latencyJitterMs: o.latencyJitterMs };
 }
 
 /**

@@ -15,4 +15,6 @@ export {
 } from "./app";
 export { openStore, type Store, type RequestLogEntry, type StoreSnapshot } from "./store";
 export { parseFaults, type FaultConfig } from "./faults";
+export { LATENCY_MAX_MS } from "./plugins/latency";
+export { RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MAX_MS, type RateLimitOptions } from "./plugins/rateLimit";
 export { startEmulator, type StartEmulatorOptions, type RunningEmulator } from "./start";

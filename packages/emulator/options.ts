@@ -8,6 +8,7 @@
 import type { FastifyInstance } from "fastify";
 import { API_KEY_PATTERN } from "service-contract";
 import type { FaultConfig, Faults } from "./faults";
+import type { RateLimitOptions } from "./plugins/rateLimit";
 import type { Store } from "./store";
 
 /**
@@ -69,8 +70,25 @@ export interface CreateAppOptions {
    * links to that name.
    */
   publicUrl?: string;
-  /** Per-account limit: at most `max` requests in any rolling `windowMs` **milliseconds**. Off when absent. */
-  rateLimit?: { max: number; windowMs: number };
+  /**
+   * Per-account limit: at most `max` requests in any rolling `windowMs` **milliseconds**; with
+   * `burst`, a token bucket refilled with `max` requests per `windowMs` that holds at most `burst`
+   * (each a whole number from 1; `max` and `burst` up to 1,000,000, `windowMs` up to a day). Past
+   * it: 429 / 226 with `Retry-After`. Off when absent.
+   */
+  rateLimit?: RateLimitOptions;
+  /**
+   * Round trip added to every answer of the public API, in **milliseconds** (a whole number from
+   * 0 to 60,000): half before the request is handled, half before its answer is sent. Off when
+   * absent or 0.
+   */
+  latencyMs?: number;
+  /**
+   * Jitter of {@link CreateAppOptions.latencyMs}, in **milliseconds**: each request's round trip
+   * is drawn uniformly within `latencyMs ± latencyJitterMs` (a whole number from 0 to `latencyMs`).
+   * Default 0.
+   */
+  latencyJitterMs?: number;
   /**
    * Automatic review: a hostname `PENDING` for at least this many **milliseconds** is reviewed
    * (by `autoReviewStatus`: BANNED, or IGNORE for reserved names) when its report is next read.

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { createApp, type EmulatorApp } from "./app";
 import { listeningUrl, type StoreLimits } from "./options";
 import type { FaultConfig } from "./faults";
+import type { RateLimitOptions } from "./plugins/rateLimit";
 import { openStore, type Store } from "./store";
 
 /** Options of {@link startEmulator}; everything is optional. */
@@ -36,8 +37,15 @@ export interface StartEmulatorOptions {
    * ignores the header. Changeable later through `app.emulator.idempotencyKeys`.
    */
   idempotencyKeys?: boolean;
-  /** Per-account rate limit: `max` requests per rolling `windowMs` **milliseconds**. */
-  rateLimit?: { max: number; windowMs: number };
+  /**
+   * Per-account rate limit: `max` requests per rolling `windowMs` **milliseconds**, or with
+   * `burst` a token bucket (see `CreateAppOptions.rateLimit`).
+   */
+  rateLimit?: RateLimitOptions;
+  /** Round trip added to every public answer, in **milliseconds** (see `CreateAppOptions.latencyMs`). */
+  latencyMs?: number;
+  /** Jitter of `latencyMs`, in **milliseconds**, 0 to `latencyMs` (see `CreateAppOptions.latencyJitterMs`). */
+  latencyJitterMs?: number;
   /** Automatic review delay in **milliseconds** (off when absent). */
   reviewDelayMs?: number;
   /** Fastify logging to stderr (off by default). */
@@ -101,6 +109,8 @@ export async function startEmulator(opts: StartEmulatorOptions = {}): Promise<Ru
       faults: opts.faults,
       idempotencyKeys: opts.idempotencyKeys,
       rateLimit: opts.rateLimit,
+      latencyMs: opts.latencyMs,
+      latencyJitterMs: opts.latencyJitterMs,
       reviewDelayMs: opts.reviewDelayMs,
       logger: opts.logger,
       clock: opts.clock,
