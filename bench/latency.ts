@@ -1,0 +1,573 @@
+/**
+ * The bench at a real service's latency (`npm run bench:latency`, `node dist/bench/latency.js`):
+ * `up`, `refresh` and `destroy` of one `EventDestination` and N `EventSubscription`s through both
+ * doors (bench/fixtures/deploy, the dynamic door; bench/fixtures/native, the native door) against
+ * an emulator that adds a round trip to every answer (`latencyMs`) and limits each account's rate
+ * (`rateLimit`, a token bucket), timed against the engine's floor (bench/fixtures/floor) **with
+ * the same latency**: the floor's provider, which does no I/O, sleeps one round trip in each
+ * method that makes one request in the real providers (create, read, update, delete; none in
+ * check and diff), and has no rate limit. So the ratio to the floor is what the rate limit, the
+ * retries and the providers' own work cost on top of the engine and the network.
+ *
+ * For each operation the emulator counts the requests it answered, by status class (2xx, 429,
+ * other) and by route; a failure is an operation the engine reported an error for (a request the
+ * client gave up on), and `failures` counts the service resources it did not get done: for `up`
+ * and `destroy`, N + 1 minus the successful creates or deletes, for `refresh` 1 (the engine's
+ * error does not say how many reads failed). The goal is 0 failures: every 429 retried, within the
+ * client's retry budget (4 retries, 60 s, waiting `Retry-After`). Then the engine's `--parallel` against the same rate limit: the dynamic and
+ * native doors' up, refresh and destroy at N = `BENCH_PARALLEL_N` with each `--parallel` of
+ * `BENCH_PARALLEL`.
+ *
+ * Environment (every one optional):
+ * - `BENCH_LATENCIES`: round trips in ms, comma-separated (default `50,150`);
+ * - `BENCH_COUNTS`: N, comma-separated (default `100,1000`); every latency gets every N, unless
+ * - `BENCH_CELLS`: the (latency, N) pairs instead, e.g. `150:100,150:1000,50:100`;
+ * - `BENCH_JITTER_MS`: the jitter of each round trip (default 0);
+ * - `BENCH_RATE_LIMIT` (default `20/1s`) and `BENCH_RATE_LIMIT_BURST` (default `40`; `0` for the
+ *   rolling window): the emulator's `--rate-limit` and `--rate-limit-burst`;
+ * - `BENCH_PARALLEL`: the `--parallel` values of the sweep (default `1,4,8,16,32`; `0` skips it),
+ *   at `BENCH_PARALLEL_N` (default 100) and the largest latency;
+ * - `BENCH_RUNS`: runs of each cell with N under 1,000 and of each sweep value (default 1;
+ *   figures are the median with min and max); `BENCH_RUNS_LARGE`: runs of the cells from
+ *   N = 1,000 (default 1);
+ * - `BENCH_CHECKPOINTS=1`: the engine writes its checkpoints (default: fast mode, without them,
+ *   as at N = 1,000 they cost minutes that have nothing to do with the service);
+ * - `BENCH_QUICK=1`: a smoke run: N = 5 at 50 ms, a rate limit of 2 per second in bursts of 2
+ *   (so that even N = 5 meets it), the sweep at `--parallel` 2 and N = 5;
+ * - `BENCH_OUT`: the results file (default `bench/results/<date>-latency.json`).
+ *
+ * Prints a Markdown table of the figures on stdout, progress on stderr.
+ *
+ * @packageDocumentation
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { startEmulator, type RateLimitOptions } from "service-emulator";
+import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
+import { machineInfo, type MachineInfo } from "./report";
+import { FAST_MODE_ENV } from "./scale";
+import { configure, onNewStack, routeKey, type Variant } from "./stacks";
+import { round, summarize, type Summary } from "./stats";
+
+/** The operations timed on each stack, in order. */
+export const LATENCY_OPS = ["up", "refresh", "destroy"] as const;
+
+/** An operation of {@link LATENCY_OPS}. */
+export type LatencyOp = (typeof LATENCY_OPS)[number];
+
+/** The settings of {@link benchLatency}. */
+export interface LatencyBenchOptions {
+  /** The (round trip in ms, N) cells, in order. */
+  cells: { latencyMs: number; n: number }[];
+  /** Jitter of each round trip, in ms (the emulator's and the floor's alike). */
+  jitterMs: number;
+  /** The emulator's rate limit, per account. */
+  rateLimit: RateLimitOptions;
+  /** The `--parallel` values of the sweep (empty: no sweep). */
+  parallel: number[];
+  /** N of the sweep's stacks. */
+  parallelN: number;
+  /** Runs of each cell with N under 1,000 and of each sweep value. */
+  runs: number;
+  /** Runs of each cell from N = 1,000. */
+  runsLarge: number;
+  /** The engine without checkpoints ({@link FAST_MODE_ENV}). */
+  fast: boolean;
+  /** Progress lines (to stderr). */
+  log: (line: string) => void;
+}
+
+/** What the emulator answered during one operation. */
+export interface OperationRequests {
+  /** Every answer. */
+  requests: number;
+  /** Answers 200-299. */
+  ok: number;
+  /** Answers 429 (the rate limit): each one a request the client had to send again. */
+  limited: number;
+  /** Any other answer. */
+  other: number;
+  /** Every answer by method and route, e.g. `{ "POST /event_subscriptions": 1001 }`. */
+  routes: Record<string, number>;
+}
+
+/** One operation of one stack, one run. */
+export interface OperationSample {
+  /** Wall time, in ms. */
+  ms: number;
+  /** The emulator's count; null for the floor, which makes no request. */
+  requests: OperationRequests | null;
+  /**
+   * Service resources the operation did not get done, when the engine reported an error: for
+   * `up` and `destroy`, N + 1 minus the successful creates or deletes (at least 1), for `refresh`
+   * 1; 0 without an error. Goal: 0.
+   */
+  failures: number;
+  /** The engine's error when it reported one: its diagnostics ({@link diagnostics}). */
+  error?: string;
+}
+
+/** The figures of one variant in one cell, over the runs. */
+export interface VariantFigures {
+  /** Wall time of each operation, in ms. */
+  ms: Record<LatencyOp, Summary>;
+  /** Wall time of up + refresh + destroy, in ms. */
+  totalMs: Summary;
+  /** Every run's samples. */
+  samples: Record<LatencyOp, OperationSample>[];
+}
+
+/** One (latency, N) cell: the floor with the same latency, and both doors. */
+export interface LatencyCell {
+  latencyMs: number;
+  n: number;
+  floor: VariantFigures;
+  real: VariantFigures;
+  native: VariantFigures;
+}
+
+/** One `--parallel` value of the sweep, for one door. */
+export interface ParallelCell {
+  parallel: number;
+  door: "real" | "native";
+  figures: VariantFigures;
+}
+
+/** What {@link benchLatency} measured. */
+export interface LatencyResults {
+  cells: LatencyCell[];
+  /** The sweep of `--parallel`, at {@link LatencyResults.parallelN} and {@link LatencyResults.parallelLatencyMs}. */
+  parallel: ParallelCell[];
+  parallelN: number;
+  parallelLatencyMs: number;
+}
+
+/** The results file (`bench/results/<date>-latency.json`). */
+export interface LatencyDocument extends LatencyResults {
+  schemaVersion: 1;
+  kind: "latency";
+  date: string;
+  quick: boolean;
+  machine: MachineInfo;
+  versions: { node: string; pulumi: string; package: string };
+  settings: {
+    jitterMs: number;
+    rateLimit: RateLimitOptions;
+    runs: number;
+    runsLarge: number;
+    fastMode: boolean;
+    /** The engine's `--parallel` of the cells (its default: 4 per CPU). */
+    cellsParallel: string;
+  };
+  durationSeconds: number;
+}
+
+/**
+ * The preload that gives the floor its latency: in the floor's provider process, it wraps the
+ * methods of bench/fixtures/floor/provider.js that stand for a request (create, read, update,
+ * remove) with a sleep of one round trip (`BENCH_FLOOR_LATENCY_MS`, give or take
+ * `BENCH_FLOOR_JITTER_MS`, uniform). Other processes never load that file, so it changes nothing
+ * there.
+ */
+export const FLOOR_LATENCY_PRELOAD = `"use strict";
+const Module = require("module");
+const path = require("path");
+const target = process.env.BENCH_FLOOR_PROVIDER;
+const latency = Number(process.env.BENCH_FLOOR_LATENCY_MS || 0);
+const jitter = Number(process.env.BENCH_FLOOR_JITTER_MS || 0);
+const sleep = () =>
+  new Promise((r) => setTimeout(r, Math.max(0, Math.round(latency + (2 * Math.random() - 1) * jitter))));
+const load = Module._load;
+Module._load = function (request, ...rest) {
+  const exported = load.call(this, request, ...rest);
+  if (target && path.isAbsolute(request) && path.resolve(request) === target && !exported.__benchLatency) {
+    for (const name of ["create", "read", "update", "remove"]) {
+      const fn = exported[name];
+      exported[name] = async (...args) => {
+        await sleep();
+        return fn(...args);
+      };
+    }
+    exported.__benchLatency = true;
+  }
+  return exported;
+};
+`;
+
+/** Counts the emulator's answers; {@link RequestMeter.since} gives those after a snapshot. */
+class RequestMeter {
+  #all: OperationRequests = { requests: 0, ok: 0, limited: 0, other: 0, routes: {} };
+
+  /** Counts one answer. */
+  count(status: number, key: string): void {
+    const m = this.#all;
+    m.requests += 1;
+    if (status >= 200 && status < 300) m.ok += 1;
+    else if (status === 429) m.limited += 1;
+    else m.other += 1;
+    m.routes[key] = (m.routes[key] ?? 0) + 1;
+  }
+
+  /** A copy of the counts so far. */
+  snapshot(): OperationRequests {
+    return { ...this.#all, routes: { ...this.#all.routes } };
+  }
+
+  /** The counts since `before` (a {@link RequestMeter.snapshot}). */
+  since(before: OperationRequests): OperationRequests {
+    const now = this.#all;
+    const routes: Record<string, number> = {};
+    for (const [k, v] of Object.entries(now.routes)) {
+      const d = v - (before.routes[k] ?? 0);
+      if (d > 0) routes[k] = d;
+    }
+    return {
+      requests: now.requests - before.requests,
+      ok: now.ok - before.ok,
+      limited: now.limited - before.limited,
+      other: now.other - before.other,
+      routes,
+    };
+  }
+}
+
+/**
+ * What the engine's error says about the cause: its `error:` lines (the diagnostics, where the
+ * provider's message is), at most 5 of them and 2,000 characters, else the last 1,000 characters
+ * (the command line's output starts with the resources' progress lines).
+ */
+export function diagnostics(message: string): string {
+  const lines = message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /\berror:/.test(l));
+  return lines.length > 0 ? lines.slice(0, 5).join("\n").slice(0, 2000) : message.slice(-1000);
+}
+
+/** The engine's count of what the operation did to the stack's resources. */
+async function runOp(stack: Stack, op: LatencyOp, parallel: number | undefined): Promise<number | undefined> {
+  const p = parallel === undefined ? {} : { parallel };
+  if (op === "up") return (await stack.up(p)).summary.resourceChanges?.create;
+  if (op === "refresh") return (await stack.refresh(p)).summary.resourceChanges?.same;
+  return (await stack.destroy(p)).summary.resourceChanges?.delete;
+}
+
+/**
+ * Runs up, refresh and destroy on a new stack of `variant` with N subscriptions, against a new
+ * emulator with the latency and the rate limit (the floor: with the latency as its provider's
+ * sleep), and returns each operation's sample. An operation the engine fails is recorded (its
+ * error, every resource a failure), and the next ones still run, so that destroy cleans up.
+ */
+async function measureStack(
+  engine: Engine,
+  variant: Variant,
+  opts: {
+    n: number;
+    latencyMs: number;
+    jitterMs: number;
+    rateLimit: RateLimitOptions;
+    parallel?: number;
+    fast: boolean;
+    preload: string;
+    name: string;
+  },
+): Promise<Record<LatencyOp, OperationSample>> {
+  const meter = new RequestMeter();
+  const emulator = await startEmulator({
+    latencyMs: opts.latencyMs,
+    latencyJitterMs: opts.jitterMs,
+    rateLimit: opts.rateLimit,
+    onApp: (app) => {
+      app.addHook("onResponse", async (request, reply) => {
+        meter.count(reply.statusCode, routeKey(request.method, request.routeOptions.url));
+      });
+    },
+  });
+  try {
+    return await onNewStack(engine, variant, opts.name, async (stack) => {
+      const env = stack.workspace.envVars;
+      if (opts.fast) Object.assign(env, FAST_MODE_ENV);
+      if (variant === "floor") {
+        env.NODE_OPTIONS = `--require ${opts.preload}`;
+        env.BENCH_FLOOR_PROVIDER = path.join(REPO_ROOT, "bench", "fixtures", "floor", "provider.js");
+        env.BENCH_FLOOR_LATENCY_MS = String(opts.latencyMs);
+        env.BENCH_FLOOR_JITTER_MS = String(opts.jitterMs);
+      }
+      await configure(stack, variant, opts.n, { url: emulator.url, apiKey: emulator.apiKeys[0] });
+      const out = {} as Record<LatencyOp, OperationSample>;
+      for (const op of LATENCY_OPS) {
+        const before = meter.snapshot();
+        const resources = opts.n + 1;
+        let error: string | undefined;
+        const t = await timed(async () => {
+          try {
+            const counted = await runOp(stack, op, opts.parallel);
+            if (counted !== opts.n + 2)
+              error = `${op}: expected ${opts.n + 2} resources, the engine reported ${counted}`;
+          } catch (e) {
+            error = diagnostics(String((e as Error).message ?? e));
+          }
+        });
+        const requests = variant === "floor" ? null : meter.since(before);
+        const failures =
+          error === undefined
+            ? 0
+            : op === "refresh" || requests === null
+              ? 1
+              : Math.max(1, resources - requests.ok);
+        out[op] = { ms: t.ms, requests, failures, ...(error === undefined ? {} : { error }) };
+      }
+      return out;
+    });
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** The figures of a variant from its runs' samples. */
+function figuresOf(samples: Record<LatencyOp, OperationSample>[]): VariantFigures {
+  const ms = Object.fromEntries(
+    LATENCY_OPS.map((op) => [op, summarize(samples.map((s) => s[op].ms))]),
+  ) as Record<LatencyOp, Summary>;
+  const totalMs = summarize(samples.map((s) => LATENCY_OPS.reduce((sum, op) => sum + s[op].ms, 0)));
+  return { ms, totalMs, samples };
+}
+
+/**
+ * Runs the latency bench (see the module comment): each cell's floor, dynamic and native stacks,
+ * `runs` times, then the `--parallel` sweep.
+ *
+ * @throws whatever the engine throws outside an operation (creating or removing a stack).
+ */
+export async function benchLatency(engine: Engine, opts: LatencyBenchOptions): Promise<LatencyResults> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "bench-latency-"));
+  const preload = path.join(dir, "floor-latency.js");
+  writeFileSync(preload, FLOOR_LATENCY_PRELOAD);
+  const common = { jitterMs: opts.jitterMs, rateLimit: opts.rateLimit, fast: opts.fast, preload };
+  const describe = (s: Record<LatencyOp, OperationSample>) =>
+    LATENCY_OPS.map(
+      (op) =>
+        `${op} ${(s[op].ms / 1000).toFixed(1)} s` +
+        (s[op].requests ? ` (${s[op].requests.requests} req, ${s[op].requests.limited} × 429)` : "") +
+        (s[op].failures > 0 ? ` ${s[op].failures} FAILED` : ""),
+    ).join(", ");
+  try {
+    const cells: LatencyCell[] = [];
+    for (const { latencyMs, n } of opts.cells) {
+      const runs: Record<Variant, Record<LatencyOp, OperationSample>[]> = { floor: [], real: [], native: [] };
+      for (let run = 0; run < (n >= 1000 ? opts.runsLarge : opts.runs); run++) {
+        for (const variant of ["floor", "real", "native"] as const) {
+          const s = await measureStack(engine, variant, {
+            ...common,
+            n,
+            latencyMs,
+            name: `latency-${variant}-${latencyMs}-${n}`,
+          });
+          runs[variant].push(s);
+          opts.log(`${latencyMs} ms, N = ${n}, ${variant}, run ${run + 1}: ${describe(s)}`);
+        }
+      }
+      cells.push({
+        latencyMs,
+        n,
+        floor: figuresOf(runs.floor),
+        real: figuresOf(runs.real),
+        native: figuresOf(runs.native),
+      });
+    }
+    const parallelLatencyMs = Math.max(...opts.cells.map((c) => c.latencyMs));
+    const parallel: ParallelCell[] = [];
+    for (const p of opts.parallel) {
+      for (const door of ["real", "native"] as const) {
+        const samples: Record<LatencyOp, OperationSample>[] = [];
+        for (let run = 0; run < opts.runs; run++) {
+          const s = await measureStack(engine, door, {
+            ...common,
+            n: opts.parallelN,
+            latencyMs: parallelLatencyMs,
+            parallel: p,
+            name: `latency-parallel-${door}-${p}`,
+          });
+          samples.push(s);
+          opts.log(`--parallel ${p}, ${door}, N = ${opts.parallelN}, run ${run + 1}: ${describe(s)}`);
+        }
+        parallel.push({ parallel: p, door, figures: figuresOf(samples) });
+      }
+    }
+    return { cells, parallel, parallelN: opts.parallelN, parallelLatencyMs };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The first run's sample of an operation (the tables show its request counts). */
+function firstRun(f: VariantFigures, op: LatencyOp): OperationSample {
+  return f.samples[0][op];
+}
+
+/** `median (min–max)` of a summary in seconds. */
+function seconds(s: Summary): string {
+  const v = (ms: number) => (ms / 1000).toFixed(1);
+  return s.min === s.max ? `${v(s.median)} s` : `${v(s.median)} s (${v(s.min)}–${v(s.max)})`;
+}
+
+/** Failures over every run of a variant. */
+function failuresOf(f: VariantFigures): number {
+  return f.samples.reduce((sum, s) => sum + LATENCY_OPS.reduce((t, op) => t + s[op].failures, 0), 0);
+}
+
+/** The Markdown tables of the results: the cells, then the `--parallel` sweep. */
+export function latencyMarkdown(r: LatencyResults, rateLimit: RateLimitOptions): string {
+  const limit = `${rateLimit.max} requests per ${rateLimit.windowMs / 1000} s${
+    rateLimit.burst === undefined ? " (rolling window)" : `, bursts of ${rateLimit.burst}`
+  }`;
+  const lines = [
+    `**At a real service's latency**: rate limit ${limit} per account; time against the floor with the same latency (its provider sleeps one round trip per request); requests, 429s and failures counted at the emulator (first run).`,
+    "",
+    "| latency | N | door | op | floor | door | × floor | requests | 429 | failures |",
+    "| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const c of r.cells) {
+    for (const door of ["real", "native"] as const) {
+      for (const op of [...LATENCY_OPS, "total"] as const) {
+        const floor = op === "total" ? c.floor.totalMs : c.floor.ms[op];
+        const mine = op === "total" ? c[door].totalMs : c[door].ms[op];
+        const ratio = (mine.median / floor.median).toFixed(2);
+        const req =
+          op === "total"
+            ? LATENCY_OPS.map((o) => firstRun(c[door], o).requests!)
+            : [firstRun(c[door], op).requests!];
+        const sum = (k: "requests" | "limited") => req.reduce((t, q) => t + q[k], 0);
+        const failures =
+          op === "total" ? failuresOf(c[door]) : c[door].samples.reduce((t, s) => t + s[op].failures, 0);
+        lines.push(
+          `| ${c.latencyMs} ms | ${c.n} | ${door === "real" ? "dynamic" : "native"} | ${op} | ${seconds(floor)} | ${seconds(mine)} | ${ratio}× | ${sum("requests")} | ${sum("limited")} | ${failures} |`,
+        );
+      }
+    }
+  }
+  if (r.parallel.length > 0) {
+    lines.push(
+      "",
+      `**\`--parallel\` against the rate limit** (N = ${r.parallelN}, ${r.parallelLatencyMs} ms): up + refresh + destroy.`,
+      "",
+      "| --parallel | door | up | refresh | destroy | total | requests | 429 | failures |",
+      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    );
+    for (const p of r.parallel) {
+      const f = p.figures;
+      const req = LATENCY_OPS.map((o) => firstRun(f, o).requests!);
+      lines.push(
+        `| ${p.parallel} | ${p.door === "real" ? "dynamic" : "native"} | ${seconds(f.ms.up)} | ${seconds(f.ms.refresh)} | ${seconds(f.ms.destroy)} | ${seconds(f.totalMs)} | ${req.reduce((t, q) => t + q.requests, 0)} | ${req.reduce((t, q) => t + q.limited, 0)} | ${failuresOf(f)} |`,
+      );
+    }
+  }
+  return lines.join("\n");
+}
+
+/**
+ * A list of whole numbers from the environment variable `name`, or `fallback` when unset.
+ * @throws Error naming the variable when an item is not a whole number from `min` up.
+ */
+function wholeList(env: NodeJS.ProcessEnv, name: string, fallback: number[], min: number): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const values = raw.split(",").map((s) => Number(s.trim()));
+  if (!values.every((v) => Number.isSafeInteger(v) && v >= min))
+    throw new Error(`${name} must be whole numbers from ${min} up, separated by commas, got ${raw}`);
+  return values;
+}
+
+/**
+ * The settings from the environment `env` (see the module comment).
+ * @throws Error naming the variable and its rule when one is malformed.
+ */
+export function latencyOptionsFromEnv(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): LatencyBenchOptions & { quick: boolean } {
+  const quick = env.BENCH_QUICK === "1" || env.BENCH_QUICK === "true";
+  const latencies = wholeList(env, "BENCH_LATENCIES", quick ? [50] : [50, 150], 0);
+  const counts = wholeList(env, "BENCH_COUNTS", quick ? [5] : [100, 1000], 1);
+  let cells = latencies.flatMap((latencyMs) => counts.map((n) => ({ latencyMs, n })));
+  if (env.BENCH_CELLS) {
+    cells = env.BENCH_CELLS.split(",").map((item) => {
+      const m = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(item);
+      if (!m || Number(m[2]) < 1)
+        throw new Error(
+          `BENCH_CELLS must be latency:N pairs separated by commas, e.g. 150:1000, got ${item}`,
+        );
+      return { latencyMs: Number(m[1]), n: Number(m[2]) };
+    });
+  }
+  const rateRaw = env.BENCH_RATE_LIMIT || (quick ? "2/1s" : "20/1s");
+  const rm = /^\s*(\d+)\s*\/\s*(\d+)\s*(ms|s|m)?\s*$/.exec(rateRaw);
+  if (!rm) throw new Error(`BENCH_RATE_LIMIT must be <max>/<window>, e.g. 20/1s or 120/60s, got ${rateRaw}`);
+  const windowMs = Number(rm[2]) * (rm[3] === "ms" ? 1 : rm[3] === "m" ? 60_000 : 1000);
+  const [burst] = wholeList(env, "BENCH_RATE_LIMIT_BURST", [quick ? 2 : 40], 0);
+  const rateLimit: RateLimitOptions =
+    burst === 0 ? { max: Number(rm[1]), windowMs } : { max: Number(rm[1]), windowMs, burst };
+  const parallel = wholeList(env, "BENCH_PARALLEL", quick ? [2] : [1, 4, 8, 16, 32], 0).filter((p) => p > 0);
+  const [parallelN] = wholeList(env, "BENCH_PARALLEL_N", [quick ? 5 : 100], 1);
+  const [runs] = wholeList(env, "BENCH_RUNS", [1], 1);
+  const [runsLarge] = wholeList(env, "BENCH_RUNS_LARGE", [1], 1);
+  const [jitterMs] = wholeList(env, "BENCH_JITTER_MS", [0], 0);
+  const fast = !(env.BENCH_CHECKPOINTS === "1" || env.BENCH_CHECKPOINTS === "true");
+  return { quick, cells, jitterMs, rateLimit, parallel, parallelN, runs, runsLarge, fast, log };
+}
+
+if (require.main === module) {
+  const log = (line: string) => process.stderr.write(`[bench:latency] ${line}\n`);
+  const started = Date.now();
+  void (async () => {
+    const opts = latencyOptionsFromEnv(process.env, log);
+    const outFile = path.resolve(
+      process.env.BENCH_OUT ||
+        path.join(
+          REPO_ROOT,
+          "bench",
+          "results",
+          `${new Date(started).toISOString().slice(0, 10)}-latency.json`,
+        ),
+    );
+    const engine = await openEngine("bench-latency");
+    try {
+      const r = await benchLatency(engine, opts);
+      const doc: LatencyDocument = {
+        schemaVersion: 1,
+        kind: "latency",
+        date: new Date(started).toISOString(),
+        quick: opts.quick,
+        machine: machineInfo(),
+        versions: {
+          node: process.version,
+          pulumi: engine.version,
+          package: (
+            JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
+          ).version,
+        },
+        settings: {
+          jitterMs: opts.jitterMs,
+          rateLimit: opts.rateLimit,
+          runs: opts.runs,
+          runsLarge: opts.runsLarge,
+          fastMode: opts.fast,
+          cellsParallel: "the engine's default (4 per CPU)",
+        },
+        ...r,
+        durationSeconds: round((Date.now() - started) / 1000, 1),
+      };
+      mkdirSync(path.dirname(outFile), { recursive: true });
+      writeFileSync(outFile, JSON.stringify(doc, null, 2) + "\n");
+      process.stdout.write(latencyMarkdown(r, opts.rateLimit) + "\n");
+      log(`wrote ${path.relative(process.cwd(), outFile)} in ${doc.durationSeconds} s`);
+    } finally {
+      engine.dispose();
+    }
+  })().catch((e: unknown) => {
+    process.stderr.write(`[bench:latency] ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  });
+}
