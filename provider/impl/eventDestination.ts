@@ -9,7 +9,6 @@
  *
  * @packageDocumentation
  */
-import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import {
   DestinationTarget,
@@ -26,8 +25,7 @@ import {
 } from "service-contract";
 import { checkEventDestinationInputs } from "./inputChecks";
 import { sameJson } from "./compare";
-import type { ServiceDiffResult } from "./resourceOptions";
-import { diffListed, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
+import { collectionCalls, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
 import { getClient } from "./runtime";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
@@ -116,17 +114,6 @@ export function matchKey(news: DestinationInputs): string {
   );
 }
 
-/**
- * `check`: validates with the client's rules; unknown values are not failures. A placeholder ID
- * (pendingCreate.ts) in `adoptId` is one, as any value that is not an ID of the kind.
- */
-export async function check(_olds: unknown, news: DestinationInputs): Promise<pulumi.dynamic.CheckResult> {
-  return {
-    inputs: news,
-    failures: checkEventDestinationInputs(news as unknown as Json),
-  };
-}
-
 /** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
 const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs) => boolean> =
   Object.fromEntries(
@@ -138,40 +125,26 @@ const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs
   );
 
 /**
- * `diff`: every change (the target's kind included) is an update in place, unless
- * `replaceOnChanges` names it. A placeholder of a create that timed out is replaced
- * (pendingCreate.ts).
- */
-export async function diff(
-  id: string,
-  olds: DestinationOutputs,
-  news: DestinationInputs,
-): Promise<ServiceDiffResult> {
-  return diffListed(id, olds, news, MANAGED);
-}
-
-/**
  * Destinations for the steps the listed kinds share (listedKind.ts): the lookups of pending
  * creates (pendingCreate.ts), adoption, read, update and delete. A write-only secret cannot be
  * compared: a target holding one is always sent, when adopted as when taken after a timeout.
  */
 const KIND: ListedKind<EventDestination, DestinationInputs, DestinationOutputs> = {
   what: RESOURCES.eventDestination.names.singular,
+  ...collectionCalls(() => getClient().eventDestinations),
   resource: RESOURCES.eventDestination,
-  list: () => getClient().eventDestinations.list(),
   matches: (live, sent) => matchesInputs(live, sent as DestinationInputs),
   candidates: "destination",
   createRequest: (news) => createBody(news),
   create: (request, idempotencyKey) =>
     getClient().eventDestinations.create(request as EventDestinationCreate, { idempotencyKey }),
   matchKey,
+  managed: MANAGED,
+  checkInputs: (news) => checkEventDestinationInputs(news as unknown as Json),
   // A write-only secret cannot be compared: a destination recovery adoption took gets the program's.
   afterRecoveryAdoption: async (live, news) =>
     hasWriteOnlySecret(news.target) ? await getClient().eventDestinations.update(live.id, body(news)) : live,
-  get: (id) => getClient().eventDestinations.get(id),
-  pages: (limit) => getClient().eventDestinations.pages({ limit }),
   update: (id, news) => getClient().eventDestinations.update(id, body(news)),
-  delete: (id) => getClient().eventDestinations.delete(id),
   outputs: (live, known) => toOutputs(live, known?.target),
   adoptedAsIs: async (live, news, id) =>
     !hasWriteOnlySecret(news.target) && !(await diff(id, live, news)).changes,
@@ -180,6 +153,19 @@ const KIND: ListedKind<EventDestination, DestinationInputs, DestinationOutputs> 
 
 /** The operations below, as every listed kind has them (listedKind.ts). */
 const OPERATIONS = listedOperations(KIND, toInputs);
+
+/**
+ * `check`: validates with the client's rules; unknown values are not failures. A placeholder ID
+ * (pendingCreate.ts) in `adoptId` is one, as any value that is not an ID of the kind.
+ */
+export const check = OPERATIONS.check;
+
+/**
+ * `diff`: every change (the target's kind included) is an update in place, unless
+ * `replaceOnChanges` names it. A placeholder of a create that timed out is replaced
+ * (pendingCreate.ts).
+ */
+export const diff = OPERATIONS.diff;
 
 /**
  * True when `target` holds a write-only secret (`awsSecretAccessKey`, Datadog `apiKey`, Azure

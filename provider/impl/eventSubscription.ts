@@ -4,14 +4,12 @@
  *
  * @packageDocumentation
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../client";
 import { checkEventSubscriptionInputs } from "./inputChecks";
 import { getClient } from "./runtime";
 import { sameList, sameSet } from "./compare";
-import type { ServiceDiffResult } from "./resourceOptions";
-import { diffListed, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
+import { collectionCalls, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type SubscriptionInputs = EventSubscriptionCreate & { adoptId?: string };
@@ -118,46 +116,22 @@ export function matchKey(news: SubscriptionInputs): string {
 }
 
 /**
- * `check`: validates with the client's rules; unknown values are not failures. A placeholder ID
- * (a destination whose create timed out, pendingCreate.ts) in `destinationIds` or `adoptId` is
- * one, as any value that is not an ID of the kind.
- */
-export async function check(_olds: unknown, news: SubscriptionInputs): Promise<pulumi.dynamic.CheckResult> {
-  const failures = checkEventSubscriptionInputs(news as unknown as Record<string, unknown>);
-  return { inputs: news, failures };
-}
-
-/**
- * `diff`: order of `sources` and `destinationIds` does not matter; every change is an update in
- * place unless `replaceOnChanges` names it; `adoptId` is only read on create, so changing it
- * later changes nothing. A placeholder of a create that timed out is replaced (pendingCreate.ts).
- */
-export async function diff(
-  id: string,
-  olds: SubscriptionOutputs,
-  news: SubscriptionInputs,
-): Promise<ServiceDiffResult> {
-  return diffListed(id, olds, news, MANAGED);
-}
-
-/**
  * Subscriptions for the steps the listed kinds share (listedKind.ts): the lookups of pending
  * creates (pendingCreate.ts), adoption, read, update and delete.
  */
 const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutputs> = {
   what: RESOURCES.eventSubscription.names.singular,
+  ...collectionCalls(() => getClient().eventSubscriptions),
   resource: RESOURCES.eventSubscription,
-  list: () => getClient().eventSubscriptions.list(),
   matches: (live, sent) => matchesInputs(live, sent as SubscriptionInputs),
   candidates: "subscription",
   createRequest: (news) => createBody(news),
   create: (request, idempotencyKey) =>
     getClient().eventSubscriptions.create(request as EventSubscriptionCreate, { idempotencyKey }),
   matchKey,
-  get: (id) => getClient().eventSubscriptions.get(id),
-  pages: (limit) => getClient().eventSubscriptions.pages({ limit }),
+  managed: MANAGED,
+  checkInputs: (news) => checkEventSubscriptionInputs(news as unknown as Record<string, unknown>),
   update: (id, news) => getClient().eventSubscriptions.update(id, body(news)),
-  delete: (id) => getClient().eventSubscriptions.delete(id),
   outputs: (live) => toOutputs(live),
   // Lists compared as sets, as `diff` does.
   adoptedAsIs: (live, news) => Object.keys(MANAGED).every((k) => MANAGED[k](live, news)),
@@ -166,6 +140,20 @@ const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutput
 
 /** The operations below, as every listed kind has them (listedKind.ts). */
 const OPERATIONS = listedOperations(KIND, toInputs);
+
+/**
+ * `check`: validates with the client's rules; unknown values are not failures. A placeholder ID
+ * (a destination whose create timed out, pendingCreate.ts) in `destinationIds` or `adoptId` is
+ * one, as any value that is not an ID of the kind.
+ */
+export const check = OPERATIONS.check;
+
+/**
+ * `diff`: order of `sources` and `destinationIds` does not matter; every change is an update in
+ * place unless `replaceOnChanges` names it; `adoptId` is only read on create, so changing it
+ * later changes nothing. A placeholder of a create that timed out is replaced (pendingCreate.ts).
+ */
+export const diff = OPERATIONS.diff;
 
 /**
  * `create`: creates the subscription, or, with `adoptId`, takes an existing one under

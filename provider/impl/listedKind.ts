@@ -54,6 +54,10 @@ export interface ListedKind<T extends Live, I, O extends object> extends Pending
   get(id: string): Promise<T>;
   /** The client's pages of the kind, `limit` resources each, newest first (`read` answers from them: listReads.ts). */
   pages(limit: number): AsyncIterable<Page<T>>;
+  /** The properties `diff` compares, each with "equal?" on old outputs and new inputs. */
+  managed: Record<string, (olds: O, news: I) => boolean>;
+  /** The failures of `check` for the inputs `news`, by the client's rules (`[]` when valid; unknown values are not failures). */
+  checkInputs(news: I): pulumi.dynamic.CheckFailure[];
   /** The client's `update` of `id` with every managed field of `news` (one `PATCH`). */
   update(id: string, news: I): Promise<T>;
   /** The client's `delete` of `id`. */
@@ -214,7 +218,9 @@ export async function readListed<T extends Live, I, O extends object>(
 }
 
 /** What listReads.ts needs of `kind`. */
-function listable<T extends Live>(kind: ListedKind<T, unknown, object>): ListableKind<T> {
+function listable<T extends Live>(
+  kind: Pick<ListedKind<T, unknown, object>, "what" | "resource" | "pages" | "get">,
+): ListableKind<T> {
   return {
     what: kind.what,
     idPrefix: kind.resource.idPrefix,
@@ -270,11 +276,15 @@ export async function removeListed<T extends Live, I, O extends { uri?: string }
 /**
  * The operations a listed kind's module exports, with the dynamic provider's parameters and the
  * native door's timeout last (in **milliseconds**; the dynamic door's travels in the inputs or
- * outputs, see timeouts.ts): `create` ({@link createListed}), `read` ({@link readListed}),
+ * outputs, see timeouts.ts): `check`, `diff` ({@link diffListed}), `create` ({@link createListed}), `read` ({@link readListed}),
  * `update` ({@link updateListed}, every managed field) and `remove`, the delete
  * ({@link removeListed}). Their errors are those steps'.
  */
 export interface ListedOperations<I, O> {
+  /** The inputs `news` as they are, with {@link ListedKind.checkInputs}'s failures. */
+  check(olds: unknown, news: I): Promise<pulumi.dynamic.CheckResult>;
+  /** {@link diffListed} of `id` on {@link ListedKind.managed}. */
+  diff(id: string, olds: O, news: I): Promise<ServiceDiffResult>;
   /** {@link createListed} of the inputs `news`. */
   create(news: I, timeoutMs?: number): Promise<pulumi.dynamic.CreateResult>;
   /** {@link readListed} of `id` with the state's outputs `props`. */
@@ -294,9 +304,42 @@ export function listedOperations<T extends Live, I extends { adoptId?: string },
   toInputs: (outs: O) => I,
 ): ListedOperations<I, O> {
   return {
+    check: async (_olds, news) => ({ inputs: news, failures: kind.checkInputs(news) }),
+    diff: async (id, olds, news) => diffListed(id, olds, news, kind.managed),
     create: (news, timeoutMs) => createListed(kind, news, timeoutMs),
     read: (id, props) => readListed(kind, id, props, toInputs),
     update: (id, _olds, news, timeoutMs) => updateListed(kind, id, news, timeoutMs),
     remove: (id, props, timeoutMs) => removeListed(kind, id, props, timeoutMs),
+  };
+}
+
+/**
+ * The calls the shared steps make on the client's collection of a listed kind
+ * (`client.eventSubscriptions`, `client.eventDestinations`: client/collections.ts).
+ */
+export interface ListedCollection<T> {
+  /** Every resource of the account, page by page, newest first. */
+  list(): AsyncIterable<T>;
+  /** One resource by ID. */
+  get(id: string): Promise<T>;
+  /** The pages of the list, `limit` resources each. */
+  pages(params: { limit: number }): AsyncIterable<Page<T>>;
+  /** Deletes one resource by ID. */
+  delete(id: string): Promise<unknown>;
+}
+
+/**
+ * The members of a {@link ListedKind} that are plain calls of its client collection: `list`,
+ * `get`, `pages` and `delete`, each on the collection `collection()` returns at the call (the
+ * process's client is built on first use).
+ */
+export function collectionCalls<T extends Live>(
+  collection: () => ListedCollection<T>,
+): Pick<ListedKind<T, unknown, object>, "list" | "get" | "pages" | "delete"> {
+  return {
+    list: () => collection().list(),
+    get: (id) => collection().get(id),
+    pages: (limit) => collection().pages({ limit }),
+    delete: (id) => collection().delete(id),
   };
 }
