@@ -40,13 +40,13 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator, type RateLimitOptions } from "service-emulator";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
-import { machineInfo, type MachineInfo } from "./report";
+import { benchVersions, machineInfo, type MachineInfo, type Versions } from "./report";
 import { FAST_MODE_ENV } from "./scale";
 import { configure, onNewStack, routeKey, type Variant } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
@@ -151,7 +151,7 @@ export interface LatencyDocument extends LatencyResults {
   date: string;
   quick: boolean;
   machine: MachineInfo;
-  versions: { node: string; pulumi: string; package: string };
+  versions: Versions;
   settings: {
     jitterMs: number;
     rateLimit: RateLimitOptions;
@@ -541,13 +541,7 @@ if (require.main === module) {
         date: new Date(started).toISOString(),
         quick: opts.quick,
         machine: machineInfo(),
-        versions: {
-          node: process.version,
-          pulumi: engine.version,
-          package: (
-            JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
-          ).version,
-        },
+        versions: benchVersions(engine.version),
         settings: {
           jitterMs: opts.jitterMs,
           rateLimit: opts.rateLimit,

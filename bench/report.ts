@@ -5,13 +5,16 @@
  *
  * @packageDocumentation
  */
+import { readFileSync } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import type { ClientResults } from "./client";
 import type { DeployResults } from "./deploy";
 import type { EmulatorResults } from "./emulator";
 import type { Goal } from "./goals";
 import type { StartupResults } from "./startup";
 import type { StateResults } from "./state";
+import { REPO_ROOT } from "./engine";
 import { round } from "./stats";
 
 /** The machine the figures were taken on. */
@@ -38,6 +41,20 @@ export interface Versions {
   package: string;
   /** The `@pulumi/pulumi` SDK. */
   pulumiSdk: string;
+}
+
+/**
+ * The {@link Versions} of what a bench measures: Node.js, the engine `pulumiVersion` (`pulumi
+ * version`), this package and `@pulumi/pulumi`, read from their package.json files.
+ */
+export function benchVersions(pulumiVersion: string): Versions {
+  const pkg = (file: string) => (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+  return {
+    node: process.version,
+    pulumi: pulumiVersion,
+    package: pkg(path.join(REPO_ROOT, "package.json")),
+    pulumiSdk: pkg(require.resolve("@pulumi/pulumi/package.json", { paths: [REPO_ROOT] })),
+  };
 }
 
 /** The whole document written to bench/results/latest.json. */

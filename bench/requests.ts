@@ -20,12 +20,12 @@
  *
  * @packageDocumentation
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { runDriftReport } from "../gitops/drift";
 import { openEngine, REPO_ROOT, type Engine } from "./engine";
-import { machineInfo, type MachineInfo } from "./report";
+import { benchVersions, machineInfo, type MachineInfo, type Versions } from "./report";
 import { configure, expectCount, onNewStack, withEmulator, type EmulatorMeter } from "./stacks";
 import { FAST_MODE_ENV } from "./scale";
 import { round } from "./stats";
@@ -311,7 +311,7 @@ export interface RequestsDocument extends RequestsResults {
   /** ISO 8601 time the run started. */
   date: string;
   machine: MachineInfo;
-  versions: { node: string; pulumi: string; package: string };
+  versions: Versions;
   /** `BENCH_FAST=1`: the engine ran without checkpoints. */
   fastMode: boolean;
   /**
@@ -382,13 +382,7 @@ if (require.main === module) {
         kind: "requests",
         date: new Date(started).toISOString(),
         machine: machineInfo(),
-        versions: {
-          node: process.version,
-          pulumi: engine.version,
-          package: (
-            JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
-          ).version,
-        },
+        versions: benchVersions(engine.version),
         fastMode: fast,
         ...r,
         durationSeconds: round((Date.now() - started) / 1000, 1),

@@ -20,7 +20,7 @@
  * @packageDocumentation
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchClient, type Comparison } from "./client";
 import { benchDeploy, type DeployResults } from "./deploy";
@@ -31,7 +31,7 @@ import { benchState } from "./state";
 import type { ClientResults } from "./client";
 import { deployGoals, evaluateGoals } from "./goals";
 import { deployMarkdown, toMarkdown } from "./markdown";
-import { machineInfo, type BenchResults, type DeployOnlyResults } from "./report";
+import { benchVersions, machineInfo, type BenchResults, type DeployOnlyResults } from "./report";
 import { FAST_MODE_ENV } from "./scale";
 import { round, summarize } from "./stats";
 
@@ -152,17 +152,6 @@ export function writeCharts(resultsFile: string): string[] {
   return r.stdout.trim().split("\n");
 }
 
-/** The versions of what is measured: Node.js, the engine `pulumiVersion`, this package, `@pulumi/pulumi`. */
-function versions(pulumiVersion: string): BenchResults["versions"] {
-  const pkg = (file: string) => (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
-  return {
-    node: process.version,
-    pulumi: pulumiVersion,
-    package: pkg(path.join(REPO_ROOT, "package.json")),
-    pulumiSdk: pkg(require.resolve("@pulumi/pulumi/package.json", { paths: [REPO_ROOT] })),
-  };
-}
-
 /**
  * Benchmark 1 through bench/deploy.ts with the options' N and runs, in fast mode with `opts.fast`.
  * @throws Error when a deployment fails.
@@ -188,24 +177,50 @@ async function deploySection(engine: Engine, opts: BenchOptions): Promise<Deploy
  */
 export async function runDeployOnly(opts: BenchOptions): Promise<DeployOnlyResults> {
   const started = Date.now();
-  const machine = machineInfo();
-  const engine = await openEngine(opts.quick ? "bench-quick" : "bench");
-  let results: DeployOnlyResults;
-  try {
+  return measureAndWrite(opts, started, machineInfo(), async (engine, header) => {
     const deploy = await deploySection(engine, opts);
-    results = {
-      schemaVersion: 1,
+    return {
+      ...header,
       kind: "deploy",
+      deploy,
+      goals: deployGoals(deploy, opts.fast),
+      durationSeconds: round((Date.now() - started) / 1000, 1),
+    };
+  });
+}
+
+/** The members every document of `npm run bench` starts with. */
+type ResultsHeader = Pick<
+  BenchResults,
+  "schemaVersion" | "date" | "quick" | "runs" | "machine" | "versions"
+> & {
+  fastMode: boolean;
+};
+
+/**
+ * Opens the bench's engine, runs `measure` with it and the document's {@link ResultsHeader}
+ * (`started`, in milliseconds since the epoch, and `machine` as the run began), disposes of the
+ * engine whatever happens, and writes the document `measure` returns to `opts.outFile`.
+ * @throws what `measure` throws (nothing is written then).
+ */
+async function measureAndWrite<R>(
+  opts: BenchOptions,
+  started: number,
+  machine: BenchResults["machine"],
+  measure: (engine: Engine, header: ResultsHeader) => Promise<R>,
+): Promise<R> {
+  const engine = await openEngine(opts.quick ? "bench-quick" : "bench");
+  let results: R;
+  try {
+    results = await measure(engine, {
+      schemaVersion: 1,
       date: new Date(started).toISOString(),
       quick: opts.quick,
       runs: opts.runs,
       fastMode: opts.fast,
       machine,
-      versions: versions(engine.version),
-      deploy,
-      goals: deployGoals(deploy, opts.fast),
-      durationSeconds: round((Date.now() - started) / 1000, 1),
-    };
+      versions: benchVersions(engine.version),
+    });
   } finally {
     engine.dispose();
   }
@@ -220,7 +235,6 @@ export async function runDeployOnly(opts: BenchOptions): Promise<DeployOnlyResul
  */
 export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   const started = Date.now();
-  const date = new Date(started).toISOString();
   const machine = machineInfo();
 
   opts.log(`emulator: autocannon, 32 connections × ${opts.loadSeconds} s, ${opts.runs} run(s) per endpoint`);
@@ -237,20 +251,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   opts.log(`startup: the fixed cost by part, ${opts.quick ? 3 : STARTUP_RUNS} fresh processes of each kind`);
   const startup = await benchStartup({ runs: opts.quick ? 3 : STARTUP_RUNS, log: opts.log });
 
-  const engine = await openEngine(opts.quick ? "bench-quick" : "bench");
-  let results: BenchResults;
-  try {
+  const results = await measureAndWrite(opts, started, machine, async (engine, header) => {
     opts.log(`state: one resource of each type, ${opts.runs} run(s)`);
     const state = await benchState(engine, { runs: opts.runs, log: opts.log });
     const deploy = await deploySection(engine, opts);
-    results = {
-      schemaVersion: 1,
-      date,
-      quick: opts.quick,
-      runs: opts.runs,
-      fastMode: opts.fast,
-      machine,
-      versions: versions(engine.version),
+    return {
+      ...header,
       deploy,
       startup,
       state,
@@ -258,12 +264,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
       emulator,
       goals: evaluateGoals(deploy, state, client, emulator, opts.fast),
       durationSeconds: round((Date.now() - started) / 1000, 1),
-    };
-  } finally {
-    engine.dispose();
-  }
-  mkdirSync(path.dirname(opts.outFile), { recursive: true });
-  writeFileSync(opts.outFile, JSON.stringify(results, null, 2) + "\n");
+    } satisfies BenchResults;
+  });
   writeCharts(opts.outFile);
   return results;
 }
