@@ -6,13 +6,26 @@
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createApp, type EmulatorApp } from "./app";
-import { listeningUrl, type StoreLimits } from "./options";
-import type { FaultConfig } from "./faults";
-import type { RateLimitOptions } from "./plugins/rateLimit";
+import { listeningUrl, type CreateAppOptions } from "./options";
 import { openStore, type Store } from "./store";
 
-/** Options of {@link startEmulator}; everything is optional. */
-export interface StartEmulatorOptions {
+/**
+ * Options of {@link startEmulator}; everything is optional. Those it passes to the app as they are
+ * (faults, `Idempotency-Key`, the rate limit, latency, review delay, logging, clock, limits) mean
+ * what they mean in {@link CreateAppOptions}.
+ */
+export interface StartEmulatorOptions extends Pick<
+  CreateAppOptions,
+  | "faults"
+  | "idempotencyKeys"
+  | "rateLimit"
+  | "latencyMs"
+  | "latencyJitterMs"
+  | "reviewDelayMs"
+  | "logger"
+  | "clock"
+  | "limits"
+> {
   /** TCP port; `0` (the default) picks a free one. */
   port?: number;
   /** Interface to bind; default `127.0.0.1`. */
@@ -30,30 +43,6 @@ export interface StartEmulatorOptions {
    * The request's `Host` header is never used.
    */
   publicUrl?: string;
-  /** Injected faults at start (see {@link FaultConfig}). */
-  faults?: FaultConfig;
-  /**
-   * Honour `Idempotency-Key` on creates (default `true`); `false` simulates a server that
-   * ignores the header. Changeable later through `app.emulator.idempotencyKeys`.
-   */
-  idempotencyKeys?: boolean;
-  /**
-   * Per-account rate limit: `max` requests per rolling `windowMs` **milliseconds**, or with
-   * `burst` a token bucket (see `CreateAppOptions.rateLimit`).
-   */
-  rateLimit?: RateLimitOptions;
-  /** Round trip added to every public answer, in **milliseconds** (see `CreateAppOptions.latencyMs`). */
-  latencyMs?: number;
-  /** Jitter of `latencyMs`, in **milliseconds**, 0 to `latencyMs` (see `CreateAppOptions.latencyJitterMs`). */
-  latencyJitterMs?: number;
-  /** Automatic review delay in **milliseconds** (off when absent). */
-  reviewDelayMs?: number;
-  /** Fastify logging to stderr (off by default). */
-  logger?: boolean | "debug" | "info" | "warn" | "error";
-  /** Clock in **milliseconds** for review delays and rate limits (tests). */
-  clock?: () => number;
-  /** Bounds on stored idempotency responses and abuse reports per account (see {@link StoreLimits}). */
-  limits?: StoreLimits;
   /**
    * Called with the app after it is built and before it listens, e.g. to add a Fastify hook
    * (the tests validate every response against the OpenAPI document this way).

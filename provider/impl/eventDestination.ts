@@ -130,14 +130,10 @@ const MANAGED: Record<string, (olds: DestinationOutputs, news: DestinationInputs
  * compared: a target holding one is always sent, when adopted as when taken after a timeout.
  */
 const KIND: ListedKind<EventDestination, DestinationInputs, DestinationOutputs> = {
-  what: RESOURCES.eventDestination.names.singular,
-  ...collectionCalls(() => getClient().eventDestinations),
-  resource: RESOURCES.eventDestination,
+  ...collectionCalls(RESOURCES.eventDestination, () => getClient().eventDestinations),
   matches: (live, sent) => matchesInputs(live, sent as DestinationInputs),
   candidates: "destination",
   createRequest: (news) => createBody(news),
-  create: (request, idempotencyKey) =>
-    getClient().eventDestinations.create(request as EventDestinationCreate, { idempotencyKey }),
   matchKey,
   managed: MANAGED,
   checkInputs: (news) => checkEventDestinationInputs(news as unknown as Json),

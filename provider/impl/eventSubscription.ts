@@ -120,14 +120,10 @@ export function matchKey(news: SubscriptionInputs): string {
  * creates (pendingCreate.ts), adoption, read, update and delete.
  */
 const KIND: ListedKind<EventSubscription, SubscriptionInputs, SubscriptionOutputs> = {
-  what: RESOURCES.eventSubscription.names.singular,
-  ...collectionCalls(() => getClient().eventSubscriptions),
-  resource: RESOURCES.eventSubscription,
+  ...collectionCalls(RESOURCES.eventSubscription, () => getClient().eventSubscriptions),
   matches: (live, sent) => matchesInputs(live, sent as SubscriptionInputs),
   candidates: "subscription",
   createRequest: (news) => createBody(news),
-  create: (request, idempotencyKey) =>
-    getClient().eventSubscriptions.create(request as EventSubscriptionCreate, { idempotencyKey }),
   matchKey,
   managed: MANAGED,
   checkInputs: (news) => checkEventSubscriptionInputs(news as unknown as Record<string, unknown>),

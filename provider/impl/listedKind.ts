@@ -318,6 +318,8 @@ export function listedOperations<T extends Live, I extends { adoptId?: string },
  * (`client.eventSubscriptions`, `client.eventDestinations`: client/collections.ts).
  */
 export interface ListedCollection<T> {
+  /** Creates one resource from the body `request`, under `options.idempotencyKey`. */
+  create(request: object, options: { idempotencyKey: string }): Promise<T>;
   /** Every resource of the account, page by page, newest first. */
   list(): AsyncIterable<T>;
   /** One resource by ID. */
@@ -329,14 +331,22 @@ export interface ListedCollection<T> {
 }
 
 /**
- * The members of a {@link ListedKind} that are plain calls of its client collection: `list`,
- * `get`, `pages` and `delete`, each on the collection `collection()` returns at the call (the
- * process's client is built on first use).
+ * The members of a {@link ListedKind} that come from the contract's descriptor `resource` (`what`,
+ * its singular name, and `resource`) and those that are plain calls of its client collection
+ * (`create`, `list`, `get`, `pages`, `delete`), each on the collection `collection()` returns at
+ * the call (the process's client is built on first use).
  */
 export function collectionCalls<T extends Live>(
+  resource: ResourceDescriptor,
   collection: () => ListedCollection<T>,
-): Pick<ListedKind<T, unknown, object>, "list" | "get" | "pages" | "delete"> {
+): Pick<
+  ListedKind<T, unknown, object>,
+  "what" | "resource" | "create" | "list" | "get" | "pages" | "delete"
+> {
   return {
+    what: resource.names.singular,
+    resource,
+    create: (request, idempotencyKey) => collection().create(request, { idempotencyKey }),
     list: () => collection().list(),
     get: (id) => collection().get(id),
     pages: (limit) => collection().pages({ limit }),

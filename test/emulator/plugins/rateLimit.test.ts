@@ -2,8 +2,8 @@
  * The rate limit's token bucket (packages/emulator/plugins/rateLimit.ts, `rateLimit.burst`): a
  * burst, then 429 / 226 with `Retry-After` and the service's error body, refilling at the rate
  * and recovering; one bucket per account; the client's retries getting every request through;
- * out-of-range options refused naming the option. The rolling window (no `burst`) is tested in
- * faults.test.ts; the command line's flags in cli.test.ts and here.
+ * out-of-range options refused naming the option; the rolling window (no `burst`), and no limit
+ * by default. The command line's flags are tested in cli.test.ts and here.
  */
 import { ServiceClient } from "../../../client";
 import { createApp, openStore } from "service-emulator";
@@ -11,20 +11,26 @@ import { main } from "../../../packages/emulator/cli";
 import { capture } from "../../helpers/cli";
 import { apiRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { expectError } from "../../helpers/emulator-fixtures";
+import type { RateLimitOptions } from "../../../packages/emulator/plugins/rateLimit";
+
+/**
+ * An emulator for the tests of a `describe`, started before them and closed after: the accounts
+ * of `apiKeys`, the rate limit `rateLimit`, and a clock the tests move (`clock.now`, in
+ * **milliseconds** since the epoch). `get(key)` lists subscriptions with one account's key.
+ */
+function withRateLimit(apiKeys: string[], rateLimit: RateLimitOptions) {
+  const clock = { now: 1_800_000_000_000 };
+  let em: RunningEmulator | undefined;
+  beforeAll(async () => {
+    em = await startEmulator({ apiKeys, rateLimit, clock: () => clock.now });
+  });
+  afterAll(() => em?.close());
+  return { clock, get: (key: string) => apiRequest(em!.url, key, "GET", "/event_subscriptions") };
+}
 
 describe("rate limit with a burst (token bucket)", () => {
-  let now = 1_800_000_000_000;
-  let em: RunningEmulator;
-  beforeAll(async () => {
-    em = await startEmulator({
-      apiKeys: ["tb-a", "tb-b"],
-      // 2 requests per second, bursts of up to 4.
-      rateLimit: { max: 2, windowMs: 1000, burst: 4 },
-      clock: () => now,
-    });
-  });
-  afterAll(() => em.close());
-  const get = (key: string) => apiRequest(em.url, key, "GET", "/event_subscriptions");
+  // 2 requests per second, bursts of up to 4.
+  const { clock, get } = withRateLimit(["tb-a", "tb-b"], { max: 2, windowMs: 1000, burst: 4 });
 
   it("passes the burst, then answers 429 / 226 with Retry-After, and refills at the rate", async () => {
     for (let i = 0; i < 4; i++) expect((await get("tb-a")).status).toBe(200);
@@ -42,11 +48,11 @@ describe("rate limit with a burst (token bucket)", () => {
     for (let i = 0; i < 4; i++) expect((await get("tb-b")).status).toBe(200);
     expectError(await get("tb-b"), 429, 226);
     // Half a second later, one token (2 per second) for each.
-    now += 500;
+    clock.now += 500;
     expect((await get("tb-a")).status).toBe(200);
     expectError(await get("tb-a"), 429, 226);
     // An idle minute fills the bucket to the burst, no further.
-    now += 60_000;
+    clock.now += 60_000;
     for (let i = 0; i < 4; i++) expect((await get("tb-a")).status).toBe(200);
     expectError(await get("tb-a"), 429, 226);
   });
@@ -56,19 +62,52 @@ describe("rate limit with a burst (token bucket)", () => {
       apiKeys: ["tb-slow"],
       // One request per 10 s, bursts of 2.
       rateLimit: { max: 1, windowMs: 10_000, burst: 2 },
-      clock: () => now,
+      clock: () => clock.now,
     });
     try {
       const call = () => apiRequest(slow.url, "tb-slow", "GET", "/event_subscriptions");
       expect((await call()).status).toBe(200);
       expect((await call()).status).toBe(200);
       expect((await call()).headers["retry-after"]).toBe("10");
-      now += 4_000;
+      clock.now += 4_000;
       expect((await call()).headers["retry-after"]).toBe("6");
-      now += 6_000;
+      clock.now += 6_000;
       expect((await call()).status).toBe(200);
     } finally {
       await slow.close();
+    }
+  });
+});
+
+describe("rate limit over a rolling window (no burst)", () => {
+  const { clock, get } = withRateLimit(["rl-a", "rl-b"], { max: 3, windowMs: 60_000 });
+
+  it("answers 429 / 226 with Retry-After in seconds past the limit, per account, over a rolling window", async () => {
+    expect((await get("rl-a")).status).toBe(200);
+    clock.now += 20_000;
+    expect((await get("rl-a")).status).toBe(200);
+    expect((await get("rl-a")).status).toBe(200);
+    const limited = await get("rl-a");
+    expectError(limited, 429, 226);
+    expect(limited.headers["retry-after"]).toBe("40");
+    // Another account has its own window.
+    expect((await get("rl-b")).status).toBe(200);
+    // The first request leaves the window after 60 s.
+    clock.now += 40_000;
+    expect((await get("rl-a")).status).toBe(200);
+    const again = await get("rl-a");
+    expectError(again, 429, 226);
+    expect(again.headers["retry-after"]).toBe("20");
+  });
+
+  it("is off by default", async () => {
+    const open = await startEmulator({ apiKeys: ["rl-off"] });
+    try {
+      for (let i = 0; i < 200; i++) {
+        expect((await apiRequest(open.url, "rl-off", "GET", "/event_subscriptions")).status).toBe(200);
+      }
+    } finally {
+      await open.close();
     }
   });
 });
