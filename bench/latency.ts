@@ -14,7 +14,7 @@
  * client gave up on), and `failures` counts the service resources it did not get done: for `up`
  * and `destroy`, N + 1 minus the successful creates or deletes, for `refresh` 1 (the engine's
  * error does not say how many reads failed). The goal is 0 failures: every 429 retried, within the
- * client's retry budget (4 retries, 60 s, waiting `Retry-After`). Then the engine's `--parallel` against the same rate limit: the dynamic and
+ * client's retry budget (60 s; a 429 waits `Retry-After` plus jitter and does not count against the 4 retries). Then the engine's `--parallel` against the same rate limit: the dynamic and
  * native doors' up, refresh and destroy at N = `BENCH_PARALLEL_N` with each `--parallel` of
  * `BENCH_PARALLEL`.
  *

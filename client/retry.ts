@@ -5,7 +5,7 @@
  *
  * | failure                                   | GET / PATCH / DELETE | POST (no idempotency key) |
  * |-------------------------------------------|----------------------|---------------------------|
- * | 429 (waits `Retry-After`, capped at 30 s) | retried              | retried                   |
+ * | 429 (waits `Retry-After` + jitter)        | retried              | retried                   |
  * | 503 with `Retry-After`                    | retried              | retried                   |
  * | 502, 503, 504                             | retried              | **not** retried           |
  * | connection could not be opened            | retried              | retried                   |
@@ -21,9 +21,12 @@
  * `idempotencyKeys`, or `idempotencyKey` per call) is retried like a PATCH, because a server
  * that honours the key answers the retry with the first result.
  *
- * Delays: `Retry-After` when the response has one (capped at {@link RetryPolicy.maxRetryAfterMs}),
- * else full-jitter exponential backoff: random in `[0, min(maxDelayMs, baseDelayMs · 2^retry))`.
- * Bounds: at most `maxRetries` retries, and no retry whose delay would end after `budgetMs`
+ * Delays: full-jitter exponential backoff, random in `[0, min(maxDelayMs, baseDelayMs · 2^retry))`;
+ * a 503 with `Retry-After` waits that (capped at {@link RetryPolicy.maxRetryAfterMs}) instead, and a
+ * 429 waits its `Retry-After` (capped likewise; 0 without one) plus the backoff, so that requests a
+ * rate limit refused at one instant come back spread out instead of together.
+ * Bounds: at most `maxRetries` retries (429s not counted: the rate limit turned them away before
+ * the handler, and only the budget bounds them), and no retry whose delay would end after `budgetMs`
  * (counted from the start of the first attempt); a retry's own timeout is cut to what is left of
  * the budget, so a call never takes much longer than `max(timeoutMs, budgetMs)`.
  *
@@ -33,7 +36,7 @@ import { APICertificateError, APIConnectionError, APIError } from "./errors";
 
 /** Bounds and delays of the retry loop. All durations in **milliseconds**. */
 export interface RetryPolicy {
-  /** Most retries after the first attempt (so at most `maxRetries + 1` attempts). Default 4. */
+  /** Most retries after the first attempt (so at most `maxRetries + 1` attempts), 429s not counted. Default 4. */
   maxRetries: number;
   /** Total time budget of a call, retries and delays included, in ms. Default 60 000. */
   budgetMs: number;
@@ -115,7 +118,9 @@ export function retryDelay(
       error.retryAfterSeconds === undefined
         ? undefined
         : Math.min(policy.maxRetryAfterMs, Math.ceil(error.retryAfterSeconds * 1000));
-    if (error.status === 429) return retryAfterMs ?? backoff();
+    // Refused together, retried apart: the jitter on top of Retry-After spreads the requests a
+    // rate limit turned away at one instant, so they do not all meet the limit again at the next.
+    if (error.status === 429) return (retryAfterMs ?? 0) + backoff();
     if (error.status === 503 && retryAfterMs !== undefined) return retryAfterMs;
     if (replayable && (error.status === 502 || error.status === 503 || error.status === 504))
       return backoff();
@@ -173,7 +178,9 @@ export async function withRetries<T>(
         error.maybeApplied = lost;
       }
       const retry = n - 1;
-      if (retry >= policy.maxRetries) throw error;
+      // A 429 was turned away before the handler: only the budget bounds its retries.
+      const rateLimited = error instanceof APIError && error.status === 429;
+      if (retry >= policy.maxRetries && !rateLimited) throw error;
       const delay = retryDelay(error, req, retry, policy, clock.random);
       if (delay === undefined || clock.now() - start + delay >= policy.budgetMs) throw error;
       onRetry?.(n + 1, delay);

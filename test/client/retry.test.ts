@@ -71,10 +71,33 @@ test.each(LOST)("%s: a lost answer: %s", (_name, lost, make) => {
   expect(isLostAnswer(make())).toBe(lost);
 });
 
-test("Retry-After is honoured and capped at 30 s", () => {
-  expect(retryDelay(status(429, "2"), { method: "GET" }, 0, policy)).toBe(2000);
-  expect(retryDelay(status(429, "3600"), { method: "GET" }, 0, policy)).toBe(30_000);
+test("Retry-After is honoured and capped at 30 s; a 429 adds the backoff's jitter on top", () => {
+  const lowest = () => 0;
+  const highest = () => 0.999999;
+  expect(retryDelay(status(429, "2"), { method: "GET" }, 0, policy, lowest)).toBe(2000);
+  expect(retryDelay(status(429, "2"), { method: "GET" }, 0, policy, highest)).toBe(2000 + 199);
+  expect(retryDelay(status(429, "2"), { method: "GET" }, 3, policy, highest)).toBe(2000 + 1599);
+  expect(retryDelay(status(429, "3600"), { method: "GET" }, 0, policy, lowest)).toBe(30_000);
+  expect(retryDelay(status(429), { method: "POST" }, 2, policy, highest)).toBe(799);
   expect(retryDelay(status(503, "0"), { method: "POST" }, 0, policy)).toBe(0);
+  expect(retryDelay(status(503, "2"), { method: "POST" }, 0, policy, highest)).toBe(2000);
+});
+
+test("429s are retried past maxRetries, as long as the budget lasts", async () => {
+  const clock = fakeClock();
+  const attempt = failing(() => status(429, "1"));
+  const err = await withRetries(
+    { method: "DELETE" },
+    { ...policy, maxRetries: 2, budgetMs: 10_000 },
+    1000,
+    attempt,
+    clock,
+  ).catch((e: unknown) => e);
+  expect(err).toMatchObject({ status: 429 });
+  // Each wait is 1 s + the backoff at random 0.5 (half of 200 ms · 2^retry, at most 5 s): 1,100,
+  // 1,200, 1,400, 1,800 and 2,600 ms; the sixth (1 s + 2,500 ms) would end after the 10 s budget.
+  expect(clock.sleeps).toEqual([1100, 1200, 1400, 1800, 2600]);
+  expect(attempt.calls).toBe(6);
 });
 
 test("full-jitter exponential backoff: within [0, min(5 s, 200 ms · 2^n))", () => {
