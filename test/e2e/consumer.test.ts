@@ -6,7 +6,7 @@
  * process and the emulator alike) and its headers as `npm_config_nodedir` (should better-sqlite3
  * be built), a new project in a temporary folder:
  * - installs `@pulumi/pulumi` first, as `pulumi new` does: on Node.js 20 the release the lock file
- *   holds, on 22 and 24 the newest (`latest`);
+ *   holds, on 22 and 24 the newest release tested ({@link NEWEST_SDK});
  * - installs the resources package (`pulumi-service`, `service-contract` and `service-cli-kit`
  *   tarballs) and checks that the project still holds exactly one copy of `@pulumi/pulumi`
  *   (`npm ls --json --all`, and on disk), the one it chose;
@@ -45,8 +45,17 @@ const LOCKED_SDK = (
   }
 ).packages["node_modules/@pulumi/pulumi"].version;
 
+/**
+ * The newest `@pulumi/pulumi` release the test installs (on Node.js 22 and 24), named rather than
+ * `latest`: a tag that moves between two runs makes a run depend on the day, and a registry can
+ * serve a new release before the packages it needs (3.276.0 named an
+ * `@opentelemetry/context-async-hooks` the registry did not have yet). Moving it to a newer release
+ * is one edit here and in docs/development.md § Tested versions.
+ */
+const NEWEST_SDK = "3.270.0";
+
 /** Per release line: the SDK the new project installs first (Node.js 20: the locked one). */
-const LINES = TESTED_NODE_LINES.map((major) => ({ major, sdk: major === 20 ? LOCKED_SDK : "latest" }));
+const LINES = TESTED_NODE_LINES.map((major) => ({ major, sdk: major === 20 ? LOCKED_SDK : NEWEST_SDK }));
 
 interface Packed {
   name: string;
@@ -229,8 +238,7 @@ describe("the packages, installed as a user does", () => {
       env = { ...lineEnv(line, process.env), ...prebuilds.env };
       project = path.join(tmp, `node-${major}`);
       fs.mkdirSync(project);
-      expectedSdk =
-        sdk === "latest" ? npm(["view", "@pulumi/pulumi@latest", "version"], project, env).trim() : sdk;
+      expectedSdk = sdk;
     }, 300_000);
 
     afterAll(() => {
