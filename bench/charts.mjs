@@ -11,7 +11,15 @@
 //   concurrency 32;
 // - for a run of the benchmark at scale (`npm run bench:scale`, `"kind": "scale"`), one chart per
 //   backend (`file`, `postgres`): wall time against N of each operation, per program, with
-//   checkpoints (solid) and in fast mode (dashed), both axes logarithmic.
+//   checkpoints (solid) and in fast mode (dashed), both axes logarithmic;
+// - for a run of the deploy benchmark alone (`BENCH_ONLY=deploy`, `"kind": "deploy"`): `deploy`
+//   and `operations` as above;
+// - for a count of requests per operation (`node dist/bench/requests.js`, `"kind": "requests"`):
+//   `requests`, the requests per resource of each operation against N, by door, with the goal;
+// - for a run at a real service's latency (`npm run bench:latency`, `"kind": "latency"`):
+//   `latency`, each cell's operations against the floor with the same latency (median, min–max),
+//   `latency-requests`, the answers of each operation (2xx, 429 retried, other) per door, and, with
+//   a `--parallel` sweep, `latency-parallel`, up + refresh + destroy against `--parallel`.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import * as vega from "vega";
@@ -94,9 +102,202 @@ function scaleSpecs(results) {
   return specs;
 }
 
+/** Names of the operations of a count of requests (`REQUEST_OPS` of bench/requests.ts). */
+const REQUEST_OPS = {
+  up: "up",
+  upNoChange: "up, no changes",
+  preview: "preview",
+  refresh: "refresh",
+  serviceDrift: "service-drift",
+  destroy: "destroy",
+};
+const DOORS = { real: "dynamic door", native: "native door" };
+const DOOR_COLOR = {
+  field: "door",
+  type: "nominal",
+  title: null,
+  scale: { domain: Object.values(DOORS), range: [COLORS.real, COLORS.native] },
+  legend: { orient: "top" },
+};
+
+/** The Vega-Lite spec of a count of requests per operation: one panel per operation. */
+function requestsSpecs(results) {
+  const goal = (op, door, n) =>
+    results.verdicts?.find((v) => v.op === op && v.door === door && v.n === n)?.goal ?? "";
+  const values = results.cells.flatMap((c) =>
+    Object.entries(REQUEST_OPS).map(([op, label]) => ({
+      n: String(c.n),
+      operation: label,
+      door: DOORS[c.door],
+      perResource: c.ops[op].perResource,
+      requests: c.ops[op].requests,
+      goal: goal(op, c.door, c.n),
+    })),
+  );
+  return {
+    requests: {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      title: "Requests per resource of each operation against N (N + 1 service resources)",
+      data: { values },
+      facet: { field: "operation", type: "nominal", title: null, sort: Object.values(REQUEST_OPS) },
+      columns: 3,
+      spec: {
+        width: 240,
+        height: 170,
+        encoding: {
+          x: {
+            field: "n",
+            type: "ordinal",
+            title: "N (subscriptions)",
+            sort: results.counts.map(String),
+            axis: { labelAngle: 0 },
+          },
+          xOffset: { field: "door" },
+          y: { field: "perResource", type: "quantitative", title: "requests per resource" },
+          color: DOOR_COLOR,
+          tooltip: [{ field: "requests" }, { field: "goal" }],
+        },
+        layer: [
+          { mark: "bar" },
+          {
+            mark: { type: "text", dy: -6, fontSize: 9 },
+            encoding: { text: { field: "perResource", type: "quantitative", format: ".3~f" } },
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** The Vega-Lite specs of a run at a real service's latency. */
+function latencySpecs(results) {
+  const LAT_WHO = { floor: WHO.floor, real: "dynamic door + emulator", native: WHO.native };
+  const cellName = (c) => `${c.latencyMs} ms round trip, N = ${c.n}`;
+  const ops = ["up", "refresh", "destroy"];
+  const seconds = (s) => ({ median: s.median / 1000, min: s.min / 1000, max: s.max / 1000 });
+  const times = results.cells.flatMap((c) =>
+    Object.keys(LAT_WHO).flatMap((who) =>
+      ops.map((op) => ({ cell: cellName(c), operation: op, who: LAT_WHO[who], ...seconds(c[who].ms[op]) })),
+    ),
+  );
+  // The answers of each run, summed over the runs and divided by them (the mean per run).
+  const answers = results.cells.flatMap((c) =>
+    Object.keys(DOORS).flatMap((door) =>
+      ops.flatMap((op) => {
+        const runs = c[door].samples.map((s) => s[op].requests).filter(Boolean);
+        const mean = (k) => runs.reduce((sum, r) => sum + r[k], 0) / Math.max(1, runs.length);
+        return [
+          ["2xx", "ok"],
+          ["429, retried", "limited"],
+          ["other", "other"],
+        ].map(([answer, k]) => ({
+          cell: cellName(c),
+          bar: `${op}, ${door === "real" ? "dynamic" : "native"}`,
+          answer,
+          count: mean(k),
+        }));
+      }),
+    ),
+  );
+  const rate = results.settings.rateLimit;
+  const limit = `${rate.max} per ${rate.windowMs / 1000} s${rate.burst ? `, bursts of ${rate.burst}` : ""}`;
+  const whoColor = {
+    field: "who",
+    type: "nominal",
+    title: null,
+    scale: { domain: Object.values(LAT_WHO), range: Object.keys(LAT_WHO).map((k) => COLORS[k]) },
+    legend: { orient: "top", labelLimit: 400 },
+  };
+  const specs = {
+    latency: {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      title: `Wall time at a round trip's latency, rate limit ${limit} (median, min–max)`,
+      data: { values: times },
+      facet: { field: "cell", type: "nominal", title: null, sort: results.cells.map(cellName) },
+      columns: 2,
+      resolve: { scale: { y: "independent" } },
+      spec: {
+        width: 260,
+        height: 180,
+        encoding: {
+          x: { field: "operation", type: "nominal", title: null, sort: ops, axis: { labelAngle: 0 } },
+          xOffset: { field: "who" },
+          color: whoColor,
+        },
+        layer: [
+          { mark: "bar", encoding: { y: { field: "median", type: "quantitative", title: "seconds" } } },
+          {
+            mark: { type: "rule", color: "black" },
+            encoding: { y: { field: "min", type: "quantitative" }, y2: { field: "max" } },
+          },
+        ],
+      },
+    },
+    "latency-requests": {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      title: `Answers per operation and door, rate limit ${limit} (mean per run)`,
+      data: { values: answers },
+      facet: { field: "cell", type: "nominal", title: null, sort: results.cells.map(cellName) },
+      columns: 2,
+      resolve: { scale: { y: "independent" } },
+      spec: {
+        width: 260,
+        height: 180,
+        mark: "bar",
+        encoding: {
+          x: {
+            field: "bar",
+            type: "nominal",
+            title: null,
+            sort: ops.flatMap((op) => [`${op}, dynamic`, `${op}, native`]),
+            axis: { labelAngle: -30 },
+          },
+          y: { field: "count", type: "quantitative", title: "answers", stack: "zero" },
+          color: {
+            field: "answer",
+            type: "nominal",
+            title: null,
+            scale: { domain: ["2xx", "429, retried", "other"], range: ["#1e8e3e", "#f9ab00", "#d93025"] },
+            legend: { orient: "top" },
+          },
+        },
+      },
+    },
+  };
+  if (results.parallel?.length) {
+    specs["latency-parallel"] = {
+      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+      title: `up + refresh + destroy of N = ${results.parallelN} at ${results.parallelLatencyMs} ms against --parallel (median, min–max)`,
+      width: 420,
+      height: 240,
+      data: {
+        values: results.parallel.map((p) => ({
+          parallel: p.parallel,
+          door: DOORS[p.door],
+          ...seconds(p.figures.totalMs),
+        })),
+      },
+      encoding: {
+        x: { field: "parallel", type: "quantitative", title: "--parallel", scale: { type: "log", base: 2 } },
+        color: DOOR_COLOR,
+      },
+      layer: [
+        {
+          mark: { type: "line", point: true },
+          encoding: { y: { field: "median", type: "quantitative", title: "seconds" } },
+        },
+        { mark: "rule", encoding: { y: { field: "min", type: "quantitative" }, y2: { field: "max" } } },
+      ],
+    };
+  }
+  return specs;
+}
+
 /** The Vega-Lite specs of one results document. */
 export function chartSpecs(results) {
   if (results.kind === "scale") return scaleSpecs(results);
+  if (results.kind === "requests") return requestsSpecs(results);
+  if (results.kind === "latency") return latencySpecs(results);
   const base = { $schema: "https://vega.github.io/schema/vega-lite/v6.json", width: 420, height: 260 };
   // Every operation against N: up from `deploy.up`, the others from `deploy.operations` (runs
   // made before it existed have only the largest N's, under `deploy.largest`).
@@ -117,7 +318,7 @@ export function chartSpecs(results) {
     const compared = op === "up" ? results.deploy.up.find((r) => r.n === largest.n) : largest[op];
     return points(compared, native(largest.n, op), { operation: op });
   });
-  const client = results.client.modes.flatMap((m) =>
+  const client = (results.client?.modes ?? []).flatMap((m) =>
     [
       ["bare undici", m.undiciMs.samples],
       ["ServiceClient", m.clientMs.samples],
@@ -138,7 +339,7 @@ export function chartSpecs(results) {
     scale: { domain: shown.map((k) => WHO[k]), range: shown.map((k) => COLORS[k]) },
     legend: { orient: "top", labelLimit: 400 },
   };
-  return {
+  const specs = {
     deploy: {
       $schema: base.$schema,
       title: `Wall time against N, per operation (median, min–max of ${results.runs} runs)`,
@@ -197,6 +398,11 @@ export function chartSpecs(results) {
         },
       ],
     },
+  };
+  // A run of the deploy benchmark alone (`"kind": "deploy"`) has no client section.
+  if (!results.client) return specs;
+  return {
+    ...specs,
     client: {
       ...base,
       title: `${results.client.requests} GETs: each run's wall time, bare undici and ServiceClient`,

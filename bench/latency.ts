@@ -34,7 +34,8 @@
  *   as at N = 1,000 they cost minutes that have nothing to do with the service);
  * - `BENCH_QUICK=1`: a smoke run: N = 5 at 50 ms, a rate limit of 2 per second in bursts of 2
  *   (so that even N = 5 meets it), the sweep at `--parallel` 2 and N = 5;
- * - `BENCH_OUT`: the results file (default `bench/results/<date>-latency.json`).
+ * - `BENCH_OUT`: the results file (default `bench/results/<date>-latency.json`); its charts
+ *   (`<stem>-latency.svg`, `-latency-requests.svg`, `-latency-parallel.svg`) are written beside it.
  *
  * Prints a Markdown table of the figures on stdout, progress on stderr.
  *
@@ -46,7 +47,7 @@ import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator, type RateLimitOptions } from "service-emulator";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
-import { benchVersions, machineInfo, type MachineInfo, type Versions } from "./report";
+import { benchVersions, machineInfo, writeCharts, type MachineInfo, type Versions } from "./report";
 import { FAST_MODE_ENV } from "./scale";
 import { configure, onNewStack, routeKey, type Variant } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
@@ -555,6 +556,7 @@ if (require.main === module) {
       };
       mkdirSync(path.dirname(outFile), { recursive: true });
       writeFileSync(outFile, JSON.stringify(doc, null, 2) + "\n");
+      writeCharts(outFile);
       process.stdout.write(latencyMarkdown(r, opts.rateLimit) + "\n");
       log(`wrote ${path.relative(process.cwd(), outFile)} in ${doc.durationSeconds} s`);
     } finally {

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -121,4 +122,17 @@ export function machineInfo(): MachineInfo {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     loadAverageAtStart: round(os.loadavg()[0], 2),
   };
+}
+
+/**
+ * Draws the charts of a results document (any kind: the whole bench, the deploy bench alone,
+ * scale, requests, latency) next to it as `<stem>-<chart>.svg` with bench/charts.mjs, an ES
+ * module run in its own process; returns the files written.
+ * @throws Error with the script's output when it fails.
+ */
+export function writeCharts(resultsFile: string): string[] {
+  const script = path.join(REPO_ROOT, "bench", "charts.mjs");
+  const r = spawnSync(process.execPath, [script, resultsFile], { encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`bench/charts.mjs failed (${r.status}): ${r.stderr}`);
+  return r.stdout.trim().split("\n");
 }

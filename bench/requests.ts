@@ -14,7 +14,8 @@
  *
  * `npm run bench` measures its deploy N here too (quick mode: N = 5); run alone,
  * `node dist/bench/requests.js` measures `BENCH_COUNTS` (default `10,100,1000`) and writes
- * `BENCH_OUT` (default `bench/results/latest-requests.json`); `BENCH_FAST=1` runs the engine in
+ * `BENCH_OUT` (default `bench/results/latest-requests.json`) with its chart beside it
+ * (`<stem>-requests.svg`); `BENCH_FAST=1` runs the engine in
  * fast mode (no checkpoints: `FAST_MODE_ENV` of bench/scale.ts), which changes the time, not the
  * requests.
  *
@@ -25,7 +26,7 @@ import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { runDriftReport } from "../gitops/drift";
 import { openEngine, REPO_ROOT, type Engine } from "./engine";
-import { benchVersions, machineInfo, type MachineInfo, type Versions } from "./report";
+import { benchVersions, machineInfo, writeCharts, type MachineInfo, type Versions } from "./report";
 import { configure, expectCount, onNewStack, withEmulator, type EmulatorMeter } from "./stacks";
 import { FAST_MODE_ENV } from "./scale";
 import { round } from "./stats";
@@ -389,6 +390,7 @@ if (require.main === module) {
       };
       mkdirSync(path.dirname(outFile), { recursive: true });
       writeFileSync(outFile, JSON.stringify(doc, null, 2) + "\n");
+      writeCharts(outFile);
       process.stdout.write(requestsMarkdown(r) + "\n");
       log(`wrote ${path.relative(process.cwd(), outFile)} in ${doc.durationSeconds} s`);
     } finally {

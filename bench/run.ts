@@ -19,7 +19,6 @@
  *
  * @packageDocumentation
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchClient, type Comparison } from "./client";
@@ -31,7 +30,7 @@ import { benchState } from "./state";
 import type { ClientResults } from "./client";
 import { deployGoals, evaluateGoals } from "./goals";
 import { deployMarkdown, toMarkdown } from "./markdown";
-import { benchVersions, machineInfo, type BenchResults, type DeployOnlyResults } from "./report";
+import { benchVersions, machineInfo, writeCharts, type BenchResults, type DeployOnlyResults } from "./report";
 import { FAST_MODE_ENV } from "./scale";
 import { round, summarize } from "./stats";
 
@@ -141,18 +140,6 @@ async function clientSection(opts: BenchOptions): Promise<ClientResults> {
 }
 
 /**
- * Draws the charts of a results document next to it (`<stem>-deploy.svg`, `-operations.svg`,
- * `-client.svg`) with bench/charts.mjs, an ES module run in its own process.
- * @throws Error with the script's output when it fails.
- */
-export function writeCharts(resultsFile: string): string[] {
-  const script = path.join(REPO_ROOT, "bench", "charts.mjs");
-  const r = spawnSync(process.execPath, [script, resultsFile], { encoding: "utf8", timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`bench/charts.mjs failed (${r.status}): ${r.stderr}`);
-  return r.stdout.trim().split("\n");
-}
-
-/**
  * Benchmark 1 through bench/deploy.ts with the options' N and runs, in fast mode with `opts.fast`.
  * @throws Error when a deployment fails.
  */
@@ -172,21 +159,23 @@ async function deploySection(engine: Engine, opts: BenchOptions): Promise<Deploy
 
 /**
  * Runs the deploy benchmark alone (`BENCH_ONLY=deploy`), writes its document to `opts.outFile`
- * (no charts) and returns it.
+ * with its `deploy` and `operations` charts beside it, and returns it.
  * @throws Error when a deployment fails.
  */
 export async function runDeployOnly(opts: BenchOptions): Promise<DeployOnlyResults> {
   const started = Date.now();
-  return measureAndWrite(opts, started, machineInfo(), async (engine, header) => {
+  const results = await measureAndWrite(opts, started, machineInfo(), async (engine, header) => {
     const deploy = await deploySection(engine, opts);
     return {
       ...header,
-      kind: "deploy",
+      kind: "deploy" as const,
       deploy,
       goals: deployGoals(deploy, opts.fast),
       durationSeconds: round((Date.now() - started) / 1000, 1),
     };
   });
+  writeCharts(opts.outFile);
+  return results;
 }
 
 /** The members every document of `npm run bench` starts with. */
