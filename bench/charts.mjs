@@ -208,41 +208,35 @@ function latencySpecs(results) {
     scale: { domain: Object.values(LAT_WHO), range: Object.keys(LAT_WHO).map((k) => COLORS[k]) },
     legend: { orient: "top", labelLimit: 400 },
   };
+  // One panel per (latency, N) cell, each with its own y scale.
+  const perCell = (title, values, spec) => ({
+    $schema: "https://vega.github.io/schema/vega-lite/v6.json",
+    title,
+    data: { values },
+    facet: { field: "cell", type: "nominal", title: null, sort: results.cells.map(cellName) },
+    columns: 2,
+    resolve: { scale: { y: "independent" } },
+    spec: { width: 260, height: 180, ...spec },
+  });
   const specs = {
-    latency: {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      title: `Wall time at a round trip's latency, rate limit ${limit} (median, min–max)`,
-      data: { values: times },
-      facet: { field: "cell", type: "nominal", title: null, sort: results.cells.map(cellName) },
-      columns: 2,
-      resolve: { scale: { y: "independent" } },
-      spec: {
-        width: 260,
-        height: 180,
-        encoding: {
-          x: { field: "operation", type: "nominal", title: null, sort: ops, axis: { labelAngle: 0 } },
-          xOffset: { field: "who" },
-          color: whoColor,
-        },
-        layer: [
-          { mark: "bar", encoding: { y: { field: "median", type: "quantitative", title: "seconds" } } },
-          {
-            mark: { type: "rule", color: "black" },
-            encoding: { y: { field: "min", type: "quantitative" }, y2: { field: "max" } },
-          },
-        ],
+    latency: perCell(`Wall time at a round trip's latency, rate limit ${limit} (median, min–max)`, times, {
+      encoding: {
+        x: { field: "operation", type: "nominal", title: null, sort: ops, axis: { labelAngle: 0 } },
+        xOffset: { field: "who" },
+        color: whoColor,
       },
-    },
-    "latency-requests": {
-      $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-      title: `Answers per operation and door, rate limit ${limit} (mean per run)`,
-      data: { values: answers },
-      facet: { field: "cell", type: "nominal", title: null, sort: results.cells.map(cellName) },
-      columns: 2,
-      resolve: { scale: { y: "independent" } },
-      spec: {
-        width: 260,
-        height: 180,
+      layer: [
+        { mark: "bar", encoding: { y: { field: "median", type: "quantitative", title: "seconds" } } },
+        {
+          mark: { type: "rule", color: "black" },
+          encoding: { y: { field: "min", type: "quantitative" }, y2: { field: "max" } },
+        },
+      ],
+    }),
+    "latency-requests": perCell(
+      `Answers per operation and door, rate limit ${limit} (mean per run)`,
+      answers,
+      {
         mark: "bar",
         encoding: {
           x: {
@@ -262,7 +256,7 @@ function latencySpecs(results) {
           },
         },
       },
-    },
+    ),
   };
   if (results.parallel?.length) {
     specs["latency-parallel"] = {
