@@ -31,16 +31,23 @@ const WHO = {
   native: "native plugin + emulator",
 };
 const COLORS = { floor: "#9aa0a6", real: "#1a73e8", native: "#e8710a" };
+/** The programs as the charts of scale and latency runs name them (the doors by name). */
+const WHO_DOORS = { floor: WHO.floor, real: "dynamic door + emulator", native: WHO.native };
+/** The legend of {@link WHO_DOORS}, each program in its colour. */
+const WHO_DOORS_COLOR = {
+  field: "who",
+  type: "nominal",
+  title: null,
+  scale: { domain: Object.values(WHO_DOORS), range: Object.keys(WHO_DOORS).map((k) => COLORS[k]) },
+  legend: { orient: "top", labelLimit: 400 },
+};
+
+/** A summary in milliseconds (median, min, max) in seconds. */
+const seconds = (s) => ({ median: s.median / 1000, min: s.min / 1000, max: s.max / 1000 });
 
 /** The points of one figure: the floor's and the door's (`real`, or `native` from `deploy.native`). */
 function points(compared, nativeCompared, extra) {
-  const point = (who, s) => ({
-    ...extra,
-    who: WHO[who],
-    median: s.median / 1000,
-    min: s.min / 1000,
-    max: s.max / 1000,
-  });
+  const point = (who, s) => ({ ...extra, who: WHO[who], ...seconds(s) });
   const rows = [point("floor", compared.floorMs), point("real", compared.realMs)];
   if (nativeCompared) rows.push(point("native", nativeCompared.realMs));
   return rows;
@@ -55,7 +62,6 @@ function scaleSpecs(results) {
     refresh: "refresh",
     destroy: "destroy",
   };
-  const WHO_SCALE = { floor: WHO.floor, real: "dynamic door + emulator", native: WHO.native };
   const specs = {};
   for (const backend of results.backends) {
     const values = results.cells
@@ -64,7 +70,7 @@ function scaleSpecs(results) {
         Object.entries(OPS).map(([op, label]) => ({
           n: c.n,
           operation: label,
-          who: WHO_SCALE[c.variant],
+          who: WHO_DOORS[c.variant],
           mode: c.mode === "fast" ? "fast mode (skipped checkpoints)" : "checkpoints",
           seconds: c.ms[op].median / 1000,
         })),
@@ -82,13 +88,7 @@ function scaleSpecs(results) {
         encoding: {
           x: { field: "n", type: "quantitative", title: "N (subscriptions)", scale: { type: "log" } },
           y: { field: "seconds", type: "quantitative", title: "seconds", scale: { type: "log" } },
-          color: {
-            field: "who",
-            type: "nominal",
-            title: null,
-            scale: { domain: Object.values(WHO_SCALE), range: Object.keys(WHO_SCALE).map((k) => COLORS[k]) },
-            legend: { orient: "top", labelLimit: 400 },
-          },
+          color: WHO_DOORS_COLOR,
           strokeDash: {
             field: "mode",
             type: "nominal",
@@ -171,13 +171,11 @@ function requestsSpecs(results) {
 
 /** The Vega-Lite specs of a run at a real service's latency. */
 function latencySpecs(results) {
-  const LAT_WHO = { floor: WHO.floor, real: "dynamic door + emulator", native: WHO.native };
   const cellName = (c) => `${c.latencyMs} ms round trip, N = ${c.n}`;
   const ops = ["up", "refresh", "destroy"];
-  const seconds = (s) => ({ median: s.median / 1000, min: s.min / 1000, max: s.max / 1000 });
   const times = results.cells.flatMap((c) =>
-    Object.keys(LAT_WHO).flatMap((who) =>
-      ops.map((op) => ({ cell: cellName(c), operation: op, who: LAT_WHO[who], ...seconds(c[who].ms[op]) })),
+    Object.keys(WHO_DOORS).flatMap((who) =>
+      ops.map((op) => ({ cell: cellName(c), operation: op, who: WHO_DOORS[who], ...seconds(c[who].ms[op]) })),
     ),
   );
   // The answers of each run, summed over the runs and divided by them (the mean per run).
@@ -201,13 +199,6 @@ function latencySpecs(results) {
   );
   const rate = results.settings.rateLimit;
   const limit = `${rate.max} per ${rate.windowMs / 1000} s${rate.burst ? `, bursts of ${rate.burst}` : ""}`;
-  const whoColor = {
-    field: "who",
-    type: "nominal",
-    title: null,
-    scale: { domain: Object.values(LAT_WHO), range: Object.keys(LAT_WHO).map((k) => COLORS[k]) },
-    legend: { orient: "top", labelLimit: 400 },
-  };
   // One panel per (latency, N) cell, each with its own y scale.
   const perCell = (title, values, spec) => ({
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
@@ -223,7 +214,7 @@ function latencySpecs(results) {
       encoding: {
         x: { field: "operation", type: "nominal", title: null, sort: ops, axis: { labelAngle: 0 } },
         xOffset: { field: "who" },
-        color: whoColor,
+        color: WHO_DOORS_COLOR,
       },
       layer: [
         { mark: "bar", encoding: { y: { field: "median", type: "quantitative", title: "seconds" } } },

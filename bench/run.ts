@@ -164,18 +164,16 @@ async function deploySection(engine: Engine, opts: BenchOptions): Promise<Deploy
  */
 export async function runDeployOnly(opts: BenchOptions): Promise<DeployOnlyResults> {
   const started = Date.now();
-  const results = await measureAndWrite(opts, started, machineInfo(), async (engine, header) => {
+  return measureAndWrite(opts, started, machineInfo(), async (engine, header) => {
     const deploy = await deploySection(engine, opts);
     return {
       ...header,
-      kind: "deploy" as const,
+      kind: "deploy",
       deploy,
       goals: deployGoals(deploy, opts.fast),
       durationSeconds: round((Date.now() - started) / 1000, 1),
     };
   });
-  writeCharts(opts.outFile);
-  return results;
 }
 
 /** The members every document of `npm run bench` starts with. */
@@ -189,8 +187,9 @@ type ResultsHeader = Pick<
 /**
  * Opens the bench's engine, runs `measure` with it and the document's {@link ResultsHeader}
  * (`started`, in milliseconds since the epoch, and `machine` as the run began), disposes of the
- * engine whatever happens, and writes the document `measure` returns to `opts.outFile`.
- * @throws what `measure` throws (nothing is written then).
+ * engine whatever happens, and writes the document `measure` returns to `opts.outFile` with its
+ * charts beside it ({@link writeCharts}).
+ * @throws what `measure` throws (nothing is written then), or writeCharts' error.
  */
 async function measureAndWrite<R>(
   opts: BenchOptions,
@@ -215,6 +214,7 @@ async function measureAndWrite<R>(
   }
   mkdirSync(path.dirname(opts.outFile), { recursive: true });
   writeFileSync(opts.outFile, JSON.stringify(results, null, 2) + "\n");
+  writeCharts(opts.outFile);
   return results;
 }
 
@@ -240,7 +240,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
   opts.log(`startup: the fixed cost by part, ${opts.quick ? 3 : STARTUP_RUNS} fresh processes of each kind`);
   const startup = await benchStartup({ runs: opts.quick ? 3 : STARTUP_RUNS, log: opts.log });
 
-  const results = await measureAndWrite(opts, started, machine, async (engine, header) => {
+  return measureAndWrite(opts, started, machine, async (engine, header) => {
     opts.log(`state: one resource of each type, ${opts.runs} run(s)`);
     const state = await benchState(engine, { runs: opts.runs, log: opts.log });
     const deploy = await deploySection(engine, opts);
@@ -255,8 +255,6 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
       durationSeconds: round((Date.now() - started) / 1000, 1),
     } satisfies BenchResults;
   });
-  writeCharts(opts.outFile);
-  return results;
 }
 
 /**
