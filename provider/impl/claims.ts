@@ -181,7 +181,7 @@ export class ClaimRegistry {
    * the engine), so that no lookup adopts it for another resource. Empty IDs are ignored.
    */
   claim(id: string): void {
-    if (typeof id !== "string" || id === "") return;
+    if (typeof id !== "string" || id === "" || this.ids.has(id)) return;
     this.ids.add(id);
     this.folder?.tryClaim(id);
   }

@@ -82,6 +82,23 @@ function createExclusive(file: string, content: string): boolean {
   }
 }
 
+/**
+ * Creates `file` holding `content` unless it exists, with one exclusive open (no temporary file).
+ * A reader may find the file empty while it is being written: use it only where an empty or
+ * partial content reads as "made by another owner", as an ID's owner token does.
+ * @returns true when this call made it.
+ * @throws the file system's error other than the file existing.
+ */
+function createOnly(file: string, content: string): boolean {
+  try {
+    writeFileSync(file, content, { flag: "wx", mode: 0o600 });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
 function readOr(file: string, fallback: string): string {
   try {
     return readFileSync(file, "utf8");
@@ -137,7 +154,9 @@ export class ClaimsFolder {
    */
   tryClaim(id: string): boolean {
     const file = path.join(this.dir, "ids", fileName(id));
-    return createExclusive(file, this.owner) || readOr(file, "") === this.owner;
+    // One open per ID, where createExclusive takes three: a no-change `up` claims every ID it
+    // diffs. A reader that finds the token half written takes it for another owner's, which it is.
+    return createOnly(file, this.owner) || readOr(file, "") === this.owner;
   }
 
   /** True when some owner of the deployment holds `id`. */

@@ -6,7 +6,7 @@
  * one); without the folder, the same scenarios leave orphans, which is what the folder is for.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { APIConnectionError } from "../../../client";
@@ -112,6 +112,23 @@ describe("ClaimsFolder: one deployment's claims across provider processes", () =
     expect(a.isClaimed("thing_1")).toBe(true);
     a.release("thing_1");
     expect(b.tryClaim("thing_1")).toBe(true);
+  });
+
+  it("takes an ID file another owner is still writing (empty) for that owner's: no one else claims or removes it", () => {
+    const a = new ClaimsFolder(dir);
+    writeFileSync(path.join(dir, "ids", "thing_2"), "");
+    expect(a.tryClaim("thing_2")).toBe(false);
+    expect(a.isClaimed("thing_2")).toBe(true);
+    a.release("thing_2");
+    expect(readdirSync(path.join(dir, "ids"))).toEqual(["thing_2"]);
+  });
+
+  it("writes one file per ID claimed, holding the owner's token, and nothing else", () => {
+    const a = new ClaimsFolder(dir);
+    for (let i = 0; i < 5; i++) expect(a.tryClaim(`thing_${i}`)).toBe(true);
+    const ids = readdirSync(path.join(dir, "ids")).sort();
+    expect(ids).toEqual(["thing_0", "thing_1", "thing_2", "thing_3", "thing_4"]);
+    for (const id of ids) expect(readFileSync(path.join(dir, "ids", id), "utf8")).toBe(a.owner);
   });
 
   it("runs a kind's lookup alone: it waits for the others' creates in flight, and new creates wait for it", async () => {
