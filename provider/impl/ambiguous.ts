@@ -86,10 +86,18 @@ export const CLOCK_SKEW_MS = 30_000;
  */
 export const SERVICE_CLOCK_MARGIN_MS = 2_000;
 
-/** How many times a lookup lists the kind before it gives up (each listing's pages retried by the client). */
-export const LISTINGS = 3;
+/**
+ * How many times a lookup lists the kind before it gives up (each listing's pages retried by the
+ * client, and a pause between listings: `RELIST_PAUSE_MS`).
+ */
+export const LISTINGS = 5;
 
 export type { CreateOnceSpec } from "./createOnceSpec";
+
+/** `what` after its indefinite article: "an event subscription", "a thing". */
+export function withArticle(what: string): string {
+  return `${/^[aeiou]/i.test(what) ? "an" : "a"} ${what}`;
+}
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -217,10 +225,15 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
   key: string;
   /**
    * How far back the lookup reaches, in **milliseconds** since the Unix epoch (the service's
-   * `created_at` time): {@link SERVICE_CLOCK_MARGIN_MS} before the create started in the service's
-   * time when the client has seen it, else {@link CLOCK_SKEW_MS} before it started on this machine.
+   * `created_at` time), asked when the lookup's first page has answered:
+   * {@link SERVICE_CLOCK_MARGIN_MS} before the create started in the service's time once the
+   * client has seen the service's clock (any answer since the start, the create's own failed
+   * answer or that first page included, may have told it), else
+   * {@link CLOCK_SKEW_MS} before it started on this machine.
    */
-  readonly since: number;
+  since(): number;
+  /** The start of the window the last lookup listed (what {@link since} gave it), for its errors. */
+  lookedSince: number;
   /** The last error, once an attempt may have made the resource (until then, `undefined`). */
   lost: unknown;
   /** Set when an answer named an ID another resource holds: the key is spent, the step-2 retry too. */
@@ -231,7 +244,7 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
 
 /**
  * Starts one logical create of `spec`: its kind's gate, a new idempotency key, and the start of
- * its lookup window, read from `spec.now` (**milliseconds**) now.
+ * the start of its lookup window, read from `spec.now` (**milliseconds**) now.
  */
 function logicalCreate<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,
@@ -241,14 +254,18 @@ function logicalCreate<T extends { id: string; createdAt: string }>(
   const now = spec.now ?? Date.now;
   const key = randomUUID();
   const startedMs = now();
-  const serviceStartedMs = spec.serviceNow?.();
   return {
     spec,
     registry,
     gate,
     key,
-    since:
-      serviceStartedMs === undefined ? startedMs - CLOCK_SKEW_MS : serviceStartedMs - SERVICE_CLOCK_MARGIN_MS,
+    since: () => {
+      const serviceStartedMs = spec.serviceNow?.(startedMs);
+      return serviceStartedMs === undefined
+        ? startedMs - CLOCK_SKEW_MS
+        : serviceStartedMs - SERVICE_CLOCK_MARGIN_MS;
+    },
+    lookedSince: Number.NaN,
     lost: undefined,
     conflict: false,
     me: {
@@ -356,24 +373,31 @@ async function lookup<T extends { id: string; createdAt: string }>(
  *
  * @throws Error saying the create may have been made and what to look for, after the last failed listing.
  */
-function listUnclaimedMatches<T extends { id: string; createdAt: string }>(
+async function listUnclaimedMatches<T extends { id: string; createdAt: string }>(
   c: LogicalCreate<T>,
   list: () => AsyncIterable<T>,
   matches: (live: T) => boolean,
 ): Promise<T[]> {
-  const { spec, registry, since } = c;
-  return listSince(
-    list,
-    since,
-    (live) => matches(live) && !registry.isClaimed(live.id),
-    LISTINGS,
-    (err) =>
-      new Error(
-        `${mayHaveBeenMade(c)}, and looking for it failed ` +
-          `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for a ${spec.what} with these values made since ` +
-          `${new Date(since).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
-      ),
-  );
+  const { spec, registry } = c;
+  // Taken once the first page has answered (its Date tells the service's clock, if nothing did before).
+  let since: number | undefined;
+  const from = (): number => (since ??= c.since());
+  try {
+    return await listSince(
+      list,
+      from,
+      (live) => matches(live) && !registry.isClaimed(live.id),
+      LISTINGS,
+      (err) =>
+        new Error(
+          `${mayHaveBeenMade(c)}, and looking for it failed ` +
+            `${LISTINGS} times (last: ${describe(err)}). Before running pulumi up again, look for ${withArticle(spec.what)} with these values made since ` +
+            `${new Date(from()).toISOString()}: if there is one, delete it or adopt it with adoptId.`,
+        ),
+    );
+  } finally {
+    c.lookedSince = from();
+  }
 }
 
 /**
@@ -465,7 +489,7 @@ function severalMatchesError<T extends { id: string; createdAt: string }>(
   const { what } = c.spec;
   return new Error(
     `${mayHaveBeenMade(c)}, and ${found.length} ${what}s made since ` +
-      `${new Date(c.since).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
+      `${new Date(c.lookedSince).toISOString()} have exactly these values: ${found.map((f) => f.id).join(", ")}. ` +
       `The provider cannot tell which one (if any) this create made, so it adopts none. Delete the extra ones ` +
       `(or adopt one with adoptId) and run pulumi up again.`,
   );
@@ -481,6 +505,6 @@ function nothingCreatedError<T extends { id: string; createdAt: string }>(c: Log
   const { what } = c.spec;
   return new Error(
     `${what}: the create failed twice (last: ${describe(c.lost)}), and the service holds no ${what} ` +
-      `with these values made since ${new Date(c.since).toISOString()}: nothing was created. Run pulumi up again.`,
+      `with these values made since ${new Date(c.lookedSince).toISOString()}: nothing was created. Run pulumi up again.`,
   );
 }

@@ -38,12 +38,14 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /** Clock in **milliseconds** since the Unix epoch (tests); default `Date.now`. */
   now?(): number;
   /**
-   * The service's time now, in **milliseconds** since the Unix epoch, as the client has seen it
-   * (`ServiceClient.serviceClock.now()`), or `undefined` before any response told it. When known,
-   * a lost create's lookup reaches back `SERVICE_CLOCK_MARGIN_MS` before the create started
-   * in the service's time, rather than `CLOCK_SKEW_MS` of this machine's (ambiguous.ts).
+   * The service's time at this machine's time `localMs` (both in **milliseconds** since the Unix
+   * epoch), as the client has estimated it from the responses seen so far
+   * (`ServiceClock.now(localMs)`), or `undefined` before any response told it. Asked when a lost
+   * create looks: once known (the create's own failed answer may tell it), the lookup reaches back
+   * `SERVICE_CLOCK_MARGIN_MS` before the create started in the service's time, rather than
+   * `CLOCK_SKEW_MS` of this machine's (ambiguous.ts).
    */
-  serviceNow?(): number | undefined;
+  serviceNow?(localMs: number): number | undefined;
   /** Where IDs are claimed and creates of one kind are coordinated; default `processClaims` (claims.ts). */
   registry?: ClaimRegistry;
   /**

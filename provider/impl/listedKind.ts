@@ -136,7 +136,7 @@ async function createWithin<T extends Live, I extends { adoptId?: string }, O ex
     list: () => kind.list(),
     matches: (found) => kind.matches(found, news as Record<string, unknown>),
     keysHonoured: () => client.idempotency.honoured,
-    serviceNow: () => client.serviceClock.now(),
+    serviceNow: (localMs) => client.serviceClock.now(localMs),
     warn,
     adoptFrom: adoptionCandidates(kind.candidates),
     ...(afterRecoveryAdoption && {

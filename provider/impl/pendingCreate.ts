@@ -46,7 +46,7 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { CLOCK_SKEW_MS, LISTINGS } from "./ambiguous";
+import { CLOCK_SKEW_MS, LISTINGS, withArticle } from "./ambiguous";
 import { processClaims, type ClaimRegistry } from "./claims";
 import { listSince } from "./listing";
 import type { ServiceDiffResult } from "./resourceOptions";
@@ -274,7 +274,7 @@ async function lookAlone<T extends { id: string; createdAt: string }, R>(
       (err) =>
         new Error(
           `${kind.what}: a create that timed out may have been made, and looking for it failed ${LISTINGS} times ` +
-            `(last: ${err instanceof Error ? err.message : String(err)}). Run pulumi up again, or look for a ${kind.what} ` +
+            `(last: ${err instanceof Error ? err.message : String(err)}). Run pulumi up again, or look for ${withArticle(kind.what)} ` +
             `with these values made since ${new Date(since).toISOString()} (service-drift generate lists them).`,
         ),
     );

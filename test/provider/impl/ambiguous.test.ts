@@ -121,13 +121,17 @@ function specFor(
   };
 }
 
-/** Settles what is left: every request still in flight commits and answers; every warning goes. */
+/**
+ * Settles what is left: every request still in flight commits and answers; every warning goes.
+ * After 100 rounds of flushes it goes on every 10 ms, for up to 5 s: a listing cut short waits
+ * (`RELIST_PAUSE_MS`) before it starts again.
+ */
 async function runToEnd<T>(svc: ScriptedService, warnings: HeldWarnings, all: Promise<T>[]) {
   const out = Promise.allSettled(all);
   let done = false;
   void out.then(() => (done = true));
-  for (let i = 0; i < 100 && !done; i++) {
-    await flush();
+  for (let i = 0; i < 600 && !done; i++) {
+    await (i < 100 ? flush() : new Promise((r) => setTimeout(r, 10)));
     warnings.releaseAll();
     for (const h of svc.inFlight()) {
       if (!h.made) h.commit();
@@ -335,6 +339,34 @@ describe("createOnce with creates side by side (scripted service, step by step)"
         expect(String(r.reason)).toMatch(
           /2 things made since .* have exactly these values: thing_1, thing_earlier/,
         );
+    },
+  );
+
+  it.each(["the create's own lost answer", "the lookup's first page"] as const)(
+    "a twin made 10 s before the create, the service's clock told only by %s: the window starts 2 s before the create in its time",
+    async (toldBy) => {
+      svc.stored.push({ id: "thing_earlier", createdAt: new Date(T0 - 10_000).toISOString(), v: "same" });
+      let clockKnown = false;
+      const asked: number[] = [];
+      const serviceNow = (localMs: number): number | undefined => {
+        asked.push(localMs);
+        return clockKnown ? localMs : undefined;
+      };
+      const spec = { ...specFor(svc, registry, warnings), serviceNow };
+      spec.list = async function* () {
+        const page = svc.list(); // the page has answered (with its Date) before its first resource
+        if (toldBy === "the lookup's first page") clockKnown = true;
+        yield* page;
+      };
+      const a = createOnce(spec);
+      await flush();
+      svc.held[0].commit();
+      if (toldBy === "the create's own lost answer") clockKnown = true;
+      svc.held[0].lose();
+      const [r] = await runToEnd(svc, warnings, [a]);
+      expect(r).toEqual({ status: "fulfilled", value: expect.objectContaining({ id: "thing_1" }) });
+      // Asked once, for the service's time at the create's start (this machine's T0).
+      expect(asked).toEqual([T0]);
     },
   );
 

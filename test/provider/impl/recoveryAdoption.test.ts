@@ -130,11 +130,11 @@ describe("createOnce with adoptFrom (recovery adoption)", () => {
       adoptFrom: { ids: new Set(["thing_9"]), oldestMs: SINCE },
     };
     await expect(createOnce(failing)).rejects.toThrow(
-      /SERVICE_ADOPT_FROM is set.*failed 3 times.*nothing was created/,
+      /SERVICE_ADOPT_FROM is set.*failed 5 times.*nothing was created/,
     );
-    expect({ listings, creates }).toEqual({ listings: 3, creates: 0 });
-    await expect(createOnce(failing)).rejects.toThrow(/failed 3 times/);
-    expect(listings).toBe(6);
+    expect({ listings, creates }).toEqual({ listings: 5, creates: 0 });
+    await expect(createOnce(failing)).rejects.toThrow(/failed 5 times/);
+    expect(listings).toBe(10);
   });
 });
 
