@@ -183,7 +183,7 @@ export class ClaimRegistry {
   claim(id: string): void {
     if (typeof id !== "string" || id === "" || this.ids.has(id)) return;
     this.ids.add(id);
-    this.folder?.tryClaim(id);
+    this.folder?.hold(id);
   }
 
   /**

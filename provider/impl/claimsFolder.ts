@@ -3,8 +3,9 @@
  * process per provider instance (the default provider and every explicit `Provider` of the
  * package), so two resources of one deployment can be created by two processes. A
  * {@link ClaimsFolder} holds what claims.ts holds per process, in a folder every process of the
- * deployment opens: the IDs held (one file each, made with an exclusive create, so one process
- * wins), each kind's creates in flight and its lookup (a readers-writer lock of lock files), and
+ * deployment opens: the IDs claimed by creates and adoptions (one file each, made with an
+ * exclusive create, so one process wins), the IDs the engine passed in (one list per process,
+ * appended to), each kind's creates in flight and its lookup (a readers-writer lock of lock files), and
  * each kind's creates waiting to look. The folder of a deployment is named after its engine (its
  * process ID and its address): see {@link deploymentClaimsFolder}.
  *
@@ -15,14 +16,19 @@
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import {
+  closeSync,
   existsSync,
+  fstatSync,
   linkSync,
   mkdirSync,
+  openSync,
   readFileSync,
+  readSync,
   readdirSync,
   rmSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -99,6 +105,33 @@ function createOnly(file: string, content: string): boolean {
   }
 }
 
+/**
+ * Reads what was appended to a list of held IDs (`file`) since `read.bytes`, up to its last whole
+ * line (a line being written is read the next time), into `read.ids`. A list that cannot be read
+ * adds nothing.
+ */
+function readMoreHeld(file: string, read: { bytes: number; ids: Set<string> }): void {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= read.bytes) return;
+    const buf = Buffer.alloc(size - read.bytes);
+    const n = readSync(fd, buf, 0, buf.length, read.bytes);
+    const text = buf.subarray(0, n).toString("utf8");
+    const end = text.lastIndexOf("\n");
+    if (end < 0) return;
+    for (const line of text.slice(0, end).split("\n")) if (line !== "") read.ids.add(line);
+    read.bytes += Buffer.byteLength(text.slice(0, end + 1));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readOr(file: string, fallback: string): string {
   try {
     return readFileSync(file, "utf8");
@@ -118,6 +151,10 @@ export class ClaimsFolder {
   /** Per kind: this owner's creates in flight (its sending file exists while this is above 0). */
   private readonly inFlight = new Map<string, number>();
   private seq = 0;
+  /** This owner's list of held IDs (`held/<owner>`), open for appending once the first is written. */
+  private heldFd: number | undefined;
+  /** What has been read of each owner's list of held IDs: bytes read so far, and the IDs in them. */
+  private readonly heldRead = new Map<string, { bytes: number; ids: Set<string> }>();
 
   /**
    * Opens (making it when needed) the claims folder `dir`.
@@ -128,7 +165,7 @@ export class ClaimsFolder {
     pid: number = process.pid,
   ) {
     this.owner = `${pid}-${randomBytes(6).toString("hex")}`;
-    for (const sub of ["ids", "sending", "looking", "waiting"]) {
+    for (const sub of ["ids", "held", "sending", "looking", "waiting"]) {
       mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 });
     }
     this.key = this.deploymentKey();
@@ -153,15 +190,54 @@ export class ClaimsFolder {
    * @returns true when this owner holds `id` now (made now, or held already), false when another does.
    */
   tryClaim(id: string): boolean {
+    if (this.heldBy(fileName(id), true)) return false;
     const file = path.join(this.dir, "ids", fileName(id));
-    // One open per ID, where createExclusive takes three: a no-change `up` claims every ID it
-    // diffs. A reader that finds the token half written takes it for another owner's, which it is.
+    // One open, where createExclusive takes three. A reader that finds the token half written
+    // takes it for another owner's, which it is.
     return createOnly(file, this.owner) || readOr(file, "") === this.owner;
   }
 
-  /** True when some owner of the deployment holds `id`. */
+  /**
+   * Records that this owner holds `id` without asking whether another does: for an ID the engine
+   * passed in (the state gives each ID to one resource), where no exclusive create is needed. One
+   * line appended to this owner's list (`held/<owner>`), where {@link tryClaim} takes one file per
+   * ID: a no-change `up` records every ID it diffs.
+   * @throws the file system's error when the list cannot be written.
+   */
+  hold(id: string): void {
+    this.heldFd ??= openSync(path.join(this.dir, "held", fileName(this.owner)), "a", 0o600);
+    writeSync(this.heldFd, `${fileName(id)}\n`);
+  }
+
+  /** True when some owner of the deployment holds `id`: claimed ({@link tryClaim}) or held ({@link hold}). */
   isClaimed(id: string): boolean {
-    return existsSync(path.join(this.dir, "ids", fileName(id)));
+    return existsSync(path.join(this.dir, "ids", fileName(id))) || this.heldBy(fileName(id), false);
+  }
+
+  /**
+   * True when `name` (an ID's file name) is in some owner's list of held IDs (another owner's only
+   * with `othersOnly`), each list read up to its last whole line.
+   */
+  private heldBy(name: string, othersOnly: boolean): boolean {
+    let owners: string[];
+    try {
+      owners = readdirSync(path.join(this.dir, "held"));
+    } catch {
+      return false;
+    }
+    return owners.some((owner) => {
+      if (othersOnly && owner === fileName(this.owner)) return false;
+      let read = this.heldRead.get(owner);
+      if (!read) this.heldRead.set(owner, (read = { bytes: 0, ids: new Set() }));
+      if (!read.ids.has(name)) readMoreHeld(path.join(this.dir, "held", owner), read);
+      return read.ids.has(name);
+    });
+  }
+
+  /** Closes this owner's list of held IDs (its lines stay for the other owners). */
+  close(): void {
+    if (this.heldFd !== undefined) closeSync(this.heldFd);
+    this.heldFd = undefined;
   }
 
   /** Gives `id` back when this owner holds it, so that another create (or the next `up`) may take it. */

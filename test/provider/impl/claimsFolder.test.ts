@@ -131,6 +131,34 @@ describe("ClaimsFolder: one deployment's claims across provider processes", () =
     for (const id of ids) expect(readFileSync(path.join(dir, "ids", id), "utf8")).toBe(a.owner);
   });
 
+  it("an ID the engine passed to one owner (held, one line in its list) is claimed for every other owner", () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    a.hold("thing_3");
+    a.hold("thing_4");
+    expect([b.isClaimed("thing_3"), b.isClaimed("thing_4"), b.isClaimed("thing_5")]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(b.tryClaim("thing_3")).toBe(false);
+    expect(b.tryClaim("thing_5")).toBe(true);
+    b.hold("thing_6"); // read by a, whose lists were read before
+    expect(a.tryClaim("thing_6")).toBe(false);
+    expect(readdirSync(path.join(dir, "ids"))).toEqual(["thing_5"]);
+    a.close();
+    b.close();
+  });
+
+  it("a line of another owner's list still being written is not read until it is whole", () => {
+    const a = new ClaimsFolder(dir);
+    const list = path.join(dir, "held", "9-other");
+    writeFileSync(list, "thing_7");
+    expect(a.isClaimed("thing_7")).toBe(false);
+    writeFileSync(list, "thing_7\nthing_8");
+    expect([a.isClaimed("thing_7"), a.isClaimed("thing_8")]).toEqual([true, false]);
+  });
+
   it("runs a kind's lookup alone: it waits for the others' creates in flight, and new creates wait for it", async () => {
     const a = new ClaimsFolder(dir);
     const b = new ClaimsFolder(dir);
