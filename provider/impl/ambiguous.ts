@@ -243,8 +243,8 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
 }
 
 /**
- * Starts one logical create of `spec`: its kind's gate, a new idempotency key, and the start of
- * the start of its lookup window, read from `spec.now` (**milliseconds**) now.
+ * Starts one logical create of `spec`: its kind's gate, a new idempotency key, and its start,
+ * read from `spec.now` (**milliseconds**) now, from which its lookup window is taken.
  */
 function logicalCreate<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,

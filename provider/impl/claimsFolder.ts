@@ -5,8 +5,8 @@
  * {@link ClaimsFolder} holds what claims.ts holds per process, in a folder every process of the
  * deployment opens: the IDs claimed by creates and adoptions (one file each, made with an
  * exclusive create, so one process wins), the IDs the engine passed in (one list per process,
- * appended to), each kind's creates in flight and its lookup (a readers-writer lock of lock files), and
- * each kind's creates waiting to look. The folder of a deployment is named after its engine (its
+ * appended to), each kind's creates in flight and its lookup (a readers-writer lock of lock
+ * files), and each kind's creates waiting to look. The folder of a deployment is named after its engine (its
  * process ID and its address): see {@link deploymentClaimsFolder}.
  *
  * Entries of a process that has died count as gone. Nothing here holds a secret: a create's

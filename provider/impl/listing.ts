@@ -16,9 +16,9 @@ export const RELIST_PAUSE_MS = 250;
 /**
  * The resources of `list()` made at or after `sinceMs` (**milliseconds** since the Unix epoch;
  * a function is asked once per listing, when its first resource has arrived: after the first
- * page's answer) that `keep` accepts, newest first; the listing stops at the first older one. A listing that
- * throws is started again after a pause ({@link RELIST_PAUSE_MS} times the listings so far),
- * `listings` times in all.
+ * page's answer) that `keep` accepts, newest first; the listing stops at the first older one. A
+ * listing that throws is started again after a pause ({@link RELIST_PAUSE_MS} times the listings
+ * so far), `listings` times in all.
  *
  * @throws the Error `fail` makes of the last listing's error, after `listings` failed listings.
  */
@@ -29,12 +29,13 @@ export async function listSince<T extends { createdAt: string }>(
   listings: number,
   fail: (err: unknown) => Error,
 ): Promise<T[]> {
+  const windowStart = typeof sinceMs === "number" ? () => sinceMs : sinceMs;
   for (let listing = 1; ; listing++) {
     try {
       const found: T[] = [];
-      let from = typeof sinceMs === "number" ? sinceMs : undefined;
+      let from: number | undefined;
       for await (const live of list()) {
-        from ??= (sinceMs as () => number)();
+        from ??= windowStart();
         if (Date.parse(live.createdAt) < from) break;
         if (keep(live)) found.push(live);
       }
