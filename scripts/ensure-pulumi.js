@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Makes sure a Pulumi CLI v3.248.x and its Node.js, Python and Go language hosts are available,
-// building them from Go modules into the user's cache when they are not. Run by `pretest` and
-// `predemo`.
+// Makes sure the Pulumi CLI of PULUMI_VERSION (scripts/pulumi-env.js) and its Node.js, Python and
+// Go language hosts are available, building them from Go modules into the user's cache when they
+// are not. Run by `pretest` and `predemo`.
 //
 // Order: a compatible `pulumi` + `pulumi-language-nodejs` on PATH; else the cache
-// (~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the hosts' sources>/bin, see
+// (~/.cache/pulumi-service/pulumi-v<PULUMI_VERSION>-<hash of the hosts' sources>/bin, see
 // pulumi-env.js); else, when `go` is installed, a build of tools/pulumi (the CLI from
-// github.com/pulumi/pulumi/pkg/v3 v3.248.0, the language hosts in
+// github.com/pulumi/pulumi/pkg/v3 at that release, the language hosts in
 // tools/pulumi/pulumi-language-{nodejs,python,go}, and Pulumi's Python launcher
 // pulumi-language-python-exec copied from the github.com/pulumi/pulumi/sdk/v3 module) into that
 // cache; else a clear error.
@@ -18,6 +18,10 @@
 // (github.com/pulumi/pulumi-yaml's cmd/ with the Pulumi release its own go.mod asks for) into it;
 // without Go, a warning (`runtime: yaml` programs will not run).
 //
+// With `--with-oldest` (`pretest` passes it), also the oldest supported CLI,
+// OLDEST_PULUMI_VERSION, from tools/pulumi-oldest into a cache folder of its own
+// (oldestCacheBinDir), for the smoke test of the oldest pairing; without Go, a clear error.
+//
 // Prints the folder it settled on as its last line of stdout.
 "use strict";
 
@@ -26,6 +30,8 @@ const path = require("path");
 const { spawn, spawnSync } = require("child_process");
 const {
   BUILD_MODULE,
+  OLDEST_MODULE,
+  OLDEST_PULUMI_VERSION,
   PULUMI_VERSION,
   REPO_ROOT,
   YAML_BINARIES,
@@ -33,7 +39,9 @@ const {
   cacheBinDir,
   findOnPath,
   findPulumi,
+  findOldestPulumi,
   findYaml,
+  oldestCacheBinDir,
   versionOf,
   yamlCacheBinDir,
   yamlVersion,
@@ -244,6 +252,37 @@ async function ensureYaml(found) {
   await buildYaml(yamlCacheBinDir());
 }
 
+/**
+ * Builds the oldest supported CLI (OLDEST_PULUMI_VERSION, tools/pulumi-oldest) into `target`
+ * (oldestCacheBinDir) unless it is there; another run's folder built meanwhile is kept.
+ * @throws Error when Go is missing, the build fails, or the CLI reports another version.
+ */
+async function ensureOldest(target = oldestCacheBinDir()) {
+  if (findOldestPulumi()) return;
+  if (!findOnPath("go"))
+    throw new Error(`no Pulumi CLI v${OLDEST_PULUMI_VERSION} in ${target} and no Go toolchain to build it`);
+  await buildFolder(target, {
+    async fill(tmp) {
+      log(`building the oldest supported Pulumi, v${OLDEST_PULUMI_VERSION}, from Go modules into ${target}`);
+      await goBuildExecutable(
+        tmp,
+        "pulumi",
+        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+        VERSION_VAR,
+        `v${OLDEST_PULUMI_VERSION}`,
+        { label: `pulumi CLI v${OLDEST_PULUMI_VERSION}`, cwd: OLDEST_MODULE },
+      );
+    },
+    check(tmp) {
+      const version = versionOf(path.join(tmp, "pulumi"));
+      if (version !== `v${OLDEST_PULUMI_VERSION}`)
+        throw new Error(`built CLI reports ${version}, expected v${OLDEST_PULUMI_VERSION}`);
+    },
+    builtMeanwhile: () => Boolean(findOldestPulumi()),
+    done: `Pulumi v${OLDEST_PULUMI_VERSION} built`,
+  });
+}
+
 async function main() {
   let found = findPulumi();
   if (!found) {
@@ -253,7 +292,7 @@ async function main() {
         [
           `no Pulumi CLI v3.${PULUMI_VERSION.split(".")[1]}+ with pulumi-language-nodejs on PATH, none cached in ${target}, and no Go toolchain to build one.`,
           "Either install the Pulumi CLI (https://www.pulumi.com/docs/install/) and put it on PATH,",
-          "or install Go 1.25+ (https://go.dev/doc/install) and run `npm test` or `npm run demo` again to build it.",
+          "or install Go 1.26+ (https://go.dev/doc/install) and run `npm test` or `npm run demo` again to build it.",
         ].join("\n  "),
       );
     }
@@ -270,6 +309,13 @@ async function main() {
   } catch (err) {
     fail(err.message);
   }
+  if (process.argv.includes("--with-oldest")) {
+    try {
+      await ensureOldest();
+    } catch (err) {
+      fail(err.message);
+    }
+  }
   found = findPulumi();
   log(`using Pulumi ${found.version} from ${found.source === "PATH" ? "PATH" : found.dirs[0]}`);
   process.stdout.write(found.dirs[0] + "\n");
@@ -279,4 +325,4 @@ if (require.main === module) {
   main();
 }
 
-module.exports = { build, buildYaml, ensureYaml, goBuild, main };
+module.exports = { build, buildYaml, ensureOldest, ensureYaml, goBuild, main };

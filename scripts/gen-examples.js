@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Regenerates the TypeScript, Python and Go versions of the docs' examples from their one
 // source each, a PCL program in docs/examples/<name>.pp (`npm run gen:examples`), with Pulumi's
-// own program generators (tools/pulumi/pulumi-gen-examples, built into the user's cache
+// own program generators (tools/pulumi-oldest/pulumi-gen-examples, built into the user's cache
 // like pulumi-gen-sdks, see gen-sdks.js) over the native provider's schema: the blocks of the
 // docs, and the programs of the example projects examples/<language>/<name>/ (PROJECTS).
 //

@@ -4,10 +4,13 @@
 // (`npm run gen:sdks`). The output is generated, never edited by hand: change the schema
 // (provider/native/schema.json, itself generated from the contract) and run this again.
 //
-// The generators are those of github.com/pulumi/pulumi/pkg/v3 at the CLI's pinned release,
-// called by tools/pulumi/pulumi-gen-sdks (a Go program built with the CLI's go.mod).
-// The program is built once into the user's cache,
-// `~/.cache/pulumi-service/pulumi-gen-sdks-v3.248.0-<hash>/` (the hash is taken over its
+// The generators are those of github.com/pulumi/pulumi/pkg/v3 at the oldest supported release
+// (OLDEST_PULUMI_VERSION of pulumi-env.js, the floor of the SDKs' `@pulumi/pulumi` range), called
+// by tools/pulumi-oldest/pulumi-gen-sdks (a Go program of that module). Not the engine's newer
+// release: what a generator writes calls its own release's SDK (3.274's Node.js SDK code calls
+// `pulumi.runtime.existsResource`, which 3.248 lacks), and the SDKs must run on the oldest SDK they
+// accept. The program is built once into the user's cache,
+// `~/.cache/pulumi-service/pulumi-gen-sdks-v<release>-<hash>/` (the hash is taken over its
 // source and the module's go.mod/go.sum, so an edit builds it again, and the earlier build is
 // removed), like ensure-pulumi.js builds the CLI. That needs Go 1.25+; without it the script stops with a clear error.
 //
@@ -23,7 +26,7 @@ const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const { BUILD_MODULE, PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath } = require("./pulumi-env");
+const { OLDEST_MODULE, OLDEST_PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath } = require("./pulumi-env");
 const { goBuild } = require("./ensure-pulumi");
 
 const GENERATOR_PACKAGE = "pulumi-gen-sdks";
@@ -37,15 +40,15 @@ function fail(msg) {
 }
 
 /**
- * The cached path of the Go program `name` of tools/pulumi (this script's generator, or
+ * The cached path of the Go program `name` of tools/pulumi-oldest (this script's generator, or
  * pulumi-gen-examples for gen-examples.js); the folder name changes whenever its inputs change.
  */
 function generatorPath(name = GENERATOR_PACKAGE) {
   const hash = crypto.createHash("sha256");
   for (const f of [path.join(name, "main.go"), "go.mod", "go.sum"])
-    hash.update(fs.readFileSync(path.join(BUILD_MODULE, f)));
+    hash.update(fs.readFileSync(path.join(OLDEST_MODULE, f)));
   const base = path.dirname(path.dirname(cacheBinDir()));
-  const dir = `${name}-v${PULUMI_VERSION}-${hash.digest("hex").slice(0, 12)}`;
+  const dir = `${name}-v${OLDEST_PULUMI_VERSION}-${hash.digest("hex").slice(0, 12)}`;
   return path.join(base, dir, name);
 }
 
@@ -58,7 +61,7 @@ async function ensureGenerator(name = GENERATOR_PACKAGE) {
   const tmp = `${target}.build-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
   process.stderr.write(`gen-sdks: building ${name} into ${path.dirname(target)} (first time only)\n`);
-  await goBuild(["-trimpath", "-ldflags", "-s -w", "-o", tmp, `./${name}`], name);
+  await goBuild(["-trimpath", "-ldflags", "-s -w", "-o", tmp, `./${name}`], name, OLDEST_MODULE);
   fs.renameSync(tmp, target);
   // Builds of earlier sources are of no further use.
   const cache = path.dirname(path.dirname(target));

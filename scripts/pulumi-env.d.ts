@@ -1,10 +1,18 @@
 /** Types of scripts/pulumi-env.js: where the project's Pulumi CLI lives and how to run it. */
 
-/** The pinned Pulumi release, `"3.248.0"`. */
+/** The Pulumi engine the project builds and runs, the newest served, e.g. `"3.274.1"`. */
 export const PULUMI_VERSION: string;
+/** The oldest supported Pulumi release (the floor of the `@pulumi/pulumi` peer range), `"3.248.0"`. */
+export const OLDEST_PULUMI_VERSION: string;
+/** Absolute path of the Go module tools/pulumi-oldest (the CLI and the code generators at OLDEST_PULUMI_VERSION). */
+export const OLDEST_MODULE: string;
+/** `<cacheBase()>/pulumi-oldest-v<OLDEST_PULUMI_VERSION>-<hash of its go.mod, go.sum>/bin` (only `pulumi`). */
+export function oldestCacheBinDir(): string;
+/** That folder when its `pulumi` reports OLDEST_PULUMI_VERSION, else null (builds nothing). */
+export function findOldestPulumi(): string | null;
 /** Absolute path of the repository root. */
 export const REPO_ROOT: string;
-/** Absolute path of the Go module tools/pulumi (the CLI, language hosts and generators). */
+/** Absolute path of the Go module tools/pulumi (the CLI of PULUMI_VERSION and the language hosts). */
 export const BUILD_MODULE: string;
 /** Files a usable CLI folder must hold. */
 export const REQUIRED_BINARIES: string[];
@@ -29,7 +37,7 @@ export interface FoundPulumi {
  * else `~/.cache/pulumi-service`; an empty one gives a cold start.
  */
 export function cacheBase(): string;
-/** `~/.cache/pulumi-service/pulumi-v3.248.0-<hash of the language hosts' sources>/bin` (honours XDG_CACHE_HOME, PULUMI_SERVICE_CACHE_DIR). */
+/** `~/.cache/pulumi-service/pulumi-v<PULUMI_VERSION>-<hash of the language hosts' sources>/bin` (honours XDG_CACHE_HOME, PULUMI_SERVICE_CACHE_DIR). */
 export function cacheBinDir(): string;
 /** Output of `<pulumiPath> version`, or null when it cannot run. */
 export function versionOf(pulumiPath: string): string | null;

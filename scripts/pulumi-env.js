@@ -8,15 +8,26 @@ const os = require("os");
 const path = require("path");
 const { spawnSync } = require("child_process");
 
-/** The Pulumi release this project is pinned to (the newest that supports Node 20). */
-const PULUMI_VERSION = "3.248.0";
+/**
+ * The Pulumi engine this project builds and runs (tests, demo, benches): the newest release the
+ * Go module proxy serves here. Its language hosts and code generators are built against it.
+ */
+const PULUMI_VERSION = "3.274.1";
+
+/**
+ * The oldest Pulumi release this project supports: the floor of the packages' peer range of
+ * `@pulumi/pulumi` (`^3.248.0`), the release the lock file holds (the newest whose Node.js SDK
+ * runs on Node.js 20). Its engine is built by `ensure-pulumi.js --with-oldest` from
+ * tools/pulumi-oldest, for the smoke test of that pairing.
+ */
+const OLDEST_PULUMI_VERSION = "3.248.0";
 
 /** Folder at the repository root that holds the local file backend of tests and the demo. */
 const REPO_ROOT = path.resolve(__dirname, "..");
 
 /**
- * The Go module tools/pulumi: the sources scripts/ensure-pulumi.js builds the CLI and the language
- * hosts from, and gen-sdks.js the generators.
+ * The Go module tools/pulumi: the sources scripts/ensure-pulumi.js builds the CLI of
+ * PULUMI_VERSION and the language hosts from.
  */
 const BUILD_MODULE = path.join(__dirname, "..", "tools", "pulumi");
 const BUILD_SOURCES = [
@@ -34,6 +45,13 @@ const BUILD_SOURCES = [
  */
 const YAML_MODULE = path.join(__dirname, "..", "tools", "pulumi-yaml");
 const YAML_SOURCES = ["go.mod", "go.sum"];
+
+/**
+ * The Go module tools/pulumi-oldest, at OLDEST_PULUMI_VERSION: that release's CLI (built by
+ * ensure-pulumi.js `--with-oldest`), and the code generators of gen-sdks.js and gen-examples.js,
+ * whose output must run on that release's SDKs.
+ */
+const OLDEST_MODULE = path.join(__dirname, "..", "tools", "pulumi-oldest");
 
 /** First 12 hex digits of a SHA-256 over `sources` of `moduleDir` (file names and contents, sorted). */
 function sourcesHash(moduleDir, sources) {
@@ -76,10 +94,10 @@ function cacheBase() {
 
 /**
  * The cache folder of the built CLI: `$XDG_CACHE_HOME` (or `~/.cache`)
- * `/pulumi-service/pulumi-v3.248.0-<hash>/bin`, where `<hash>` covers the language hosts'
+ * `/pulumi-service/pulumi-v<PULUMI_VERSION>-<hash>/bin`, where `<hash>` covers the language hosts'
  * sources and the build module's go.mod/go.sum (buildSourcesHash), so an edit to a host builds
  * a new folder and never changes one in use. `PULUMI_SERVICE_CACHE_DIR` replaces the part
- * before `/pulumi-v3.248.0-<hash>`.
+ * before `/pulumi-v<PULUMI_VERSION>-<hash>`.
  */
 function cacheBinDir() {
   return path.join(cacheBase(), `pulumi-v${PULUMI_VERSION}-${buildSourcesHash()}`, "bin");
@@ -98,6 +116,27 @@ function yamlCacheBinDir() {
   );
 }
 
+/**
+ * The cache folder of the oldest supported CLI (tools/pulumi-oldest):
+ * `<cacheBase()>/pulumi-oldest-v<OLDEST_PULUMI_VERSION>-<hash of its go.mod and go.sum>/bin`,
+ * which holds only `pulumi`: the language hosts and the dynamic-provider shim are the ones of
+ * cacheBinDir(), found on PATH after it.
+ */
+function oldestCacheBinDir() {
+  return path.join(
+    cacheBase(),
+    `pulumi-oldest-v${OLDEST_PULUMI_VERSION}-${sourcesHash(OLDEST_MODULE, YAML_SOURCES)}`,
+    "bin",
+  );
+}
+
+/** The oldest CLI's cache folder when its `pulumi` reports OLDEST_PULUMI_VERSION, else null. */
+function findOldestPulumi() {
+  const dir = oldestCacheBinDir();
+  const exe = path.join(dir, "pulumi");
+  return isExecutable(exe) && versionOf(exe) === `v${OLDEST_PULUMI_VERSION}` ? dir : null;
+}
+
 /** The files a usable YAML folder must hold. */
 const YAML_BINARIES = ["pulumi-language-yaml", "pulumi-converter-yaml"];
 
@@ -107,7 +146,7 @@ function findYaml() {
   return YAML_BINARIES.every((b) => isExecutable(path.join(dir, b))) ? dir : null;
 }
 
-/** Runs `<pulumi> version` and returns what it prints (e.g. `v3.248.0`), or null. */
+/** Runs `<pulumi> version` and returns what it prints (e.g. `v3.274.1`), or null. */
 function versionOf(pulumiPath) {
   const r = spawnSync(pulumiPath, ["version"], {
     encoding: "utf8",
@@ -255,6 +294,10 @@ function lockFolder(dir, opts = {}) {
 
 module.exports = {
   PULUMI_VERSION,
+  OLDEST_PULUMI_VERSION,
+  OLDEST_MODULE,
+  oldestCacheBinDir,
+  findOldestPulumi,
   lockFolder,
   REPO_ROOT,
   BUILD_MODULE,

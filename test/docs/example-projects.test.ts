@@ -7,7 +7,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
+import { OLDEST_PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { readmeInstallCommand } from "../helpers/quickstart-deploy";
 import { GEN_EXAMPLES_TIMEOUT_MS, genExamples } from "../helpers/gen-examples";
 import { useTempDir } from "../helpers/temp-dir";
@@ -79,16 +79,16 @@ describe("examples/<language>/quickstart, generated from docs/examples/quickstar
 
   it("each manifest names the published packages at this repository's version", () => {
     expect(exampleFile("python", "requirements.txt")).toBe(
-      `pulumi~=${PULUMI_VERSION}\npulumi_service==${VERSION}\n`,
+      `pulumi~=${OLDEST_PULUMI_VERSION}\npulumi_service==${VERSION}\n`,
     );
     const goMod = exampleFile("go", "go.mod");
     expect(goMod).toContain(`\tgithub.com/pulumi-service/pulumi-service/sdk/go v${VERSION}\n`);
-    expect(goMod).toContain(`\tgithub.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}\n`);
+    expect(goMod).toContain(`\tgithub.com/pulumi/pulumi/sdk/v3 v${OLDEST_PULUMI_VERSION}\n`);
     expect(goMod).not.toContain("replace");
     const pkg = JSON.parse(exampleFile("typescript", "package.json")) as {
       dependencies: Record<string, string>;
     };
-    const minor = PULUMI_VERSION.split(".").slice(0, 2).join(".");
+    const minor = OLDEST_PULUMI_VERSION.split(".").slice(0, 2).join(".");
     expect(pkg.dependencies).toEqual({ "@pulumi/pulumi": `~${minor}.0`, "pulumi-service": `^${VERSION}` });
   });
 

@@ -4,7 +4,7 @@
  * blocks, as test/helpers/quickstart-deploy.ts takes them), each the program of a fresh folder
  * under the system's temporary directory, outside this repository:
  *
- * - Python: a virtual environment gets `pulumi==<PULUMI_VERSION>` and the SDK's other
+ * - Python: a virtual environment gets `pulumi==<OLDEST_PULUMI_VERSION>` and the SDK's other
  *   requirements from the machine's usual index first, then
  *   `pip install pulumi_service==<version> --index-url <local>/simple/` from a local PEP 503
  *   index holding the wheel and sdist `npm run build:python-sdk` makes (its requirements are
@@ -27,7 +27,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
+import { OLDEST_PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "../helpers/doc-blocks";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import {
@@ -210,7 +210,7 @@ describe("each SDK from a package index, the plugin fetched by the engine (real 
       .filter((r) => r && !/^pulumi([<>=!~ ;]|$)/.test(r));
     await run(
       python,
-      ["-m", "pip", "install", "--quiet", `pulumi==${PULUMI_VERSION}`, ...requires],
+      ["-m", "pip", "install", "--quiet", `pulumi==${OLDEST_PULUMI_VERSION}`, ...requires],
       program,
       env,
     );
@@ -277,7 +277,7 @@ describe("each SDK from a package index, the plugin fetched by the engine (real 
     );
     fs.writeFileSync(path.join(program, "index.ts"), quickstart("typescript"));
     await run("npm", ["init", "-y"], program, env);
-    await run("npm", ["install", `@pulumi/pulumi@${PULUMI_VERSION}`, ...packedSpecs], program, env);
+    await run("npm", ["install", `@pulumi/pulumi@${OLDEST_PULUMI_VERSION}`, ...packedSpecs], program, env);
     expect(fs.realpathSync(path.join(program, "node_modules", "pulumi-service")).startsWith(REPO_ROOT)).toBe(
       false,
     );

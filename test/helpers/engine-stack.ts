@@ -47,13 +47,15 @@ export interface EngineStack {
  * Starts the emulator (with `apiKeys` when given), a client of its first account, and creates
  * stack `stackName` of the program in `workDir` in a fresh backend folder `backendName`
  * ({@link freshBackend}), its `service:baseUrl` and `service:apiKey` set to the emulator and that
- * account. Whatever was started is closed again when a step fails.
+ * account. Whatever was started is closed again when a step fails. With `cliDir`, the engine is
+ * the `pulumi` of that folder (see localStack).
  */
 export async function startEngineStack(opts: {
   workDir: string;
   stackName: string;
   backendName: string;
   apiKeys?: string[];
+  cliDir?: string;
 }): Promise<EngineStack> {
   const emulator = await startEmulator(opts.apiKeys ? { apiKeys: opts.apiKeys } : {});
   const apiKey = emulator.apiKeys[0];
@@ -64,7 +66,7 @@ export async function startEngineStack(opts: {
   };
   try {
     const backend = freshBackend(opts.backendName);
-    const { stack, env } = await localStack(opts.workDir, opts.stackName, backend);
+    const { stack, env } = await localStack(opts.workDir, opts.stackName, backend, {}, opts.cliDir);
     await configureService(stack, emulator.url, apiKey);
     const resources = async () => ((await stack.exportStack()).deployment.resources ?? []) as StateResource[];
     return {

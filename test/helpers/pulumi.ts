@@ -5,7 +5,14 @@
 import * as fs from "fs";
 import * as path from "path";
 import { LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
-import { findPulumi, pulumiEnv, REPO_ROOT, type FoundPulumi } from "../../scripts/pulumi-env";
+import {
+  findOldestPulumi,
+  findPulumi,
+  OLDEST_PULUMI_VERSION,
+  pulumiEnv,
+  REPO_ROOT,
+  type FoundPulumi,
+} from "../../scripts/pulumi-env";
 
 /** The project's Pulumi CLI (built by scripts/ensure-pulumi.js, which `pretest` runs). */
 export function requirePulumi(): FoundPulumi {
@@ -37,10 +44,26 @@ export function engineEnv(backendDir: string, extra: Record<string, string> = {}
   };
 }
 
-/** The Automation API's handle on the project's CLI (`<root>/bin/pulumi`). */
-export async function pulumiCommand(): Promise<PulumiCommand> {
-  const found = requirePulumi();
-  return PulumiCommand.get({ root: path.dirname(found.dirs[0]) });
+/**
+ * The Automation API's handle on the project's CLI (`<root>/bin/pulumi`), or on the `pulumi` of
+ * folder `cliDir` when given (the oldest supported engine, {@link requireOldestPulumi}).
+ */
+export async function pulumiCommand(cliDir?: string): Promise<PulumiCommand> {
+  return PulumiCommand.get({ root: path.dirname(cliDir ?? requirePulumi().dirs[0]) });
+}
+
+/**
+ * The folder of the oldest supported Pulumi CLI (OLDEST_PULUMI_VERSION), which holds only
+ * `pulumi` (built by `node scripts/ensure-pulumi.js --with-oldest`, which `pretest` runs).
+ * @throws Error when it is not built.
+ */
+export function requireOldestPulumi(): string {
+  const dir = findOldestPulumi();
+  if (!dir)
+    throw new Error(
+      `No Pulumi CLI v${OLDEST_PULUMI_VERSION}: run \`node scripts/ensure-pulumi.js --with-oldest\` (npm test does it in pretest).`,
+    );
+  return dir;
 }
 
 /** The test programs of this repository (test/fixtures), which `npm run typecheck` type-checks. */
@@ -62,18 +85,22 @@ export function fixtureProgramEnv(workDir: string): Record<string, string> {
 /**
  * Creates (or selects) stack `stackName` of the local program in `workDir`, with a backend
  * folder of its own. Returns the stack and the environment it runs with (with
- * {@link fixtureProgramEnv} for a program of test/fixtures).
+ * {@link fixtureProgramEnv} for a program of test/fixtures). With `cliDir`, the engine is the
+ * `pulumi` of that folder, put first on `PATH` (the language hosts still come from the project's
+ * CLI folder after it).
  */
 export async function localStack(
   workDir: string,
   stackName: string,
   backendDir: string,
   extraEnv: Record<string, string> = {},
+  cliDir?: string,
 ): Promise<{ stack: Stack; env: Record<string, string> }> {
   const env = engineEnv(backendDir, { ...fixtureProgramEnv(workDir), ...extraEnv });
+  if (cliDir) env.PATH = [cliDir, env.PATH].join(path.delimiter);
   const stack = await LocalWorkspace.createOrSelectStack(
     { stackName, workDir },
-    { envVars: env, pulumiCommand: await pulumiCommand() },
+    { envVars: env, pulumiCommand: await pulumiCommand(cliDir) },
   );
   return { stack, env };
 }

@@ -11,7 +11,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { spawnSync } from "child_process";
-import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
+import { OLDEST_PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { useTempDir } from "../helpers/temp-dir";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/native/schema";
 
@@ -109,8 +109,8 @@ describe("Python SDK package pulumi_service", () => {
         plugin: { resource: true, name: "service", version: VERSION, server: PLUGIN_DOWNLOAD_URL },
         classes: ["Provider", "EventDestination", "EventSubscription", "AbuseReport"],
       };
-      // The pulumi package of the CLI's release, from PyPI, as a user's requirements would pin it.
-      pip(wheel, `pulumi==${PULUMI_VERSION}`);
+      // The oldest pulumi package the SDK accepts, from PyPI, as a user's requirements would pin it.
+      pip(wheel, `pulumi==${OLDEST_PULUMI_VERSION}`);
       expect(JSON.parse(ok(python, ["-c", check]))).toEqual(expected);
       pip("--no-deps", "--force-reinstall", sdist);
       expect(JSON.parse(ok(python, ["-c", check]))).toEqual(expected);
@@ -166,10 +166,12 @@ describe("Python SDK package pulumi_service", () => {
 describe("Go SDK module", () => {
   const dir = path.join(REPO_ROOT, "sdk", "go");
 
-  it("is the module of its import path, requiring Pulumi's Go SDK at the CLI's release", () => {
+  it("is the module of its import path, requiring Pulumi's Go SDK at the generators' release", () => {
     const goMod = fs.readFileSync(path.join(dir, "go.mod"), "utf8");
     expect(goMod).toMatch(/^module github\.com\/pulumi-service\/pulumi-service\/sdk\/go$/m);
-    expect(goMod).toMatch(new RegExp(`^\\s*github\\.com/pulumi/pulumi/sdk/v3 v${PULUMI_VERSION}$`, "m"));
+    expect(goMod).toMatch(
+      new RegExp(`^\\s*github\\.com/pulumi/pulumi/sdk/v3 v${OLDEST_PULUMI_VERSION}$`, "m"),
+    );
     const plugin = JSON.parse(fs.readFileSync(path.join(dir, "service", "pulumi-plugin.json"), "utf8"));
     expect(plugin).toEqual({
       resource: true,

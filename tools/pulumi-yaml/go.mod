@@ -1,8 +1,8 @@
 // Wrapper module that builds Pulumi YAML's language host and converter,
 // github.com/pulumi/pulumi-yaml v1.25.0 (cmd/pulumi-language-yaml, cmd/pulumi-converter-yaml),
 // with the Pulumi pkg/sdk v3.206.0 its own go.mod requires: a module apart from tools/pulumi,
-// since pulumi-yaml does not compile against v3.248.0. The host talks to the v3.248.0 engine
-// over gRPC. Built by scripts/ensure-pulumi.js; every module is pinned by go.sum.
+// since pulumi-yaml does not compile against v3.248.0. The host talks to the engine
+// of tools/pulumi over gRPC. Built by scripts/ensure-pulumi.js; every module is pinned by go.sum.
 module pulumiservice.local/pulumi-yaml-tools
 
 go 1.24.7
