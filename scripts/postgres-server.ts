@@ -45,16 +45,58 @@ export function findPostgresBin(): string | undefined {
   return undefined;
 }
 
-/** A TCP port of 127.0.0.1 that nothing listens on now (the system picks it). */
-export function freePort(): Promise<number> {
+/**
+ * The first and last port the system hands out for `listen(0)` and outgoing connections (Linux's
+ * `ip_local_port_range`; its default, 32768–60999, where that file cannot be read).
+ */
+function ephemeralPorts(): [number, number] {
+  try {
+    const [first, last] = fs
+      .readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (first > 0 && last >= first) return [first, last];
+  } catch {
+    // Not Linux, or no /proc: the default range.
+  }
+  return [32768, 60999];
+}
+
+/** Listens on 127.0.0.1:`port` (0: one the system picks) and closes again; the port, or null when taken. */
+function tryPort(port: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once("error", (err: NodeJS.ErrnoException) =>
+      err.code === "EADDRINUSE" || err.code === "EACCES" ? resolve(null) : reject(err),
+    );
+    server.listen(port, "127.0.0.1", () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** The lowest port {@link freePort} draws from. */
+const FREE_PORT_FLOOR = 10_000;
+
+/**
+ * A TCP port of 127.0.0.1 that nothing listens on now, for a server another process starts.
+ * Drawn at random below the system's ephemeral range (10000 up to its first port), where no
+ * socket of another program gets it between this check and that server's `listen` (a port of the
+ * ephemeral range can go to any outgoing connection or `listen(0)` of the machine meanwhile);
+ * a port found taken is drawn again, 50 times at most, and then the system picks one.
+ * @throws Error when listening fails for another reason than a taken port.
+ */
+export async function freePort(): Promise<number> {
+  const [first] = ephemeralPorts();
+  for (let i = 0; first > FREE_PORT_FLOOR && i < 50; i++) {
+    const port = await tryPort(FREE_PORT_FLOOR + Math.floor(Math.random() * (first - FREE_PORT_FLOOR)));
+    if (port !== null) return port;
+  }
+  const port = await tryPort(0);
+  if (port === null) throw new Error("no free TCP port on 127.0.0.1");
+  return port;
 }
 
 /** Runs a PostgreSQL binary, as the `postgres` user when this process is root. */
