@@ -9,7 +9,7 @@ import * as path from "path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { NotFoundError, ServiceClient } from "../../client";
 import { startEmulator } from "../helpers/emulator";
-import { disposeStack, freshBackend, localStack, readCheckpoint } from "../helpers/pulumi";
+import { disposeStack, freshBackend, localStack, readStoredState } from "../helpers/pulumi";
 
 const program = path.join(__dirname, "..", "fixtures", "explicit-providers");
 const KEYS = { dev: "sk_dev_account_e2e_4b1f9c", prod: "sk_prod_account_e2e_7d2a6e" };
@@ -85,7 +85,7 @@ describe("explicit providers of the native SDK (real engine, native plugin, real
     }
     expect(await contents(clients.default)).toEqual([]);
 
-    const state = readCheckpoint(backend);
+    const state = readStoredState(backend);
     for (const secret of [KEYS.dev, KEYS.prod, DEFAULT_KEY, DD_KEY]) expect(state).not.toContain(secret);
     const providers = ((await stack.exportStack()).deployment.resources ?? []).filter((r: { type: string }) =>
       r.type.startsWith("pulumi:providers:service"),

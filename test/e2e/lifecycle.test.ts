@@ -12,7 +12,7 @@ import {
   startEngineStack,
   type EngineStack,
 } from "../helpers/engine-stack";
-import { readCheckpoint } from "../helpers/pulumi";
+import { readStoredState } from "../helpers/pulumi";
 import { editMultiAndRefresh, expectMultiDeployed, streamAndDatadog } from "../helpers/stream-and-datadog";
 
 const program = path.join(__dirname, "..", "fixtures", "lifecycle");
@@ -303,7 +303,7 @@ describe("provider end to end (real engine, real emulator)", () => {
     "10. the exported state holds no API key or destination secret in plain text, and small providers",
     async () => {
       // The checkpoint file at rest in the local backend, not `exportStack()` (which decrypts).
-      const state = readCheckpoint(e2e.backend);
+      const state = readStoredState(e2e.backend);
       expect(state).not.toContain(e2e.apiKey);
       expect(state).not.toContain(DD_KEY);
       expect(state).not.toContain(AWS_SECRET);

@@ -17,7 +17,7 @@ import {
   startEngineStack,
   type EngineStack,
 } from "../helpers/engine-stack";
-import { readCheckpoint, requireOldestPulumi } from "../helpers/pulumi";
+import { readStoredState, requireOldestPulumi } from "../helpers/pulumi";
 import { editMultiAndRefresh, expectMultiDeployed, streamAndDatadog } from "../helpers/stream-and-datadog";
 import type { Spec } from "../fixtures/native";
 
@@ -79,7 +79,7 @@ describe(`the oldest supported pairing: engine and SDK v${OLDEST_PULUMI_VERSION}
         await expectUpChanges(e2e, { create: 5 });
         await expectMultiDeployed(e2e, "first");
         await expectNoChangesPreview(e2e, 5);
-        const checkpoint = readCheckpoint(e2e.backend);
+        const checkpoint = readStoredState(e2e.backend);
         for (const secret of [AWS_SECRET, DD_KEY]) expect(checkpoint).not.toContain(secret);
       },
       ENGINE_TIMEOUT,

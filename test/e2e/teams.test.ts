@@ -12,7 +12,7 @@ import { rmSync } from "node:fs";
 import { ServiceClient } from "../../client";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { DRIFT_CLI } from "../helpers/gitops";
-import { startPostgres, type RunningPostgres } from "../helpers/postgres";
+import { readTables, startPostgres, type RunningPostgres } from "../helpers/postgres";
 import {
   createStack,
   emulatorContents,
@@ -99,9 +99,13 @@ afterAll(async () => {
 });
 
 describe("one stack, two pipelines at once", () => {
+  /** The database of the stack `teams-lock`. */
+  let lockDb: string;
+
   it("exactly one up runs; the other fails on the stack lock and succeeds when run again", async () => {
     const em = await emulator({ faults: { latencyMs: 300 } });
-    const stack = await pgStack("teams-lock", em);
+    lockDb = await pg.createDatabase(`teams_${++database}`);
+    const stack = await pgStack("teams-lock", em, { db: lockDb });
     const [a, b] = await Promise.all([stack.run(UP), stack.run(UP)]);
     const codes = [a.code, b.code].sort();
     expect(codes[0]).toBe(0);
@@ -113,6 +117,17 @@ describe("one stack, two pipelines at once", () => {
     expect(output(again)).toMatch(/unchanged/);
     await expectExactly(em, stack);
   }, 300_000);
+
+  it("the backend's tables hold the stack's state, with its API key encrypted, never in plain form", async () => {
+    const stack = stacks.find((s) => s.name === "teams-lock")!;
+    const stored = await readTables(pg.url(lockDb));
+    // What the tables hold is the state: the resources' IDs, and the secret config encrypted.
+    const { destinations, subscriptions } = stateIds(await stack.exportState());
+    expect([destinations.length, subscriptions.length]).toEqual([COUNTS.destinations, COUNTS.subscriptions]);
+    for (const id of [...destinations, ...subscriptions]) expect(stored).toContain(id);
+    expect(stored).toContain("ciphertext");
+    expect(stored).not.toContain(emulators[0].apiKeys[0]);
+  });
 
   it("service-drift and service-recover read the stack from the user's backend", async () => {
     const em = emulators[0];

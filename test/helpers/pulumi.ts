@@ -4,6 +4,7 @@
  */
 import * as fs from "fs";
 import * as path from "path";
+import { gunzipSync } from "zlib";
 import { LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import {
   findOldestPulumi,
@@ -132,20 +133,32 @@ export async function stackOutputs(stack: Stack): Promise<Record<string, Record<
 }
 
 /**
- * The checkpoint file(s) of a local backend folder, as stored at rest (secrets encrypted),
- * concatenated: `<backend>/.pulumi/stacks/<project>/<stack>.json`.
+ * Everything a local backend folder keeps of its stacks, as stored at rest (secrets encrypted),
+ * concatenated: every file under `<backend>/.pulumi/`, that is the checkpoints
+ * (`stacks/<project>/<stack>.json`) and their `.bak`, the history of every update
+ * (`history/<project>/<stack>/`: each update's record and checkpoint), the backups
+ * (`backups/<project>/<stack>/`), and the backend's metadata; gzipped files
+ * (`PULUMI_SELF_MANAGED_STATE_GZIP`) unzipped. A secret found here is in the state in plain form.
+ * With `updateRecords: false`, the history's update records (`*.history.json`: each update's
+ * kind, result, environment and the stack's config as it was set, plain values in plain) are
+ * left out, and only state is read.
+ * @throws Error when the folder holds no checkpoint (nothing was stored: a check would read nothing).
  */
-export function readCheckpoint(backendDir: string): string {
-  const root = path.join(backendDir, ".pulumi", "stacks");
+export function readStoredState(backendDir: string, { updateRecords = true } = {}): string {
+  const root = path.join(backendDir, ".pulumi");
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".json")) files.push(p);
+      else if (e.isFile() && (updateRecords || !/\.history\.json(\.gz)?$/.test(e.name))) files.push(p);
     }
   };
   walk(root);
-  if (files.length === 0) throw new Error(`no checkpoint under ${root}`);
-  return files.map((f) => fs.readFileSync(f, "utf8")).join("\n");
+  const stacks = path.join(root, "stacks") + path.sep;
+  if (!files.some((f) => f.startsWith(stacks) && /\.json(\.gz)?$/.test(f)))
+    throw new Error(`no checkpoint under ${stacks}`);
+  return files
+    .map((f) => (f.endsWith(".gz") ? gunzipSync(fs.readFileSync(f)) : fs.readFileSync(f)).toString("utf8"))
+    .join("\n");
 }

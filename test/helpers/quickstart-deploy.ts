@@ -20,7 +20,7 @@ import { promisify } from "util";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "./doc-blocks";
 import { refreshOutOfBandEdit, startEngineStack, type EngineStack } from "./engine-stack";
-import { readCheckpoint } from "./pulumi";
+import { readStoredState } from "./pulumi";
 
 /** Per step, in **milliseconds**: preparing a program installs packages or compiles. */
 export const DEPLOY_TIMEOUT = 600_000;
@@ -208,7 +208,7 @@ export function itDeploysTheQuickstart(
     "the state holds no secret in plain form: the API key and the Datadog key are encrypted",
     async () => {
       const exported = (await e2e().cli("stack", "export")).stdout;
-      for (const text of [exported, readCheckpoint(e2e().backend)]) {
+      for (const text of [exported, readStoredState(e2e().backend)]) {
         expect(text).not.toContain(e2e().apiKey);
         expect(text).not.toContain(ddKey);
       }
