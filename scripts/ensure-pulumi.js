@@ -177,6 +177,17 @@ async function buildFolder(target, { fill, check, builtMeanwhile, done }) {
 }
 
 /**
+ * A `check` for buildFolder: throws when the `pulumi` built into the folder does not report
+ * `v<version>` (e.g. `3.274.1`).
+ */
+function reportsVersion(version) {
+  return (tmp) => {
+    const reported = versionOf(path.join(tmp, "pulumi"));
+    if (reported !== `v${version}`) throw new Error(`built CLI reports ${reported}, expected v${version}`);
+  };
+}
+
+/**
  * Builds the Pulumi CLI, this repository's language hosts, Pulumi's Python launcher and the
  * `pulumi-resource-pulumi-nodejs` shim into `target` (cacheBinDir), replacing what is there.
  * @throws Error when a build fails or the built CLI reports another version than PULUMI_VERSION.
@@ -200,11 +211,7 @@ async function build(target) {
       const shim = require.resolve("@pulumi/pulumi/pulumi-resource-pulumi-nodejs", { paths: [REPO_ROOT] });
       fs.copyFileSync(shim, path.join(tmp, "pulumi-resource-pulumi-nodejs"));
     },
-    check(tmp) {
-      const version = versionOf(path.join(tmp, "pulumi"));
-      if (version !== `v${PULUMI_VERSION}`)
-        throw new Error(`built CLI reports ${version}, expected v${PULUMI_VERSION}`);
-    },
+    check: reportsVersion(PULUMI_VERSION),
     done: "built",
   });
 }
@@ -273,11 +280,7 @@ async function ensureOldest(target = oldestCacheBinDir()) {
         { label: `pulumi CLI v${OLDEST_PULUMI_VERSION}`, cwd: OLDEST_MODULE },
       );
     },
-    check(tmp) {
-      const version = versionOf(path.join(tmp, "pulumi"));
-      if (version !== `v${OLDEST_PULUMI_VERSION}`)
-        throw new Error(`built CLI reports ${version}, expected v${OLDEST_PULUMI_VERSION}`);
-    },
+    check: reportsVersion(OLDEST_PULUMI_VERSION),
     builtMeanwhile: () => Boolean(findOldestPulumi()),
     done: `Pulumi v${OLDEST_PULUMI_VERSION} built`,
   });

@@ -10,7 +10,8 @@ const { spawnSync } = require("child_process");
 
 /**
  * The Pulumi engine this project builds and runs (tests, demo, benches): the newest release the
- * Go module proxy serves here. Its language hosts and code generators are built against it.
+ * Go module proxy serves here. Its language hosts are built against it (the code generators are
+ * of OLDEST_PULUMI_VERSION, see OLDEST_MODULE).
  */
 const PULUMI_VERSION = "3.274.1";
 
@@ -39,12 +40,14 @@ const BUILD_SOURCES = [
   "pulumi-language-go",
 ];
 
+/** The files that pin a Go module's build: a module of go.mod and go.sum alone is hashed over these. */
+const GO_MODULE_FILES = ["go.mod", "go.sum"];
+
 /**
  * The Go module tools/pulumi-yaml: Pulumi YAML's language host and converter, built by
  * scripts/ensure-pulumi.js with the Pulumi pkg/sdk release pulumi-yaml's own go.mod asks for.
  */
 const YAML_MODULE = path.join(__dirname, "..", "tools", "pulumi-yaml");
-const YAML_SOURCES = ["go.mod", "go.sum"];
 
 /**
  * The Go module tools/pulumi-oldest, at OLDEST_PULUMI_VERSION: that release's CLI (built by
@@ -111,7 +114,7 @@ function cacheBinDir() {
 function yamlCacheBinDir() {
   return path.join(
     cacheBase(),
-    `pulumi-yaml-v${yamlVersion()}-${sourcesHash(YAML_MODULE, YAML_SOURCES)}`,
+    `pulumi-yaml-v${yamlVersion()}-${sourcesHash(YAML_MODULE, GO_MODULE_FILES)}`,
     "bin",
   );
 }
@@ -125,7 +128,7 @@ function yamlCacheBinDir() {
 function oldestCacheBinDir() {
   return path.join(
     cacheBase(),
-    `pulumi-oldest-v${OLDEST_PULUMI_VERSION}-${sourcesHash(OLDEST_MODULE, YAML_SOURCES)}`,
+    `pulumi-oldest-v${OLDEST_PULUMI_VERSION}-${sourcesHash(OLDEST_MODULE, GO_MODULE_FILES)}`,
     "bin",
   );
 }
