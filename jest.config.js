@@ -1,4 +1,6 @@
 /** Jest configuration: TypeScript through ts-jest (transpile only; `npm run typecheck` checks types). */
+const { BUDGET_SECONDS } = require("./test/helpers/time-budget");
+
 module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
@@ -23,5 +25,6 @@ module.exports = {
   globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
   testTimeout: 60000,
   maxWorkers: 2,
-  reporters: ["default", "<rootDir>/test/helpers/summary-reporter.js"],
+  // At the end: the ten slowest files, each folder's seconds against its budget, a summary line.
+  reporters: ["default", ["<rootDir>/test/helpers/summary-reporter.js", { budgets: BUDGET_SECONDS }]],
 };

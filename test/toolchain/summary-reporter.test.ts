@@ -1,6 +1,7 @@
 /**
  * The end of `npm test` (test/helpers/summary-reporter.js): the ten slowest test files, slowest
- * first, and a last line that counts suites that fail to load, not only failed tests.
+ * first, each folder's seconds against its budget (test/helpers/time-budget.js), and a last line
+ * that counts suites that fail to load, not only failed tests.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -11,14 +12,24 @@ const REPO_ROOT = path.resolve(__dirname, "../..");
 const REPORTER = path.join(REPO_ROOT, "test/helpers/summary-reporter.js");
 const JEST = path.join(REPO_ROOT, "node_modules/jest/bin/jest.js");
 
-/** Runs jest with the summary reporter on a folder holding `files`; returns its last line. */
-function summaryOf(files: Record<string, string>): { line: string; status: number | null; out: string } {
+/**
+ * Runs jest with the summary reporter (given `budgets` as its option, when given) on a folder
+ * holding `files` (names may have folders); returns its last line, exit status and output.
+ */
+function summaryOf(
+  files: Record<string, string>,
+  budgets?: Record<string, number>,
+): { line: string; status: number | null; out: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "summary-reporter-"));
   try {
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), text);
+    }
+    const reporter = budgets ? [REPORTER, { budgets }] : REPORTER;
     fs.writeFileSync(
       path.join(dir, "jest.config.js"),
-      `module.exports = { rootDir: ${JSON.stringify(dir)}, testMatch: ["**/*.test.js"], reporters: [${JSON.stringify(REPORTER)}] };`,
+      `module.exports = { rootDir: ${JSON.stringify(dir)}, testMatch: ["**/*.test.js"], reporters: [${JSON.stringify(reporter)}] };`,
     );
     const run = spawnSync(
       process.execPath,
@@ -73,5 +84,49 @@ describe("summary line", () => {
     for (const line of listed) expect(line).toMatch(/^ +\d+\.\d s {2}f\d\d\.test\.js$/);
     expect(listed.slice(0, 2).map((l) => l.trim().split(/\s+/)[2])).toEqual(["f07.test.js", "f03.test.js"]);
     expect(Number(listed[0].trim().split(" ")[0])).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it("sums each folder of test/ against its budget, slowest first, and the whole run against the sum of the budgets", () => {
+    const sleeper = (ms: number) => `test("sleeps", () => new Promise((r) => setTimeout(r, ${ms})));`;
+    const { out } = summaryOf(
+      {
+        "test/slow/a.test.js": sleeper(700),
+        "test/slow/deeper/b.test.js": sleeper(700),
+        "test/quick/c.test.js": sleeper(10),
+      },
+      { slow: 1, quick: 5 },
+    );
+    const head = "jest: seconds per folder of test files, against its budget\n";
+    expect(out).toContain(head);
+    const [slow, quick, all] = out.slice(out.indexOf(head) + head.length).split("\n");
+    // test/slow/deeper counts in slow: two files of 0.7 s or more, above its budget of 1 s.
+    expect(slow).toMatch(/^ +(\d+\.\d) s {2}slow {2}\(budget 1 s, over by (\d+\.\d) s\)$/);
+    const [, slowSeconds, over] = /([\d.]+) s .*over by ([\d.]+) s/.exec(slow)!;
+    expect(Number(slowSeconds)).toBeGreaterThanOrEqual(1.4);
+    expect(Number(over)).toBeCloseTo(Number(slowSeconds) - 1, 1);
+    expect(quick).toMatch(/^ +\d+\.\d s {2}quick {2}\(budget 5 s\)$/);
+    expect(all).toMatch(/^ +\d+\.\d s {2}in all {2}\(budget 6 s\)$/);
+  });
+
+  it("has the budgets docs/development.md gives, summing to ten minutes of two workers", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { BUDGET_SECONDS, TOTAL } = require("../helpers/time-budget") as {
+      BUDGET_SECONDS: Record<string, number>;
+      TOTAL: number;
+    };
+    const doc = fs.readFileSync(path.join(REPO_ROOT, "docs/development.md"), "utf8");
+    const section = doc.slice(
+      doc.indexOf("### Time budget"),
+      doc.indexOf("\n## ", doc.indexOf("### Time budget")),
+    );
+    const rows = [...section.matchAll(/^\| `([\w-]+)` +\| +(\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(rows)).toEqual(BUDGET_SECONDS);
+    expect(TOTAL).toBe(1200);
+    // Every folder of test/ with test files has a budget (helpers and fixtures hold none).
+    const folders = fs
+      .readdirSync(path.join(REPO_ROOT, "test"), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !["helpers", "fixtures"].includes(e.name))
+      .map((e) => e.name);
+    expect(folders.sort()).toEqual(Object.keys(BUDGET_SECONDS).sort());
   });
 });
