@@ -116,6 +116,12 @@ export default async function globalSetup(): Promise<void> {
   fs.mkdirSync(home);
   const tmp = path.join(run, "tmp");
   fs.mkdirSync(tmp);
+  // Children running as another user reach their folders in the run's temporary folder (the
+  // PostgreSQL server of the team tests runs as `postgres` when the run is root's: its data folder
+  // is under `tmp`): the run folder is passable by all, and `tmp` is what the system's is, open to
+  // all with the sticky bit (mkdtemp makes the run folder 0700).
+  fs.chmodSync(run, 0o711);
+  fs.chmodSync(tmp, 0o1777);
   fs.writeFileSync(path.join(run, SETTINGS_BEFORE_FILE), JSON.stringify(stackSettingsFiles(settingsRoot())));
   process.env[RUN_DIR_ENV] = run;
   process.env.PULUMI_HOME = home;
