@@ -3,8 +3,9 @@
  * (`PULUMI_BACKEND_URL=postgres://…`) on a throw-away server, the real engine, the real
  * emulator. Two `up` of one stack at once (the stack lock), four stacks of one program deployed
  * and destroyed at once, a `pulumi up` killed with SIGKILL and recovered as docs/teams.md says,
- * and `service-drift` / `service-recover` on this backend. Prints the wall time of four stacks
- * in parallel and one after the other, on this backend and on the file backend.
+ * and `service-drift` / `service-recover` on this backend. The wall time of stacks in parallel
+ * and one after the other, on this backend and on the file backend, is measured by
+ * `npm run bench:teams` (bench/teams.ts), not here.
  */
 import type { ChildProcess } from "node:child_process";
 import * as path from "node:path";
@@ -185,36 +186,6 @@ describe("four stacks of one program, four pipelines at once", () => {
     expect(destroys.map((d) => d.code)).toEqual([0, 0, 0, 0]);
     expect(emulatorContents(em)).toEqual({ subscriptions: [], destinations: [] });
   }, 600_000);
-
-  it("wall time, parallel against one after the other, on this backend and on the file backend", async () => {
-    const figures: Record<string, number> = {};
-    for (const backend of ["postgres", "file"] as const) {
-      const em = await emulator();
-      const db = backend === "postgres" ? await pg.createDatabase(`teams_timing`) : undefined;
-      const make = (env: string) =>
-        backend === "postgres"
-          ? pgStack(`teams-t-${env}`, em, { db })
-          : createStack(`teams-f-${env}`, em, COUNTS, { config: { label: `teams-f-${env}` } }).then((s) => {
-              stacks.push(s);
-              return s;
-            });
-      const set: TestStack[] = [];
-      for (const env of ENVS) set.push(await make(env));
-      let started = Date.now();
-      const ups = await Promise.all(set.map((s) => s.run(UP)));
-      figures[`${backend}, 4 in parallel (s)`] = (Date.now() - started) / 1000;
-      expect(ups.map((u) => u.code)).toEqual([0, 0, 0, 0]);
-      await Promise.all(set.map((s) => s.ok(DESTROY)));
-      started = Date.now();
-      for (const s of set) await s.ok(UP);
-      figures[`${backend}, 4 one after the other (s)`] = (Date.now() - started) / 1000;
-      await Promise.all(set.map((s) => s.ok(DESTROY)));
-      expect(emulatorContents(em)).toEqual({ subscriptions: [], destinations: [] });
-    }
-    console.log(
-      `four stacks of ${COUNTS.destinations + COUNTS.subscriptions} resources: ${JSON.stringify(figures)}`,
-    );
-  }, 900_000);
 });
 
 describe("a pulumi up killed with SIGKILL on this backend", () => {
