@@ -1,21 +1,28 @@
 /**
  * The packages as a user installs them, from outside this repository, on every Node.js release
  * line they are tested on (scripts/ensure-node.js: 20, 22 and 24; docs/development.md § Tested
- * versions). Every package is packed once (`npm pack`); then, per line, with that line's `node`
- * first on PATH (for npm, the Pulumi engine's language host, the program, the dynamic-provider
- * process and the emulator alike) and its headers as `npm_config_nodedir` (should better-sqlite3
- * be built), a new project in a temporary folder:
+ * versions). The packages are packed once for the test run (`packAll` of
+ * test/helpers/tarballs.ts); then, per line, with that line's `node` first on PATH (for npm, the
+ * Pulumi engine's language host, the program and the dynamic-provider process alike) and its
+ * headers as `npm_config_nodedir` (should a native module be built), a new project in a temporary
+ * folder:
  * - installs `@pulumi/pulumi` first, as `pulumi new` does: on Node.js 20 the release the lock file
  *   holds, on 22 and 24 the newest release tested ({@link NEWEST_SDK});
  * - installs the resources package (`pulumi-service`, `service-contract` and `service-cli-kit`
  *   tarballs) and checks that the project still holds exactly one copy of `@pulumi/pulumi`
- *   (`npm ls --json --all`, and on disk), the one it chose;
+ *   (`npm ls --json --all`, and on disk), the one it chose, and no native module;
  * - adds TypeScript and Node's types, as `pulumi new typescript` does, and type-checks the quick
  *   start with `tsc` without skipLibCheck, so the published declarations are checked against that
- *   line's SDK; then installs the emulator as a dev dependency;
- * - starts the installed `service-emulator` and runs the quick-start program through the Pulumi
- *   CLI: `up`, a second `up` that changes nothing, `refresh`, the installed `service-drift`,
- *   `destroy`.
+ *   line's SDK;
+ * - runs the quick-start program through the Pulumi CLI against the file's one emulator, as an
+ *   account of its own (its own API key): `up`, a second `up` that changes nothing, `refresh`, the
+ *   installed `service-drift`, `destroy`, after which the account holds nothing.
+ * The emulator is installed once, on Node.js 20 ({@link EMULATOR_LINE}, the line the repository
+ * runs on and builds with): as a dev dependency of that line's project, after the resources,
+ * where it must leave one copy of `@pulumi/pulumi`; its installed command line (`service-emulator`,
+ * with better-sqlite3 built or downloaded for that line) then serves every line's deployment, one
+ * account per line. The resources package has no native module, so the other lines need nothing
+ * of the emulator's.
  * Apart from the lines, a project on an SDK older than the peer range gets npm's ERESOLVE rather
  * than a second copy. It prints the tarball sizes and, per line, install times, package counts
  * and operation times.
@@ -27,16 +34,20 @@ import * as path from "node:path";
 import { ServiceClient } from "../../client";
 import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { engineEnv } from "../helpers/pulumi";
+import { installSpecs, packAll, type PackageName, type Packed } from "../helpers/tarballs";
 import { ensureNodeLine, TESTED_NODE_LINES, type NodeLine } from "../../scripts/ensure-node";
 
 const REPO = path.resolve(__dirname, "../..");
-const PACKAGES = [
-  { name: "service-cli-kit", dir: path.join(REPO, "packages/cli") },
-  { name: "service-contract", dir: path.join(REPO, "packages/contract") },
-  { name: "pulumi-service", dir: REPO },
-  { name: "service-emulator", dir: path.join(REPO, "packages/emulator") },
-];
-const API_KEY = "sk_consumer_test_0123456789";
+
+/**
+ * The release line whose project installs the emulator and whose `node` runs it for every line:
+ * the one the repository runs on, which built the emulator. It must be the first line tested
+ * (its block runs first and starts the emulator the later blocks deploy against).
+ */
+const EMULATOR_LINE = 20;
+
+/** The API key of a line's account in the shared emulator (each key is an account of its own). */
+const apiKey = (major: number) => `sk_consumer_test_node${major}_0123456789`;
 
 /** The `@pulumi/pulumi` release the repository's lock file holds (what Node.js 20 runs). */
 const LOCKED_SDK = (
@@ -57,13 +68,6 @@ const NEWEST_SDK = "3.270.0";
 /** Per release line: the SDK the new project installs first (Node.js 20: the locked one). */
 const LINES = TESTED_NODE_LINES.map((major) => ({ major, sdk: major === 20 ? LOCKED_SDK : NEWEST_SDK }));
 
-interface Packed {
-  name: string;
-  tarball: string;
-  size: number;
-  files: string[];
-}
-
 interface Result {
   status: number | null;
   out: string;
@@ -82,23 +86,6 @@ function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env):
     throw new Error(`npm ${args.join(" ")} failed (${r.error?.message ?? `exit ${r.status}`}):\n${r.stderr}`);
   }
   return r.stdout;
-}
-
-/** Packs a package (already built by `pretest`) into `dest`. */
-function pack(pkg: { name: string; dir: string }, dest: string): Packed {
-  const [out] = JSON.parse(
-    npm(["pack", "--json", "--ignore-scripts", "--pack-destination", dest], pkg.dir),
-  ) as {
-    filename: string;
-    size: number;
-    files: { path: string }[];
-  }[];
-  return {
-    name: pkg.name,
-    tarball: path.join(dest, out.filename),
-    size: out.size,
-    files: out.files.map((f) => f.path),
-  };
 }
 
 /** Every package folder under `node_modules` (scoped ones included). */
@@ -164,21 +151,55 @@ function writeProgram(project: string): void {
   );
 }
 
+/** The emulator every line deploys against, once {@link EMULATOR_LINE}'s project has started it. */
+interface SharedEmulator {
+  /** Its base URL, `http://127.0.0.1:<port>`. */
+  url: string;
+  /** The `service-emulator` process, on {@link EMULATOR_LINE}'s node; stopped after the file's tests. */
+  child: ChildProcess;
+  /** Its stderr, a file of its project. */
+  log: string;
+  /** Its exit code or signal once it has exited. */
+  exited?: string;
+}
+
 describe("the packages, installed as a user does", () => {
   let tmp: string;
-  let packed: Packed[];
+  let packed: Record<PackageName, Packed>;
   let prebuilds: PrebuildMirror;
-  const tarball = (name: string) => packed.find((p) => p.name === name)!.tarball;
+  let emulator: SharedEmulator | undefined;
   /** The tarballs a user of the resources installs: `pulumi-service` and the packages it depends on. */
-  const resourceTarballs = () => ["service-cli-kit", "service-contract", "pulumi-service"].map(tarball);
+  const resourceTarballs = () => installSpecs("pulumi-service", packed);
+
+  /**
+   * The running emulator. @throws Error when it was not started (its test, in the Node.js
+   * {@link EMULATOR_LINE} block, runs first) or has exited, with its stderr.
+   */
+  const sharedEmulator = (): SharedEmulator => {
+    if (!emulator)
+      throw new Error(
+        `no emulator: the Node.js ${EMULATOR_LINE} project's test that installs and starts it failed or did not run`,
+      );
+    if (emulator.exited !== undefined)
+      throw new Error(
+        `service-emulator exited (${emulator.exited}):\n${fs.readFileSync(emulator.log, "utf8")}`,
+      );
+    return emulator;
+  };
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-service-consumer-"));
-    packed = PACKAGES.map((p) => pack(p, tmp));
+    packed = packAll(tmp);
     prebuilds = await startPrebuildMirror();
-  });
+  }, 300_000);
 
   afterAll(async () => {
+    if (emulator && emulator.exited === undefined) {
+      const { child } = emulator;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    }
     await prebuilds?.close();
     const started = process.hrtime.bigint();
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -186,7 +207,7 @@ describe("the packages, installed as a user does", () => {
   });
 
   it("packs only built code, declarations and docs: no test, fixture, source or source map", () => {
-    for (const p of packed) {
+    for (const p of Object.values(packed)) {
       const stray = p.files.filter(
         (f) =>
           /(^|\/)(test|tests|fixtures|examples)\//.test(f) || f.endsWith(".map") || /(?<!\.d)\.ts$/.test(f),
@@ -194,9 +215,10 @@ describe("the packages, installed as a user does", () => {
       expect({ name: p.name, stray }).toEqual({ name: p.name, stray: [] });
       expect(p.files).toContain("package.json");
     }
-    const emu = packed.find((p) => p.name === "service-emulator")!;
-    expect(emu.files).toContain("dist/cli.js");
-    const sizes = packed.map((p) => `${p.name} ${(p.size / 1024).toFixed(1)} KiB (${p.files.length} files)`);
+    expect(packed["service-emulator"].files).toContain("dist/cli.js");
+    const sizes = Object.values(packed).map(
+      (p) => `${p.name} ${(p.size / 1024).toFixed(1)} KiB (${p.files.length} files)`,
+    );
     console.log(`tarballs: ${sizes.join("; ")}`);
   });
 
@@ -229,7 +251,6 @@ describe("the packages, installed as a user does", () => {
     let env: Record<string, string>;
     let project: string;
     let expectedSdk: string;
-    let emulator: ChildProcess | undefined;
     const figures: string[] = [];
 
     beforeAll(() => {
@@ -242,7 +263,6 @@ describe("the packages, installed as a user does", () => {
     }, 300_000);
 
     afterAll(() => {
-      emulator?.kill("SIGTERM");
       console.log(`Node.js ${line?.version ?? major}: ${figures.join("; ")}`);
     });
 
@@ -338,49 +358,73 @@ describe("the packages, installed as a user does", () => {
       );
     }, 600_000);
 
-    it("deploys the quick start with the installed packages: up, up (no changes), refresh, drift, destroy", async () => {
-      const started = process.hrtime.bigint();
-      npm(["install", "--no-audit", "--no-fund", "--save-dev", tarball("service-emulator")], project, env);
-      const emulatorSeconds = since(started);
-      prebuilds.harvest(project, run("node", ["-p", "process.versions.modules"], project, env).out.trim());
-      const total = installedPackages(path.join(project, "node_modules")).length;
-      const sqlite = manifest(path.join(project, "node_modules", "better-sqlite3")).version;
-      figures.push(
-        `emulator added in ${emulatorSeconds.toFixed(1)} s (better-sqlite3 ${sqlite}; ${total} packages in all)`,
-      );
-      // One copy still, after the emulator's install.
-      expect(sdkCopies(project, env)).toHaveLength(1);
-
-      writeProgram(project);
-
-      // The installed emulator's command line, as a user's CI starts it, on this line's node.
-      const bin = path.join(project, "node_modules", ".bin", "service-emulator");
-      emulator = spawn(
-        bin,
-        ["--port", "0", "--data", path.join(project, "emulator.db"), "--api-key", API_KEY],
-        {
+    if (major === EMULATOR_LINE) {
+      it("adds the emulator as a dev dependency (one copy of @pulumi/pulumi still) and starts its installed command line, one account per line", async () => {
+        const started = process.hrtime.bigint();
+        npm(
+          ["install", "--no-audit", "--no-fund", "--save-dev", packed["service-emulator"].tarball],
+          project,
           env,
-          stdio: ["ignore", "pipe", "pipe"],
-        },
-      );
-      const url = await new Promise<string>((resolve, reject) => {
-        let text = "";
-        let errors = "";
-        emulator!.stdout!.on("data", (d: Buffer) => {
-          text += d.toString();
-          const first = text.split("\n").find((l) => l.startsWith("{"));
-          if (first) resolve((JSON.parse(first) as { url: string }).url);
+        );
+        const emulatorSeconds = since(started);
+        prebuilds.harvest(project, run("node", ["-p", "process.versions.modules"], project, env).out.trim());
+        const total = installedPackages(path.join(project, "node_modules")).length;
+        const sqlite = manifest(path.join(project, "node_modules", "better-sqlite3")).version;
+        figures.push(
+          `emulator added in ${emulatorSeconds.toFixed(1)} s (better-sqlite3 ${sqlite}; ${total} packages in all)`,
+        );
+        // One copy still, the project's own, after the emulator's install.
+        expect(sdkCopies(project, env)).toEqual([
+          { path: path.join(project, "node_modules", "@pulumi", "pulumi"), version: expectedSdk },
+        ]);
+
+        // The installed emulator's command line, as a user's CI starts it, on this line's node.
+        const bin = path.join(project, "node_modules", ".bin", "service-emulator");
+        const log = path.join(project, "emulator.log");
+        const stderr = fs.openSync(log, "a");
+        const keys = LINES.map((l) => apiKey(l.major));
+        const child = spawn(
+          bin,
+          [
+            "--port",
+            "0",
+            "--data",
+            path.join(project, "emulator.db"),
+            ...keys.flatMap((k) => ["--api-key", k]),
+          ],
+          { env, stdio: ["ignore", "pipe", stderr] },
+        );
+        fs.closeSync(stderr);
+        const shared: SharedEmulator = { url: "", child, log };
+        child.on("exit", (code, signal) => (shared.exited = signal ?? `exit code ${code}`));
+        const first = await new Promise<{ url: string; apiKeys: string[] }>((resolve, reject) => {
+          let text = "";
+          child.stdout!.on("data", (d: Buffer) => {
+            text += d.toString();
+            const line = text.split("\n").find((l) => l.startsWith("{"));
+            if (line) resolve(JSON.parse(line) as { url: string; apiKeys: string[] });
+          });
+          child.on("exit", (code) =>
+            reject(new Error(`service-emulator exited with ${code}:\n${fs.readFileSync(log, "utf8")}`)),
+          );
         });
-        emulator!.stderr!.on("data", (d: Buffer) => (errors += d.toString()));
-        emulator!.on("exit", (code) => reject(new Error(`service-emulator exited with ${code}:\n${errors}`)));
-      });
+        shared.url = first.url;
+        emulator = shared;
+        expect(first.apiKeys).toEqual(keys);
+      }, 900_000);
+    }
+
+    it("deploys the quick start with the installed packages, as an account of its own: up, up (no changes), refresh, drift, destroy", async () => {
+      writeProgram(project);
+      const { url } = sharedEmulator();
+      const key = apiKey(major);
 
       const backend = path.join(project, "state");
       fs.mkdirSync(backend);
       // The engine's environment with this line's node first on PATH, ahead of the Pulumi CLI folders.
       const pulumiEnv = {
         ...lineEnv(line, engineEnv(backend)),
-        SERVICE_API_KEY: API_KEY,
+        SERVICE_API_KEY: key,
         SERVICE_BASE_URL: url,
       };
       const times: string[] = [];
@@ -392,12 +436,19 @@ describe("the packages, installed as a user does", () => {
         return r.out;
       };
       pulumi("stack", "init", "dev");
-      pulumi("config", "set", "service:baseUrl", url);
-      pulumi("config", "set", "--secret", "service:apiKey", API_KEY);
+      pulumi(
+        "config",
+        "set-all",
+        "--plaintext",
+        `service:baseUrl=${url}`,
+        "--secret",
+        `service:apiKey=${key}`,
+      );
 
       pulumi("up", "--yes", "--skip-preview");
       expect(pulumi("stack", "output", "nodeVersion").trim()).toBe(line.version);
-      const client = new ServiceClient({ apiKey: API_KEY, baseUrl: url });
+      // The account's resources: the other lines' accounts, in the same emulator, are not listed.
+      const client = new ServiceClient({ apiKey: key, baseUrl: url });
       const destinations = [];
       for await (const d of client.eventDestinations.list()) destinations.push(d);
       const subscriptions = [];

@@ -1,6 +1,7 @@
 /**
  * The four packages as npm publishes them: packed with `npm pack` (from the builds `npm test`'s
- * `pretest` made), and the environment a stranger's shell has for commands run outside the
+ * `pretest` made) once per test run and shared by the test files that install them
+ * ({@link packAll}), and the environment a stranger's shell has for commands run outside the
  * repository (the project's Pulumi CLI on PATH, a home folder of its own, no Pulumi backend or
  * service settings inherited from this machine).
  */
@@ -8,6 +9,8 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { lockFolder } from "../../scripts/pulumi-env";
+import { RUN_DIR_ENV } from "./global-setup";
 import { requirePulumi } from "./pulumi";
 
 const REPO = path.resolve(__dirname, "../..");
@@ -34,24 +37,96 @@ export interface Packed {
   files: string[];
 }
 
-/** Packs the four packages (already built) into `dest`, without running their scripts. */
-export function packAll(dest: string): Record<PackageName, Packed> {
-  const out = {} as Record<PackageName, Packed>;
-  for (const pkg of PACKAGES) {
+/** The folder of the run's folder ({@link RUN_DIR_ENV}) that holds the run's packed packages. */
+export const RUN_PACKED_DIR = "packed";
+
+/** The file, in {@link RUN_PACKED_DIR}, describing its tarballs: {@link PackedRecord}[] as JSON. */
+const PACKED_FILE = "packed.json";
+
+/** What {@link PACKED_FILE} keeps of one packed package: its tarball's file name, not its path. */
+interface PackedRecord {
+  name: PackageName;
+  /** The tarball's file name, e.g. `pulumi-service-0.1.0.tgz`. */
+  filename: string;
+  /** Size of the tarball in bytes. */
+  size: number;
+  /** Paths inside the package, as `npm pack` listed them. */
+  files: string[];
+}
+
+/** Runs `npm pack` of the four packages into `dir`, without their scripts (they are built). */
+function packInto(dir: string): PackedRecord[] {
+  return PACKAGES.map((pkg) => {
     const [info] = JSON.parse(
-      execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dest], {
+      execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], {
         cwd: pkg.dir,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"],
         timeout: 300_000,
       }),
     ) as { filename: string; size: number; files: { path: string }[] }[];
-    out[pkg.name] = {
-      name: pkg.name,
-      tarball: path.join(dest, info.filename),
-      size: info.size,
-      files: info.files.map((f) => f.path),
-    };
+    return { name: pkg.name, filename: info.filename, size: info.size, files: info.files.map((f) => f.path) };
+  });
+}
+
+/**
+ * The run's packed packages in `shared`, packing them there first when no caller of this run
+ * has (no {@link PACKED_FILE} yet): under the lock folder `<shared>.lock` (two jest workers may ask
+ * at once; the second waits for the first's tarballs). The description is written last, so an
+ * interrupted pack is redone by the next caller.
+ */
+function runPacked(shared: string): PackedRecord[] {
+  const release = lockFolder(shared);
+  try {
+    const file = path.join(shared, PACKED_FILE);
+    if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")) as PackedRecord[];
+    fs.rmSync(shared, { recursive: true, force: true });
+    fs.mkdirSync(shared, { recursive: true });
+    const records = packInto(shared);
+    fs.writeFileSync(`${file}.partial`, JSON.stringify(records));
+    fs.renameSync(`${file}.partial`, file);
+    return records;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Puts the tarball `source` at `target` (replacing a file there, as `npm pack` does): a hard
+ * link, or a copy where the two folders are on different file systems.
+ */
+function linkTarball(source: string, target: string): void {
+  fs.rmSync(target, { force: true });
+  try {
+    fs.linkSync(source, target);
+  } catch (e) {
+    if (!["EXDEV", "EPERM", "EMLINK"].includes((e as NodeJS.ErrnoException).code ?? "")) throw e;
+    fs.copyFileSync(source, target);
+  }
+}
+
+/**
+ * The four packages (already built) packed, as tarballs in `dest` (a folder that exists): the
+ * caller may remove `dest`, or write beside them, but must not change a tarball in place.
+ *
+ * In a jest run (the run's folder named by {@link RUN_DIR_ENV}, see test/helpers/global-setup.ts)
+ * the packages are packed once for the whole run, into the run's folder ({@link RUN_PACKED_DIR}),
+ * and every call hard-links (or copies) those tarballs into its `dest`: `pretest` builds the
+ * packages before the run and nothing rebuilds them during it. Outside a run, each call runs
+ * `npm pack` into `dest`.
+ *
+ * @returns each package's tarball in `dest`, its size in bytes and the paths `npm pack` put in it.
+ * @throws Error when `npm pack` fails, or after 15 minutes of waiting for another worker's pack.
+ */
+export function packAll(dest: string): Record<PackageName, Packed> {
+  const run = process.env[RUN_DIR_ENV];
+  const shared = run ? path.join(run, RUN_PACKED_DIR) : undefined;
+  const records = shared ? runPacked(shared) : packInto(dest);
+  const out = {} as Record<PackageName, Packed>;
+  for (const r of records) {
+    const tarball = path.join(dest, r.filename);
+    if (shared) linkTarball(path.join(shared, r.filename), tarball);
+    out[r.name] = { name: r.name, tarball, size: r.size, files: r.files };
   }
   return out;
 }

@@ -7,13 +7,22 @@
  * it cannot reach) is the built code, the README and the LICENSE, without tests, sources or maps.
  * And the tests that install the packed packages (test/helpers/tarballs.ts `installSpecs`) give
  * npm, beside each one, the tarball of every package of ours it depends on, so npm never asks the
- * registry for one.
+ * registry for one; the tarballs they get (`packAll`) are packed once per test run, in the run's
+ * folder, and hold what `npm publish` would upload.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PACKAGES, installSpecs, packAll, type PackageName, type Packed } from "../helpers/tarballs";
+import { RUN_DIR_ENV } from "../helpers/global-setup";
+import {
+  PACKAGES,
+  RUN_PACKED_DIR,
+  installSpecs,
+  packAll,
+  type PackageName,
+  type Packed,
+} from "../helpers/tarballs";
 import { useTempDir } from "../helpers/temp-dir";
 
 const REPO = path.resolve(__dirname, "../..");
@@ -78,6 +87,14 @@ function dryRunPublish(dir: string): Tarball {
   return Object.values(JSON.parse(r.stdout) as Record<string, Tarball>)[0];
 }
 
+const dryRuns = new Map<string, Tarball>();
+
+/** {@link dryRunPublish} of `dir`, run once in this file (two tests read it). */
+function publishedFiles(dir: string): Tarball {
+  if (!dryRuns.has(dir)) dryRuns.set(dir, dryRunPublish(dir));
+  return dryRuns.get(dir)!;
+}
+
 const manifests = Object.entries(DIRS).map(([name, dir]) => {
   const m = JSON.parse(fs.readFileSync(path.join(REPO, dir, "package.json"), "utf8")) as Manifest;
   return { name, dir: path.join(REPO, dir), m };
@@ -115,7 +132,7 @@ describe.each(manifests)("$name", ({ name, dir, m }) => {
   });
 
   it("would publish the built code, README and LICENSE, and no tests, sources or source maps", () => {
-    const tarball = dryRunPublish(dir);
+    const tarball = publishedFiles(dir);
     expect({ name: tarball.name, version: tarball.version }).toEqual({ name, version: m.version });
     const files = tarball.files.map((f) => f.path).sort();
     expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
@@ -181,5 +198,58 @@ describe("installed from the tarballs (installSpecs of test/helpers/tarballs.ts)
         }
       }
     },
+  );
+});
+
+describe("packed once per test run (packAll of test/helpers/tarballs.ts)", () => {
+  const tmp = useTempDir("pulumi-service-pack-all-");
+  const names = Object.keys(DIRS) as PackageName[];
+
+  it("gives every caller of the run the run's tarballs in its folder, packed once: removing one caller's folder leaves the others'", () => {
+    const [a, b] = ["a", "b"].map((d) => path.join(tmp(), d));
+    for (const d of [a, b]) fs.mkdirSync(d);
+    const first = packAll(a);
+    const before = names.map((n) => fs.statSync(first[n].tarball));
+    const second = packAll(b);
+    const shared = path.join(process.env[RUN_DIR_ENV]!, RUN_PACKED_DIR);
+    for (const [i, name] of names.entries()) {
+      const file = path.basename(first[name].tarball);
+      expect(first[name].tarball).toBe(path.join(a, file));
+      expect(second[name]).toEqual({ ...first[name], tarball: path.join(b, file) });
+      // One file, the run's, not packed again: same inode, not rewritten since the first call.
+      const [run, now, other] = [path.join(shared, file), first[name].tarball, second[name].tarball].map(
+        (f) => fs.statSync(f),
+      );
+      expect({ name, ino: other.ino, mtime: other.mtimeMs }).toEqual({
+        name,
+        ino: before[i].ino,
+        mtime: before[i].mtimeMs,
+      });
+      expect([run.ino, now.ino]).toEqual([before[i].ino, before[i].ino]);
+    }
+    fs.rmSync(a, { recursive: true });
+    for (const name of names) expect(fs.readFileSync(second[name].tarball).length).toBe(second[name].size);
+  }, 300_000);
+
+  it.each(names)(
+    "%s: its tarball holds exactly the files npm pack listed, those npm publish would upload",
+    (name) => {
+      const dest = path.join(tmp(), `files-${name}`);
+      fs.mkdirSync(dest);
+      const packed = packAll(dest)[name];
+      const entries = execFileSync("tar", ["-tzf", packed.tarball], { encoding: "utf8" })
+        .split("\n")
+        .filter((e) => e !== "")
+        .map((e) => e.replace(/^package\//, ""))
+        .sort();
+      expect(entries).toEqual([...packed.files].sort());
+      expect(packed.files.slice().sort()).toEqual(
+        publishedFiles(path.join(REPO, DIRS[name]))
+          .files.map((f) => f.path)
+          .sort(),
+      );
+      expect(fs.statSync(packed.tarball).size).toBe(packed.size);
+    },
+    300_000,
   );
 });
