@@ -35,6 +35,19 @@ function writeJestConfig(dir: string): void {
   fs.writeFileSync(path.join(dir, "jest.config.js"), `module.exports = ${JSON.stringify(config)};`);
 }
 
+/**
+ * Runs jest on `dir` with the configuration {@link writeJestConfig} wrote there and environment
+ * `env` (its report on stderr), for at most 120 s; returns what `spawnSync` returns.
+ */
+function runScratchJest(dir: string, env: NodeJS.ProcessEnv) {
+  return spawnSync(process.execPath, [JEST, "--config", path.join(dir, "jest.config.js"), "--useStderr"], {
+    cwd: dir,
+    encoding: "utf8",
+    env,
+    timeout: 120_000,
+  });
+}
+
 /** The environment variable naming the file where the scenario's test writes its {@link Scenario}. */
 const REPORT_ENV = "RUN_HOME_SCENARIO_REPORT";
 
@@ -194,16 +207,7 @@ describe("the test run's Pulumi home", () => {
       writeJestConfig(dir);
       const env = { ...process.env };
       delete env.PULUMI_HOME;
-      const run = spawnSync(
-        process.execPath,
-        [JEST, "--config", path.join(dir, "jest.config.js"), "--useStderr"],
-        {
-          cwd: dir,
-          encoding: "utf8",
-          env,
-          timeout: 120_000,
-        },
-      );
+      const run = runScratchJest(dir, env);
       expect(run.status).toBe(1);
       const used = /HOME=(\S+)/.exec(run.stdout + run.stderr)?.[1];
       expect(used).toMatch(new RegExp(`^${systemTmpdir()}/pulumi-service-run-\\w{6}/pulumi-home$`));
@@ -234,13 +238,7 @@ describe("the test run's Pulumi home", () => {
           `test("sets a stack's config", () => { fs.writeFileSync(${JSON.stringify(path.join(program, "Pulumi.e2e.yaml"))}, "config: {}\\n"); });`,
       );
       writeJestConfig(dir);
-      const runJest = () =>
-        spawnSync(process.execPath, [JEST, "--config", path.join(dir, "jest.config.js")], {
-          cwd: dir,
-          encoding: "utf8",
-          env: { ...process.env, [SETTINGS_ROOT_ENV]: dir },
-          timeout: 120_000,
-        }).status;
+      const runJest = () => runScratchJest(dir, { ...process.env, [SETTINGS_ROOT_ENV]: dir }).status;
       // While another run of the same programs goes on (a live process), its files may be in use: kept.
       const other = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "run-"));
       fs.writeFileSync(path.join(other, "run.json"), JSON.stringify({ pid: process.pid, root: dir }));
@@ -281,16 +279,7 @@ describe("the test run's Pulumi home", () => {
       const systemBefore = new Set(fs.readdirSync(systemTmpdir()));
       const checkoutBefore = leftInCheckout();
       const homeBefore = homeListing();
-      const run = spawnSync(
-        process.execPath,
-        [JEST, "--config", path.join(dir, "jest.config.js"), "--useStderr"],
-        {
-          cwd: dir,
-          encoding: "utf8",
-          env,
-          timeout: 120_000,
-        },
-      );
+      const run = runScratchJest(dir, env);
       expect({ status: run.status, output: run.status === 0 ? "" : run.stderr }).toEqual({
         status: 0,
         output: "",
