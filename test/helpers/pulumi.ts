@@ -2,10 +2,18 @@
  * Test helpers for running the real Pulumi engine through the Automation API against a local
  * file backend inside the repository (in `.pulumi-state/`, see {@link freshBackend}), never the Pulumi Cloud.
  */
+import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
+import { promisify } from "util";
 import { gunzipSync } from "zlib";
-import { LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  Stack,
+  type OutputMap,
+  type UpdateSummary,
+} from "@pulumi/pulumi/automation";
 import {
   findOldestPulumi,
   findPulumi,
@@ -103,7 +111,51 @@ export async function localStack(
     { stackName, workDir },
     { envVars: env, pulumiCommand: await pulumiCommand(cliDir) },
   );
-  return { stack, env };
+  return { stack: withCheaperReads(stack), env };
+}
+
+/**
+ * `stack` with the Automation API's reads after an operation made cheaper; the operations
+ * themselves are untouched. After every `up` the API reads the outputs with two CLI runs, the
+ * second with `--show-secrets`, and the summary with `stack history --show-secrets`, and after
+ * `refresh` and `destroy` the summary again: each `--show-secrets` derives the passphrase's key,
+ * about 0.17 s of CPU of the 0.3 s such a run takes. Here `outputs()` reads the outputs masked,
+ * and again with `--show-secrets` only when a `"[secret]"` is in them (the same `{ value, secret }`
+ * map as the API's), and `info()` (the summary) reads the history without secrets unless asked for
+ * them (a secret of the summary's `config` reads `"[secret]"`). About 0.5 s of CPU less at each
+ * `up` whose outputs hold no secret, 0.18 s at each `refresh` and `destroy`.
+ */
+function withCheaperReads(stack: Stack): Stack {
+  const ws = stack.workspace;
+  // As the API runs its CLI: the CLI's folder first on PATH, never a prompt.
+  const cli = ws.pulumiCommand.command;
+  const env = {
+    ...process.env,
+    ...(ws.pulumiHome ? { PULUMI_HOME: ws.pulumiHome } : {}),
+    ...ws.envVars,
+    PATH: [path.dirname(cli), ws.envVars.PATH ?? process.env.PATH ?? ""].join(path.delimiter),
+  };
+  const run = async (args: string[]) =>
+    (
+      await promisify(execFile)(cli, [...args, "--stack", stack.name, "--non-interactive"], {
+        cwd: ws.workDir,
+        env,
+        maxBuffer: 64 * 1024 * 1024,
+      })
+    ).stdout;
+  stack.outputs = async (): Promise<OutputMap> => {
+    const masked = await run(["stack", "output", "--json"]);
+    const values = JSON.parse(
+      masked.includes('"[secret]"') ? await run(["stack", "output", "--json", "--show-secrets"]) : masked,
+    ) as Record<string, unknown>;
+    const secret = JSON.parse(masked) as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.entries(values).map(([k, value]) => [k, { value, secret: secret[k] === "[secret]" }]),
+    );
+  };
+  stack.info = async (showSecrets?: boolean): Promise<UpdateSummary | undefined> =>
+    (await stack.history(1, undefined, showSecrets ?? false))?.[0];
+  return stack;
 }
 
 /**

@@ -38,6 +38,16 @@ describe("toolchain", () => {
     expect(up.summary.result).toBe("succeeded");
     expect(up.summary.resourceChanges).toEqual({ create: 2 });
     expect(up.outputs.shout.value).toBe("HELLO FROM THE ENGINE");
+    // The test stacks' own reads of the outputs and the summary (localStack: fewer CLI runs with
+    // --show-secrets) answer what the Automation API's do, secrets and their flags included.
+    expect(up.outputs).toEqual(await stack.workspace.stackOutputs(stack.name));
+    expect(up.outputs.secretShout).toEqual({ value: "HELLO FROM THE ENGINE", secret: true });
+    expect(up.outputs.withSecret).toEqual({ value: { plain: "p", hidden: "h" }, secret: false });
+    expect(up.outputs.shout.secret).toBe(false);
+    const { config: summaryConfig, ...summary } = up.summary;
+    const { config: apiConfig, ...api } = (await stack.history(1, undefined, true))[0];
+    expect(summary).toEqual(api);
+    expect(summaryConfig["smoke:greeting"]).toEqual(apiConfig["smoke:greeting"]);
     // The dynamic provider ran in a process of its own, started by the engine, not in the program.
     expect(typeof up.outputs.providerPid.value).toBe("number");
     expect(up.outputs.providerPid.value).not.toBe(up.outputs.programPid.value);
