@@ -144,13 +144,13 @@ function withCheaperReads(stack: Stack): Stack {
       })
     ).stdout;
   stack.outputs = async (): Promise<OutputMap> => {
-    const masked = await run(["stack", "output", "--json"]);
-    const values = JSON.parse(
-      masked.includes('"[secret]"') ? await run(["stack", "output", "--json", "--show-secrets"]) : masked,
-    ) as Record<string, unknown>;
-    const secret = JSON.parse(masked) as Record<string, unknown>;
+    const raw = await run(["stack", "output", "--json"]);
+    const masked = JSON.parse(raw) as Record<string, unknown>;
+    const values = raw.includes('"[secret]"')
+      ? (JSON.parse(await run(["stack", "output", "--json", "--show-secrets"])) as Record<string, unknown>)
+      : masked;
     return Object.fromEntries(
-      Object.entries(values).map(([k, value]) => [k, { value, secret: secret[k] === "[secret]" }]),
+      Object.entries(values).map(([k, value]) => [k, { value, secret: masked[k] === "[secret]" }]),
     );
   };
   stack.info = async (showSecrets?: boolean): Promise<UpdateSummary | undefined> =>
