@@ -33,6 +33,50 @@ function spec(sub: { description: string; metadata: string }, options: Spec["sub
   } satisfies Spec;
 }
 
+/** What the tests do with the stack of `e`, the stack of one test or of several. */
+function stackSteps(e: EngineStack) {
+  const setSpec = (s: Spec) => e.stack.setConfig("spec", { value: JSON.stringify(s) });
+  return {
+    setSpec,
+    /** The ID of the subscription named `sub`, from the stack's outputs. */
+    subscriptionId: async () => (await e.outputs()).subscriptionIds.sub,
+    /** The IDs of the stack's subscriptions, by name, from its outputs. */
+    subscriptionIds: async () => (await e.outputs()).subscriptionIds,
+    /** The subscriptions the service holds for the stack's account. */
+    liveSubscriptions: async () => {
+      const subs = [];
+      for await (const s of e.client.eventSubscriptions.list()) subs.push(s);
+      return subs;
+    },
+    /** Declares the subscription with `sub` and `options` and runs `up`. */
+    upWith: async (sub: Parameters<typeof spec>[0], options: Parameters<typeof spec>[1]) => {
+      await setSpec(spec(sub, options));
+      return e.stack.up();
+    },
+    /** Runs an `up` of `s` that must fail: its error text and how long it took, in milliseconds. */
+    failedUp: async (s: Spec) => {
+      await setSpec(s);
+      const started = Date.now();
+      const error = await e.stack.up().then(
+        () => new Error("the up succeeded"),
+        (err: unknown) => err as Error,
+      );
+      return { message: error.message, ms: Date.now() - started };
+    },
+  };
+}
+
+/**
+ * The options of the subscriptions of the lifecycle the first tests share, one stack's: each
+ * option on a subscription of its own, so that one `up` shows several at once.
+ */
+const LIFECYCLE_OPTIONS = {
+  replaced: { replaceOnChanges: ["description"] },
+  deleted: { replaceOnChanges: ["description"], deleteBeforeReplace: true },
+  ignored: { ignoreChanges: ["metadata"], protect: true },
+  retained: { retainOnDelete: true },
+} satisfies Record<string, Spec["subscriptions"][0]["options"]>;
+
 describe.each(["native", "dynamic"] as const)(
   "resource options through the %s door (real engine, emulator)",
   (door) => {
@@ -40,143 +84,192 @@ describe.each(["native", "dynamic"] as const)(
     // Set by beforeAll; the steps below read them as plain names.
     let emulator: EngineStack["emulator"];
     let stack: EngineStack["stack"];
-    let client: EngineStack["client"];
 
-    const setSpec = (s: Spec) => stack.setConfig("spec", { value: JSON.stringify(s) });
-    const subscriptionId = async () => (await e2e.outputs()).subscriptionIds.sub;
-    const liveSubscriptions = async () => {
-      const subs = [];
-      for await (const s of client.eventSubscriptions.list()) subs.push(s);
-      return subs;
-    };
-
-    /** Declares the subscription with `sub` and `options` and runs `up`. */
-    const upWith = async (sub: Parameters<typeof spec>[0], options: Parameters<typeof spec>[1]) => {
-      await setSpec(spec(sub, options));
-      return stack.up();
-    };
-
-    /** Runs an `up` of `s` that must fail: its error text and how long it took, in milliseconds. */
-    const failedUp = async (s: Spec) => {
-      await setSpec(s);
-      const started = Date.now();
-      const error = await stack.up().then(
-        () => new Error("the up succeeded"),
-        (err: unknown) => err as Error,
-      );
-      return { message: error.message, ms: Date.now() - started };
-    };
+    const steps = () => stackSteps(e2e);
+    const setSpec = (s: Spec) => steps().setSpec(s);
+    const subscriptionIds = () => steps().subscriptionIds();
+    const liveSubscriptions = () => steps().liveSubscriptions();
 
     beforeAll(async () => {
       e2e = await startDoorsStack(door, `options-${door}`);
-      ({ emulator, stack, client } = e2e);
+      ({ emulator, stack } = e2e);
     });
 
     afterAll(() => e2e?.close());
 
-    it("replaceOnChanges: a change of a named property replaces (preview and up), others update in place", async () => {
-      const options = { replaceOnChanges: ["description"] };
-      await upWith({ description: "first", metadata: "m1" }, options);
-      const first = await subscriptionId();
+    /**
+     * The values of the lifecycle's subscriptions, each `[description, metadata]`; a subscription
+     * left out is not in the program.
+     */
+    type Values = Partial<Record<keyof typeof LIFECYCLE_OPTIONS, [string, string]>>;
+    /** The lifecycle's program: the destination and a subscription per option of {@link LIFECYCLE_OPTIONS}. */
+    const lifecycle = (values: Values): Spec => ({
+      ...spec({ description: "", metadata: "" }, undefined),
+      subscriptions: Object.entries(values).map(([name, [description, metadata]]) => ({
+        name,
+        destinations: ["dd"],
+        args: { sources: [{ type: "ip_policy_created.v0" }], description, metadata },
+        options: LIFECYCLE_OPTIONS[name as keyof typeof LIFECYCLE_OPTIONS],
+      })),
+    });
+    /** The IDs of the lifecycle's subscriptions after the last up, by name. */
+    let ids: Record<string, string> = {};
+    /** The service's subscriptions, each `[description, metadata]`, sorted. */
+    const liveValues = async () =>
+      (await liveSubscriptions())
+        .map((s) => [s.description, s.metadata])
+        .sort((a, b) => a[0].localeCompare(b[0]));
 
-      // A property replaceOnChanges does not name: an update in place, the ID kept.
-      const update = await upWith({ description: "first", metadata: "m2" }, options);
-      expect(update.summary.resourceChanges).toMatchObject({ update: 1 });
-      expect(update.summary.resourceChanges?.replace).toBeUndefined();
-      expect(await subscriptionId()).toBe(first);
-
-      // The named property: the preview plans a replacement, and up makes one.
-      await setSpec(spec({ description: "second", metadata: "m2" }, options));
-      const preview = await stack.preview({ diff: true });
-      expect(preview.changeSummary).toMatchObject({ replace: 1 });
-      expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);
-      expect(preview.stdout).toMatch(/~ description\s*:\s*"first"\s*=>\s*"second"/);
-      const replace = await stack.up();
-      expect(replace.summary.resourceChanges).toMatchObject({ replace: 1 });
-      const second = await subscriptionId();
-      expect(second).not.toBe(first);
-      const live = await liveSubscriptions();
-      expect(live.map((s) => [s.id, s.description, s.metadata])).toEqual([[second, "second", "m2"]]);
+    it("up: a subscription with each of replaceOnChanges, deleteBeforeReplace, ignoreChanges with protect, and retainOnDelete", async () => {
+      await setSpec(
+        lifecycle({
+          replaced: ["first", "m1"],
+          deleted: ["third", "m1"],
+          ignored: ["ignore", "m1"],
+          retained: ["retain", "m1"],
+        }),
+      );
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toEqual({ create: 6 });
+      ids = await subscriptionIds();
+      expect(await liveValues()).toEqual([
+        ["first", "m1"],
+        ["ignore", "m1"],
+        ["retain", "m1"],
+        ["third", "m1"],
+      ]);
     });
 
-    it("deleteBeforeReplace with replaceOnChanges: the old subscription is deleted before the new one is created", async () => {
-      const options = { replaceOnChanges: ["description"], deleteBeforeReplace: true };
-      await upWith({ description: "third", metadata: "m2" }, options);
-      const before = await subscriptionId();
+    it("one up: a property replaceOnChanges does not name updates in place; deleteBeforeReplace deletes the old subscription before it creates the new; an ignored property's change is no change", async () => {
+      await setSpec(
+        lifecycle({
+          replaced: ["first", "m2"],
+          deleted: ["fourth", "m1"],
+          ignored: ["ignore", "changed, ignored"],
+          retained: ["retain", "m1"],
+        }),
+      );
       await clearRequestLog(emulator.url, emulator.adminKey);
-      const up = await upWith({ description: "fourth", metadata: "m2" }, options);
-      expect(up.summary.resourceChanges).toMatchObject({ replace: 1 });
+      const up = await stack.up();
+      // The stack, the destination, the ignored and the retained subscription are the same.
+      expect(up.summary.resourceChanges).toEqual({ update: 1, replace: 1, same: 4 });
+      const after = await subscriptionIds();
+      expect(after.replaced).toBe(ids.replaced);
+      expect(after.deleted).not.toBe(ids.deleted);
       const writes = (await getRequestLog(emulator.url, emulator.adminKey)).requests
         .filter((r) => r.method !== "GET" && r.path.startsWith("/event_subscriptions"))
         .map((r) => `${r.method} ${r.path.split("?")[0]}`);
-      expect(writes).toEqual([`DELETE /event_subscriptions/${before}`, "POST /event_subscriptions"]);
-      expect((await liveSubscriptions()).map((s) => s.description)).toEqual(["fourth"]);
+      // The update in place: one write to the same subscription, no delete.
+      const updates = writes.filter((w) => w.endsWith(`/${ids.replaced}`));
+      expect(updates).toHaveLength(1);
+      expect(updates[0]).not.toMatch(/^DELETE /);
+      expect(writes.filter((w) => !updates.includes(w))).toEqual([
+        `DELETE /event_subscriptions/${ids.deleted}`,
+        "POST /event_subscriptions",
+      ]);
+      expect(await liveValues()).toEqual([
+        ["first", "m2"],
+        ["fourth", "m1"],
+        ["ignore", "m1"],
+        ["retain", "m1"],
+      ]);
+      ids = after;
     });
 
-    it("ignoreChanges: a change of an ignored property is no change; protect: destroy refuses", async () => {
-      const options = { ignoreChanges: ["metadata"], protect: true };
-      await upWith({ description: "fourth", metadata: "m2" }, options);
-      await setSpec(spec({ description: "fourth", metadata: "ignored" }, options));
-      const preview = await stack.preview();
-      expect(preview.changeSummary).toEqual({ same: 3 });
-      await stack.up();
-      expect((await liveSubscriptions()).map((s) => s.metadata)).toEqual(["m2"]);
-
-      await expect(stack.destroy()).rejects.toThrow(/protected/);
-      expect(await liveSubscriptions()).toHaveLength(1);
+    it("replaceOnChanges: a change of the named property: the preview plans a replacement, up makes one", async () => {
+      await setSpec(
+        lifecycle({
+          replaced: ["second", "m2"],
+          deleted: ["fourth", "m1"],
+          ignored: ["ignore", "changed, ignored"],
+          retained: ["retain", "m1"],
+        }),
+      );
+      const preview = await stack.preview({ diff: true });
+      expect(preview.changeSummary).toEqual({ replace: 1, same: 5 });
+      expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);
+      expect(preview.stdout).toMatch(/~ description\s*:\s*"first"\s*=>\s*"second"/);
+      const replace = await stack.up();
+      expect(replace.summary.resourceChanges).toEqual({ replace: 1, same: 5 });
+      const after = await subscriptionIds();
+      expect(after.replaced).not.toBe(ids.replaced);
+      expect(await liveValues()).toEqual([
+        ["fourth", "m1"],
+        ["ignore", "m1"],
+        ["retain", "m1"],
+        ["second", "m2"],
+      ]);
+      ids = after;
     });
 
     it("retainOnDelete: a subscription removed from the program leaves the stack and stays on the service", async () => {
-      await upWith({ description: "fourth", metadata: "m2" }, { retainOnDelete: true });
-      const kept = await subscriptionId();
-      await setSpec({ ...spec({ description: "", metadata: "" }, undefined), subscriptions: [] });
+      await setSpec(
+        lifecycle({
+          replaced: ["second", "m2"],
+          deleted: ["fourth", "m1"],
+          ignored: ["ignore", "changed, ignored"],
+        }),
+      );
       const up = await stack.up();
-      expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
-      expect((await liveSubscriptions()).map((s) => s.id)).toEqual([kept]);
-      const state = (await stack.exportStack()).deployment.resources as { type: string }[];
-      expect(state.filter((r) => r.type.endsWith("EventSubscription"))).toEqual([]);
+      expect(up.summary.resourceChanges).toEqual({ delete: 1, same: 5 });
+      expect((await liveSubscriptions()).map((s) => s.id).sort()).toEqual(Object.values(ids).sort());
+      expect(await e2e.resource("retained")).toBeUndefined();
+      expect(Object.keys(await subscriptionIds()).sort()).toEqual(["deleted", "ignored", "replaced"]);
     });
+
+    it("protect: destroy refuses, and the protected subscription stays on the service", async () => {
+      await expect(stack.destroy()).rejects.toThrow(/protected/);
+      expect((await liveSubscriptions()).map((s) => s.id)).toContain(ids.ignored);
+      expect((await e2e.resource("ignored"))?.id).toBe(ids.ignored);
+    });
+
     it("customTimeouts: update, delete and create against a slow service fail at their timeout; the next up or destroy finishes the delete", async () => {
       const timeouts = { customTimeouts: { create: "2s", update: "2s", delete: "2s" } };
-      // Not the stack's: what retainOnDelete left on the service.
-      for (const s of await liveSubscriptions()) await client.eventSubscriptions.delete(s.id);
-      await upWith({ description: "timed", metadata: "t" }, timeouts);
-      const id = await subscriptionId();
-      await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+      // A stack of its own: the lifecycle's ends with a protected subscription.
+      const own = await startDoorsStack(door, `timeouts-${door}`);
+      const { emulator } = own;
+      const { liveSubscriptions, upWith, subscriptionId, failedUp } = stackSteps(own);
       try {
-        // Each failing up ends long before one request of the slow service would have.
-        const update = await failedUp(spec({ description: "timed, changed", metadata: "t" }, timeouts));
-        expect(update.message).toMatch(
-          /update of event subscription esb_\w+ did not finish within the update timeout of 2 s \(customTimeouts.update\)/,
-        );
-        expect(update.ms).toBeLessThan(SLOW_MS);
+        await upWith({ description: "timed", metadata: "t" }, timeouts);
+        const id = await subscriptionId();
+        await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+        try {
+          // Each failing up ends long before one request of the slow service would have.
+          const update = await failedUp(spec({ description: "timed, changed", metadata: "t" }, timeouts));
+          expect(update.message).toMatch(
+            /update of event subscription esb_\w+ did not finish within the update timeout of 2 s \(customTimeouts.update\)/,
+          );
+          expect(update.ms).toBeLessThan(SLOW_MS);
 
-        const removal = await failedUp({
-          ...spec({ description: "", metadata: "" }, undefined),
-          subscriptions: [],
-        });
-        expect(removal.message).toMatch(
-          /delete of event subscription esb_\w+ did not finish within the delete timeout of 2 s \(customTimeouts.delete\).*the next `pulumi destroy` \(or `up`\) deletes it again/s,
-        );
-        expect(removal.ms).toBeLessThan(SLOW_MS);
-      } finally {
-        await setFaults(emulator.url, emulator.adminKey, {});
-      }
-      expect((await liveSubscriptions()).map((s) => s.id)).toEqual([id]);
-      // The delete that timed out stays in the stack; the next up deletes it.
-      const up = await stack.up();
-      expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
-      expect(await liveSubscriptions()).toEqual([]);
+          const removal = await failedUp({
+            ...spec({ description: "", metadata: "" }, undefined),
+            subscriptions: [],
+          });
+          expect(removal.message).toMatch(
+            /delete of event subscription esb_\w+ did not finish within the delete timeout of 2 s \(customTimeouts.delete\).*the next `pulumi destroy` \(or `up`\) deletes it again/s,
+          );
+          expect(removal.ms).toBeLessThan(SLOW_MS);
+        } finally {
+          await setFaults(emulator.url, emulator.adminKey, {});
+        }
+        expect((await liveSubscriptions()).map((s) => s.id)).toEqual([id]);
+        // The delete that timed out stays in the stack; the next up deletes it.
+        const up = await own.stack.up();
+        expect(up.summary.resourceChanges).toMatchObject({ delete: 1 });
+        expect(await liveSubscriptions()).toEqual([]);
 
-      await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
-      try {
-        const create = await failedUp(spec({ description: "late", metadata: "" }, timeouts));
-        expect(create.message).toMatch(
-          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-/,
-        );
-        expect(create.ms).toBeLessThan(SLOW_MS);
+        await setFaults(emulator.url, emulator.adminKey, { latencyMs: SLOW_MS });
+        try {
+          const create = await failedUp(spec({ description: "late", metadata: "" }, timeouts));
+          expect(create.message).toMatch(
+            /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-/,
+          );
+          expect(create.ms).toBeLessThan(SLOW_MS);
+        } finally {
+          await setFaults(emulator.url, emulator.adminKey, {});
+        }
       } finally {
-        await setFaults(emulator.url, emulator.adminKey, {});
+        await own.close();
       }
     });
 
