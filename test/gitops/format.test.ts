@@ -98,4 +98,21 @@ describe("text", () => {
     expect(text).toMatch(/audit\s+EventDestination\s+ed_A+\s+changed\s+description/);
     expect(text).toMatch(/Result: drift found \(exit code 2\)/);
   });
+
+  it("no drift, a program change not yet deployed: the verdict none, the change apart with its resource and property", () => {
+    const text = formatReport({
+      ...clean,
+      pendingChanges: {
+        present: true,
+        summary: { same: 5, update: 1 },
+        resources: [
+          { name: "multi", type: "EventSubscription", urn: "u", op: "update", properties: ["description"] },
+        ],
+      },
+    });
+    expect(text).toMatch(/DRIFT: none/);
+    expect(text).toMatch(/PROGRAM CHANGES NOT YET DEPLOYED.*1 resource/);
+    expect(text).toMatch(/update\s+multi\s+EventSubscription\s+description/);
+    expect(text).toMatch(/Result: no drift \(exit code 0\)/);
+  });
 });
