@@ -140,7 +140,6 @@ describe("service-drift: drift report (real engine, real emulator, child process
             properties: ["description"],
           }),
         ]);
-
       } finally {
         await setSpec(baseSpec());
       }
