@@ -1,10 +1,15 @@
-/** Jest configuration: TypeScript through ts-jest (transpile only; `npm run typecheck` checks types). */
-const { BUDGET_SECONDS } = require("./test/helpers/time-budget");
+/**
+ * Jest configuration of `npm test`: TypeScript through ts-jest (transpile only; `npm run typecheck`
+ * checks types), every test file but the release tests (test/helpers/time-budget.js
+ * RELEASE_TESTS), which `npm run test:release` runs (jest.release.config.js).
+ */
+const { BUDGET_SECONDS, RELEASE_TESTS, exactly } = require("./test/helpers/time-budget");
 
 module.exports = {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  testPathIgnorePatterns: ["/node_modules/", ...RELEASE_TESTS.map(exactly)],
   transform: {
     "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }],
   },

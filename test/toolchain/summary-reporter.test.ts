@@ -1,7 +1,8 @@
 /**
- * The end of `npm test` (test/helpers/summary-reporter.js): the ten slowest test files, slowest
- * first, each folder's seconds against its budget (test/helpers/time-budget.js), and a last line
- * that counts suites that fail to load, not only failed tests.
+ * The end of `npm test` and `npm run test:release` (test/helpers/summary-reporter.js): the ten
+ * slowest test files, slowest first, each folder's seconds against its budget
+ * (test/helpers/time-budget.js), and a last line that counts suites that fail to load, not only
+ * failed tests. And the split of the test files between the two runs.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -11,6 +12,14 @@ import path from "node:path";
 const REPO_ROOT = path.resolve(__dirname, "../..");
 const REPORTER = path.join(REPO_ROOT, "test/helpers/summary-reporter.js");
 const JEST = path.join(REPO_ROOT, "node_modules/jest/bin/jest.js");
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const budgets = require("../helpers/time-budget") as {
+  RELEASE_TESTS: string[];
+  BUDGET_SECONDS: Record<string, number>;
+  TOTAL: number;
+  RELEASE_BUDGET_SECONDS: Record<string, number>;
+  RELEASE_TOTAL: number;
+};
 
 /**
  * Runs jest with the summary reporter (given `budgets` as its option, when given) on a folder
@@ -108,25 +117,46 @@ describe("summary line", () => {
     expect(all).toMatch(/^ +\d+\.\d s {2}in all {2}\(budget 6 s\)$/);
   });
 
-  it("has the budgets docs/development.md gives, summing to ten minutes of two workers", () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { BUDGET_SECONDS, TOTAL } = require("../helpers/time-budget") as {
-      BUDGET_SECONDS: Record<string, number>;
-      TOTAL: number;
-    };
+  /** The rows `| \`folder\` | budget |` of docs/development.md § Time budget's table under `heading`. */
+  function documentedBudgets(heading: string): Record<string, number> {
     const doc = fs.readFileSync(path.join(REPO_ROOT, "docs/development.md"), "utf8");
-    const section = doc.slice(
-      doc.indexOf("### Time budget"),
-      doc.indexOf("\n## ", doc.indexOf("### Time budget")),
+    const from = doc.indexOf(heading, doc.indexOf("### Time budget"));
+    expect(from).toBeGreaterThan(0);
+    const table = doc.slice(from, doc.indexOf("\n\n", doc.indexOf("\n|", from)));
+    return Object.fromEntries(
+      [...table.matchAll(/^\| `([\w-]+)` +\| +(\d+) \|/gm)].map((m) => [m[1], Number(m[2])]),
     );
-    const rows = [...section.matchAll(/^\| `([\w-]+)` +\| +(\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
-    expect(Object.fromEntries(rows)).toEqual(BUDGET_SECONDS);
-    expect(TOTAL).toBe(1200);
-    // Every folder of test/ with test files has a budget (helpers and fixtures hold none).
-    const folders = fs
-      .readdirSync(path.join(REPO_ROOT, "test"), { withFileTypes: true })
-      .filter((e) => e.isDirectory() && !["helpers", "fixtures"].includes(e.name))
-      .map((e) => e.name);
-    expect(folders.sort()).toEqual(Object.keys(BUDGET_SECONDS).sort());
+  }
+
+  it("has the budgets docs/development.md gives: npm test's summing to ten minutes of two workers, test:release's to four", () => {
+    expect(documentedBudgets("Budget of `npm test`")).toEqual(budgets.BUDGET_SECONDS);
+    expect(budgets.TOTAL).toBe(1200);
+    expect(documentedBudgets("Budget of `npm run test:release`")).toEqual(budgets.RELEASE_BUDGET_SECONDS);
+    expect(budgets.RELEASE_TOTAL).toBe(480);
+  });
+
+  it("runs each test file in exactly one of the two runs, and every folder a run has files in has a budget in it", () => {
+    const listed = (config: string) =>
+      spawnSync(process.execPath, [JEST, "--config", path.join(REPO_ROOT, config), "--listTests"], {
+        cwd: REPO_ROOT,
+        encoding: "utf8",
+      })
+        .stdout.split("\n")
+        .filter((l) => l.endsWith(".test.ts"))
+        .map((l) => path.relative(REPO_ROOT, l))
+        .sort();
+    const npmTest = listed("jest.config.js");
+    const release = listed("jest.release.config.js");
+    expect(release).toEqual([...budgets.RELEASE_TESTS].sort());
+    expect(npmTest.filter((f) => release.includes(f))).toEqual([]);
+    const all = fs
+      .readdirSync(path.join(REPO_ROOT, "test"), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => path.join("test", f))
+      .sort();
+    expect([...npmTest, ...release].sort()).toEqual(all);
+    const folders = (files: string[]) => [...new Set(files.map((f) => f.split(path.sep)[1]))].sort();
+    expect(folders(npmTest)).toEqual(Object.keys(budgets.BUDGET_SECONDS).sort());
+    expect(folders(release)).toEqual(Object.keys(budgets.RELEASE_BUDGET_SECONDS).sort());
   });
 });
