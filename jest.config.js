@@ -30,6 +30,8 @@ module.exports = {
   globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
   testTimeout: 60000,
   maxWorkers: 2,
+  // The known slowest files first (test/helpers/time-budget.js SLOWEST_FIRST).
+  testSequencer: "<rootDir>/test/helpers/sequencer.js",
   // At the end: the ten slowest files, each folder's seconds against its budget, a summary line.
   reporters: ["default", ["<rootDir>/test/helpers/summary-reporter.js", { budgets: BUDGET_SECONDS }]],
 };
