@@ -19,6 +19,7 @@ const budgets = require("../helpers/time-budget") as {
   TOTAL: number;
   RELEASE_BUDGET_SECONDS: Record<string, number>;
   RELEASE_TOTAL: number;
+  ALL_BUDGET_SECONDS: Record<string, number>;
 };
 
 /**
@@ -135,7 +136,7 @@ describe("summary line", () => {
     expect(budgets.RELEASE_TOTAL).toBe(480);
   });
 
-  it("runs each test file in exactly one of the two runs, and every folder a run has files in has a budget in it", () => {
+  it("runs each test file in exactly one of the two runs and all of them in test:all, and every folder a run has files in has a budget in it", () => {
     const listed = (config: string) =>
       spawnSync(process.execPath, [JEST, "--config", path.join(REPO_ROOT, config), "--listTests"], {
         cwd: REPO_ROOT,
@@ -156,6 +157,12 @@ describe("summary line", () => {
       .sort();
     expect([...npmTest, ...release].sort()).toEqual(all);
     const folders = (files: string[]) => [...new Set(files.map((f) => f.split(path.sep)[1]))].sort();
+    // CI's run, npm run test:all, runs them all, against the sums of the two runs' budgets.
+    expect(listed("jest.all.config.js")).toEqual(all);
+    for (const folder of folders(all))
+      expect(budgets.ALL_BUDGET_SECONDS[folder]).toBe(
+        (budgets.BUDGET_SECONDS[folder] ?? 0) + (budgets.RELEASE_BUDGET_SECONDS[folder] ?? 0),
+      );
     expect(folders(npmTest)).toEqual(Object.keys(budgets.BUDGET_SECONDS).sort());
     expect(folders(release)).toEqual(Object.keys(budgets.RELEASE_BUDGET_SECONDS).sort());
   });
