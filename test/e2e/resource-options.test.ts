@@ -17,20 +17,31 @@ jest.setTimeout(600_000);
  */
 const SLOW_MS = 120_000;
 
-/** A destination and a subscription with `options`, described by `description` and `metadata`. */
-function spec(sub: { description: string; metadata: string }, options: Spec["subscriptions"][0]["options"]) {
+/** A subscription of {@link programOf}: its name, `description`, `metadata` and resource options. */
+interface Sub {
+  name: string;
+  description: string;
+  metadata: string;
+  options?: Spec["subscriptions"][0]["options"];
+}
+
+/** The program of a destination and the subscriptions `subs`, each sending to it. */
+function programOf(subs: Sub[]): Spec {
   return {
     destinations: [{ name: "dd", args: { target: { datadog: { apiKey: "dd-options-key-31c9" } } } }],
-    subscriptions: [
-      {
-        name: "sub",
-        destinations: ["dd"],
-        args: { sources: [{ type: "ip_policy_created.v0" }], ...sub },
-        options,
-      },
-    ],
+    subscriptions: subs.map(({ name, description, metadata, options }) => ({
+      name,
+      destinations: ["dd"],
+      args: { sources: [{ type: "ip_policy_created.v0" }], description, metadata },
+      options,
+    })),
     reports: [],
-  } satisfies Spec;
+  };
+}
+
+/** A destination and a subscription `sub` with `options`, described by `description` and `metadata`. */
+function spec(sub: { description: string; metadata: string }, options: Sub["options"]): Spec {
+  return programOf([{ name: "sub", ...sub, options }]);
 }
 
 /** What the tests do with the stack of `e`, the stack of one test or of several. */
@@ -75,7 +86,7 @@ const LIFECYCLE_OPTIONS = {
   deleted: { replaceOnChanges: ["description"], deleteBeforeReplace: true },
   ignored: { ignoreChanges: ["metadata"], protect: true },
   retained: { retainOnDelete: true },
-} satisfies Record<string, Spec["subscriptions"][0]["options"]>;
+} satisfies Record<string, Sub["options"]>;
 
 describe.each(["native", "dynamic"] as const)(
   "resource options through the %s door (real engine, emulator)",
@@ -103,15 +114,15 @@ describe.each(["native", "dynamic"] as const)(
      */
     type Values = Partial<Record<keyof typeof LIFECYCLE_OPTIONS, [string, string]>>;
     /** The lifecycle's program: the destination and a subscription per option of {@link LIFECYCLE_OPTIONS}. */
-    const lifecycle = (values: Values): Spec => ({
-      ...spec({ description: "", metadata: "" }, undefined),
-      subscriptions: Object.entries(values).map(([name, [description, metadata]]) => ({
-        name,
-        destinations: ["dd"],
-        args: { sources: [{ type: "ip_policy_created.v0" }], description, metadata },
-        options: LIFECYCLE_OPTIONS[name as keyof typeof LIFECYCLE_OPTIONS],
-      })),
-    });
+    const lifecycle = (values: Values): Spec =>
+      programOf(
+        Object.entries(values).map(([name, [description, metadata]]) => ({
+          name,
+          description,
+          metadata,
+          options: LIFECYCLE_OPTIONS[name as keyof typeof LIFECYCLE_OPTIONS],
+        })),
+      );
     /** The IDs of the lifecycle's subscriptions after the last up, by name. */
     let ids: Record<string, string> = {};
     /** The service's subscriptions, each `[description, metadata]`, sorted. */
@@ -241,10 +252,7 @@ describe.each(["native", "dynamic"] as const)(
           );
           expect(update.ms).toBeLessThan(SLOW_MS);
 
-          const removal = await failedUp({
-            ...spec({ description: "", metadata: "" }, undefined),
-            subscriptions: [],
-          });
+          const removal = await failedUp(programOf([]));
           expect(removal.message).toMatch(
             /delete of event subscription esb_\w+ did not finish within the delete timeout of 2 s \(customTimeouts.delete\).*the next `pulumi destroy` \(or `up`\) deletes it again/s,
           );
