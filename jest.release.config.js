@@ -4,12 +4,11 @@
  * release run's own time budget.
  */
 const base = require("./jest.config");
-const { RELEASE_BUDGET_SECONDS, RELEASE_TESTS, exactly } = require("./test/helpers/time-budget");
+const { RELEASE_BUDGET_SECONDS, RELEASE_TESTS } = require("./test/helpers/time-budget");
 
 module.exports = {
   ...base,
-  testMatch: undefined,
-  testRegex: RELEASE_TESTS.map(exactly).map((p) => p.replace("<rootDir>/", "/")),
+  testMatch: RELEASE_TESTS.map((file) => `<rootDir>/${file}`),
   testPathIgnorePatterns: ["/node_modules/"],
   reporters: ["default", ["<rootDir>/test/helpers/summary-reporter.js", { budgets: RELEASE_BUDGET_SECONDS }]],
 };

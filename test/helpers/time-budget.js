@@ -2,10 +2,11 @@
 // release tests below, within ten minutes of jest's two workers (1,200 s of test-file time);
 // `npm run test:release` runs the release tests: the packages, examples and documented commands
 // as a user installs and runs them, the supported Node.js and engine lines, the release's
-// archives and executables, and the benchmarks' quick runs. CI (.ci/run) runs both. Each budget
-// is in seconds per folder of test/, summed over the folder's files (each file timed by jest from
-// start to end, in its worker). The summary reporter (summary-reporter.js) prints each folder's
-// seconds against them; docs/development.md § Time budget gives the same tables.
+// archives and executables, and the benchmarks' quick runs. CI (.ci/run) runs both in one run,
+// `npm run test:all`, against the sums of the two budgets. Each budget is in seconds per folder
+// of test/, summed over the folder's files (each file timed by jest from start to end, in its
+// worker). The summary reporter (summary-reporter.js) prints each folder's seconds against them;
+// docs/development.md § Time budget gives the same tables.
 "use strict";
 
 /**
