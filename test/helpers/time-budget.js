@@ -1,5 +1,5 @@
 // The test suite's two runs and their time budgets. `npm test` runs every test file but the
-// release tests below, within nine minutes of jest's three workers on a 2-core machine (1,620 s
+// release tests below, within nine minutes of jest's two workers on a 2-core machine (1,080 s
 // of test-file time), ten with its `pretest`; `npm run test:release` runs the release tests: the
 // packages, examples and documented commands as a user installs and runs them (the example
 // projects of each language deployed through the engine among them), the supported Node.js and
@@ -84,38 +84,38 @@ const exactly = (file) => `<rootDir>/${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 
 /** `npm test`'s seconds per folder of test/ (`e2e` for test/e2e/*.test.ts), summing to {@link TOTAL}. */
 const BUDGET_SECONDS = {
-  e2e: 857,
-  reliability: 300,
-  toolchain: 105,
-  provider: 80,
-  emulator: 80,
-  upgrade: 50,
-  conformance: 40,
-  gitops: 35,
-  client: 28,
-  docs: 18,
-  contract: 13,
-  bench: 12,
+  e2e: 543,
+  reliability: 205,
+  toolchain: 75,
+  provider: 60,
+  emulator: 55,
+  conformance: 35,
+  upgrade: 30,
+  client: 22,
+  gitops: 20,
+  docs: 15,
+  contract: 10,
+  bench: 8,
   scripts: 1,
   sdk: 1,
 };
 
-/** `npm test`'s budget, in seconds of test-file time: 1,620. */
+/** `npm test`'s budget, in seconds of test-file time: 1,080. */
 const TOTAL = Object.values(BUDGET_SECONDS).reduce((a, b) => a + b, 0);
 
 /**
  * `npm run test:release`'s seconds per folder of test/, summing to {@link RELEASE_TOTAL}: what is
  * left of CI's 25 minutes on a new machine after the install (3 minutes), the engine's build (8)
- * and `npm test`'s files (9), over three workers.
+ * and `npm test`'s files (9), over two workers.
  */
 const RELEASE_BUDGET_SECONDS = {
-  e2e: 510,
-  bench: 150,
-  docs: 135,
-  toolchain: 105,
+  e2e: 340,
+  bench: 100,
+  docs: 90,
+  toolchain: 70,
 };
 
-/** `npm run test:release`'s budget, in seconds of test-file time: 900. */
+/** `npm run test:release`'s budget, in seconds of test-file time: 600. */
 const RELEASE_TOTAL = Object.values(RELEASE_BUDGET_SECONDS).reduce((a, b) => a + b, 0);
 
 /** `npm run test:all`'s seconds per folder of test/: the sum of the two runs' shares. */

@@ -129,11 +129,11 @@ describe("summary line", () => {
     );
   }
 
-  it("has the budgets docs/development.md gives: npm test's summing to nine minutes of three workers, test:release's to five", () => {
+  it("has the budgets docs/development.md gives: npm test's summing to nine minutes of two workers, test:release's to five", () => {
     expect(documentedBudgets("Budget of `npm test`")).toEqual(budgets.BUDGET_SECONDS);
-    expect(budgets.TOTAL).toBe(1620);
+    expect(budgets.TOTAL).toBe(1080);
     expect(documentedBudgets("Budget of `npm run test:release`")).toEqual(budgets.RELEASE_BUDGET_SECONDS);
-    expect(budgets.RELEASE_TOTAL).toBe(900);
+    expect(budgets.RELEASE_TOTAL).toBe(600);
   });
 
   it("runs each test file in exactly one of the two runs and all of them in test:all, and every folder a run has files in has a budget in it", () => {
