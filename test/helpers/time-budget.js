@@ -39,7 +39,7 @@ const RELEASE_TESTS = [
  * The test files that take longest, slowest first (a CI run of both runs on a 2-core machine,
  * 2026-11-27: from 303 s down to 34 s each; the two Go builds, go.test.ts and
  * sdk-packages.test.ts, kept apart). The runs start them first, in this order
- * (test/helpers/sequencer.js), so that no long file starts last and leaves the other workers idle;
+ * (test/helpers/sequencer.js), so that no long file starts last and leaves the other worker idle;
  * jest's own order of the rest needs timings of an earlier run in the same checkout, which a fresh
  * clone lacks.
  */
