@@ -291,7 +291,7 @@ describe("retries of GET, PATCH and DELETE", () => {
 });
 
 describe("timeouts", () => {
-  test("a server that never answers → APIConnectionTimeoutError within timeoutMs + margin", async () => {
+  test("a server that never answers → APIConnectionTimeoutError at timeoutMs", async () => {
     const { client } = await setup([hang], { timeoutMs: 300, maxRetries: 0 });
     const t0 = Date.now();
     const err = await client.eventSubscriptions.get(SUB_ID).catch((e: unknown) => e);
@@ -300,14 +300,14 @@ describe("timeouts", () => {
     expect(err).toBeInstanceOf(APIConnectionError);
     expect((err as Error).message).toContain("300 ms");
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(300 + 400);
+    expect(elapsed).toBeLessThan(300 + LOAD_SLACK_MS);
   });
 
   test("timeouts are retried on GET but the whole call stays within the budget", async () => {
     const { server, client } = await setup([hang], { timeoutMs: 400, retryBudgetMs: 1000, maxRetries: 50 });
     const t0 = Date.now();
     await expect(client.eventSubscriptions.get(SUB_ID)).rejects.toBeInstanceOf(APIConnectionTimeoutError);
-    expect(Date.now() - t0).toBeLessThan(1000 + 400);
+    expect(Date.now() - t0).toBeLessThan(1000 + LOAD_SLACK_MS);
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
   });
 

@@ -12,6 +12,7 @@ import {
   withTimeout,
 } from "../../../provider/impl/timeouts";
 import { currentDeadline } from "../../../client/deadline";
+import { LOAD_SLACK_MS } from "../../helpers/timing";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -64,7 +65,8 @@ describe("withTimeout", () => {
       /delete of event subscription esb_1 did not finish within the delete timeout of 300 ms \(customTimeouts.delete\).*next `pulumi destroy`/,
     );
     expect(ms).toBeGreaterThanOrEqual(300);
-    expect(ms).toBeLessThan(300 + TIMEOUT_MARGIN_MS);
+    // At its timeout, not at the operation's end (10 s); a loaded machine may add to the margin.
+    expect(ms).toBeLessThan(300 + TIMEOUT_MARGIN_MS + LOAD_SLACK_MS);
   });
 
   it("says a create that timed out may still be made", async () => {
