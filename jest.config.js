@@ -29,9 +29,9 @@ module.exports = {
   globalSetup: "<rootDir>/test/helpers/global-setup.ts",
   globalTeardown: "<rootDir>/test/helpers/global-teardown.ts",
   testTimeout: 60000,
-  // Two workers, the 2-core machine's cores. Three took a warm `npm test` from 663 s to 552 s
-  // (2026-11-27), but in CI's run they took as long as two (1,389 s) and a worker's event loop
-  // stalled for a second, failing a client-timeout test: docs/development.md § Time budget.
+  // Two workers, the 2-core machine's cores. Three took a warm `npm test` from 663 s to 552 s once
+  // and to 687 s another time (2026-11-27), and CI's run as long as two (1,389 s of tests):
+  // docs/development.md § Time budget.
   maxWorkers: 2,
   // The known slowest files first (test/helpers/time-budget.js SLOWEST_FIRST).
   testSequencer: "<rootDir>/test/helpers/sequencer.js",
