@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes sure the Pulumi CLI of PULUMI_VERSION (scripts/pulumi-env.js) and its Node.js, Python and
 // Go language hosts are available, building them from Go modules into the user's cache when they
-// are not. Run by `pretest` and `predemo`.
+// are not. Run by `pretest`, `pretest:release` and `predemo`.
 //
 // Order: a compatible `pulumi` + `pulumi-language-nodejs` on PATH; else the cache
 // (~/.cache/pulumi-service/pulumi-v<PULUMI_VERSION>-<hash of the hosts' sources>/bin, see
@@ -18,7 +18,7 @@
 // (github.com/pulumi/pulumi-yaml's cmd/ with the Pulumi release its own go.mod asks for) into it;
 // without Go, a warning (`runtime: yaml` programs will not run).
 //
-// With `--with-oldest` (`pretest` passes it), also the oldest supported CLI,
+// With `--with-oldest` (`pretest:release` passes it), also the oldest supported CLI,
 // OLDEST_PULUMI_VERSION, from tools/pulumi-oldest into a cache folder of its own
 // (oldestCacheBinDir), for the smoke test of the oldest pairing; without Go, a clear error.
 //

@@ -63,14 +63,15 @@ export async function pulumiCommand(cliDir?: string): Promise<PulumiCommand> {
 
 /**
  * The folder of the oldest supported Pulumi CLI (OLDEST_PULUMI_VERSION), which holds only
- * `pulumi` (built by `node scripts/ensure-pulumi.js --with-oldest`, which `pretest` runs).
+ * `pulumi` (built by `node scripts/ensure-pulumi.js --with-oldest`, which `npm run test:release`
+ * and `npm run test:all` run first; `npm test` runs no test of it).
  * @throws Error when it is not built.
  */
 export function requireOldestPulumi(): string {
   const dir = findOldestPulumi();
   if (!dir)
     throw new Error(
-      `No Pulumi CLI v${OLDEST_PULUMI_VERSION}: run \`node scripts/ensure-pulumi.js --with-oldest\` (npm test does it in pretest).`,
+      `No Pulumi CLI v${OLDEST_PULUMI_VERSION}: run \`node scripts/ensure-pulumi.js --with-oldest\` (npm run test:release and test:all do it first).`,
     );
   return dir;
 }
