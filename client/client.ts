@@ -30,7 +30,11 @@ export interface ServiceClientOptions {
   baseUrl?: string;
   /** Timeout of **each attempt** (connect, headers and body), in **milliseconds**. Default 30 000. */
   timeoutMs?: number;
-  /** Most retries per call after the first attempt. Default 4; `0` disables retries. */
+  /**
+   * Most retries per call after the first attempt, 429s not counted (the rate limit turned them
+   * away before the handler; only `retryBudgetMs` bounds their retries). Default 4; `0` retries
+   * nothing but 429s, and `retryBudgetMs: 0` not even those.
+   */
   maxRetries?: number;
   /**
    * Total time budget of one call, attempts and delays included, in **milliseconds**. No retry

@@ -30,7 +30,10 @@ import { type RetryPolicy, realClock, withRetries } from "./retry";
 export interface RequestOptions {
   /** Timeout of each attempt in **milliseconds** (overrides the client's `timeoutMs`). */
   timeoutMs?: number;
-  /** Most retries of this call (overrides the client's `maxRetries`); `0` disables retries. */
+  /**
+   * Most retries of this call (overrides the client's `maxRetries`), 429s not counted; `0` retries
+   * nothing but 429s, which the client's `retryBudgetMs` bounds.
+   */
   maxRetries?: number;
 }
 
