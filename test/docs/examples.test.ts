@@ -12,6 +12,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "../helpers/doc-blocks";
+import { goFlags } from "../helpers/go-flags";
 import { writeSdkGoModule } from "../helpers/go-module";
 import { GEN_EXAMPLES_TIMEOUT_MS, genExamples } from "../helpers/gen-examples";
 import { useTempDir } from "../helpers/temp-dir";
@@ -82,7 +83,7 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
         cwd: mod,
         encoding: "utf8",
         timeout: TIMEOUT,
-        env: { ...process.env, GOFLAGS: "-mod=mod" },
+        env: { ...process.env, GOFLAGS: goFlags("-mod=mod") },
       });
       expect({ status: r.status, out: r.status === 0 ? "" : `${r.stdout}${r.stderr}` }).toEqual({
         status: 0,

@@ -16,6 +16,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { promisify } from "util";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
+import { goFlags } from "../helpers/go-flags";
 import { writeGoProxyModule } from "../helpers/package-indexes";
 import { describeQuickstartDeployment, runCommand } from "../helpers/quickstart-deploy";
 
@@ -61,10 +62,10 @@ describeQuickstartDeployment(
         ].join(","),
         // Not GOPRIVATE, which would also bypass every proxy (GONOPROXY) for our module.
         GONOSUMDB: "github.com/pulumi-service/*",
-        // -trimpath: Go's build cache would otherwise key the compiled packages by the module
-        // cache's path, compiling Pulumi's Go SDK again for this cache. -modcacherw: its folders
-        // stay writable, so that the next run can remove our module's.
-        GOFLAGS: "-trimpath -modcacherw",
+        // -trimpath (goFlags): Go's build cache would otherwise key the compiled packages by the
+        // module cache's path, compiling Pulumi's Go SDK again for this cache. -modcacherw: its
+        // folders stay writable, so that the next run can remove our module's.
+        GOFLAGS: goFlags("-modcacherw"),
         GOMODCACHE: modCache,
       };
       await runCommand(command, program, { ...process.env, ...goSettings });

@@ -37,6 +37,7 @@ import {
   type PluginRelease,
 } from "../helpers/fetched-plugin";
 import { startFileTreeServer, type FileTreeServer } from "../helpers/file-tree-server";
+import { goFlags } from "../helpers/go-flags";
 import { writeGoProxyModule, writePythonIndex, type GoProxyModule } from "../helpers/package-indexes";
 import { installSpecs, packAll, strangerEnv } from "../helpers/tarballs";
 import { useTempDir } from "../helpers/temp-dir";
@@ -252,10 +253,10 @@ describe("each SDK from a package index, the plugin fetched by the engine (real 
       ].join(","),
       // Not GOPRIVATE, which would also bypass every proxy (GONOPROXY) for our module.
       GONOSUMDB: "github.com/pulumi-service/*",
-      // -trimpath: the module cache below is fresh (a new path) at each run, and without it Go's
+      // -trimpath (goFlags): the module cache below is fresh (a new path) at each run, and without it Go's
       // build cache keys compiled packages by that path, so every run compiled Pulumi's Go SDK
       // again (about 5 minutes on 2 busy cores).
-      GOFLAGS: "-mod=mod -trimpath",
+      GOFLAGS: goFlags("-mod=mod"),
       GOMODCACHE: path.join(path.dirname(program), "gomodcache"),
     };
     const goEnvAll = { ...env, ...goSettings };

@@ -9,8 +9,10 @@
  */
 import { spawnSync } from "child_process";
 import { BUILD_MODULE } from "../../scripts/pulumi-env";
+import { goFlags } from "../helpers/go-flags";
 
-// The first run compiles Pulumi's Go SDK packages the hosts use (cached afterwards).
+// The hosts' packages, with -trimpath (goFlags), are those the engine's build compiled (cached);
+// a run without that build compiles Pulumi's Go SDK packages the hosts use first.
 const TIMEOUT = 600_000;
 
 /** Each package and the tests of its own that must have passed (not skipped). */
@@ -33,7 +35,7 @@ describe("language hosts' plugin discovery (go test in tools/pulumi)", () => {
       cwd: BUILD_MODULE,
       encoding: "utf8",
       timeout: TIMEOUT,
-      env: { ...process.env, GOFLAGS: "-mod=readonly" },
+      env: { ...process.env, GOFLAGS: goFlags("-mod=readonly") },
     });
     status = r.status;
     out = `${r.stdout ?? ""}${r.stderr ?? ""}${r.error?.message ?? ""}`;

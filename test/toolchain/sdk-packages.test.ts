@@ -12,6 +12,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { spawnSync } from "child_process";
 import { OLDEST_PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
+import { goFlags } from "../helpers/go-flags";
 import { useTempDir } from "../helpers/temp-dir";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/native/schema";
 
@@ -184,7 +185,7 @@ describe("Go SDK module", () => {
   it(
     "builds and passes go vet, with its go.sum as checked in",
     () => {
-      const env = { ...process.env, GOFLAGS: "-mod=readonly" };
+      const env = { ...process.env, GOFLAGS: goFlags("-mod=readonly") };
       ok("go", ["build", "./..."], { cwd: dir, env });
       ok("go", ["vet", "./..."], { cwd: dir, env });
     },
@@ -194,7 +195,7 @@ describe("Go SDK module", () => {
   it(
     "passes its unit tests with Pulumi's mocks: type tokens, inputs with their secret flags, outputs, functions",
     () => {
-      const env = { ...process.env, GOFLAGS: "-mod=readonly" };
+      const env = { ...process.env, GOFLAGS: goFlags("-mod=readonly") };
       const out = ok("go", ["test", "-count=1", "./..."], {
         cwd: path.join(REPO_ROOT, "test", "fixtures", "sdk-go"),
         env,
