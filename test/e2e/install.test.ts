@@ -253,9 +253,9 @@ describe("each SDK from a package index, the plugin fetched by the engine (real 
       ].join(","),
       // Not GOPRIVATE, which would also bypass every proxy (GONOPROXY) for our module.
       GONOSUMDB: "github.com/pulumi-service/*",
-      // -trimpath (goFlags): the module cache below is fresh (a new path) at each run, and without it Go's
-      // build cache keys compiled packages by that path, so every run compiled Pulumi's Go SDK
-      // again (about 5 minutes on 2 busy cores).
+      // -trimpath (goFlags): the module cache below is fresh (a new path) at each run, and without
+      // it Go's build cache keys compiled packages by that path, so every run compiled Pulumi's Go
+      // SDK again (about 5 minutes on 2 busy cores).
       GOFLAGS: goFlags("-mod=mod"),
       GOMODCACHE: path.join(path.dirname(program), "gomodcache"),
     };
