@@ -166,6 +166,8 @@ describe("Python SDK package pulumi_service", () => {
 
 describe("Go SDK module", () => {
   const dir = path.join(REPO_ROOT, "sdk", "go");
+  /** The Go commands' environment: the checked-in go.mod and go.sum as they are. */
+  const env = { ...process.env, GOFLAGS: goFlags("-mod=readonly") };
 
   it("is the module of its import path, requiring Pulumi's Go SDK at the generators' release", () => {
     const goMod = fs.readFileSync(path.join(dir, "go.mod"), "utf8");
@@ -185,7 +187,6 @@ describe("Go SDK module", () => {
   it(
     "builds and passes go vet, with its go.sum as checked in",
     () => {
-      const env = { ...process.env, GOFLAGS: goFlags("-mod=readonly") };
       ok("go", ["build", "./..."], { cwd: dir, env });
       ok("go", ["vet", "./..."], { cwd: dir, env });
     },
@@ -195,7 +196,6 @@ describe("Go SDK module", () => {
   it(
     "passes its unit tests with Pulumi's mocks: type tokens, inputs with their secret flags, outputs, functions",
     () => {
-      const env = { ...process.env, GOFLAGS: goFlags("-mod=readonly") };
       const out = ok("go", ["test", "-count=1", "./..."], {
         cwd: path.join(REPO_ROOT, "test", "fixtures", "sdk-go"),
         env,
