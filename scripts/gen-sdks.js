@@ -12,7 +12,7 @@
 // accept. The program is built once into the user's cache,
 // `~/.cache/pulumi-service/pulumi-gen-sdks-v<release>-<hash>/` (the hash is taken over its
 // source and the module's go.mod/go.sum, so an edit builds it again, and the earlier build is
-// removed), like ensure-pulumi.js builds the CLI. That needs Go 1.25+; without it the script stops with a clear error.
+// removed), like ensure-pulumi.js builds the CLI. That needs Go 1.26+; without it the script stops with a clear error.
 //
 // The Go SDK's go.sum is then written by `go mod tidy` (from the Go module proxy, or the module
 // cache).
@@ -57,7 +57,7 @@ async function ensureGenerator(name = GENERATOR_PACKAGE) {
   const target = generatorPath(name);
   if (fs.existsSync(target)) return target;
   if (!findOnPath("go"))
-    fail(`${name} is not built (${target}) and there is no Go toolchain to build it: install Go 1.25+.`);
+    fail(`${name} is not built (${target}) and there is no Go toolchain to build it: install Go 1.26+.`);
   const tmp = `${target}.build-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
   process.stderr.write(`gen-sdks: building ${name} into ${path.dirname(target)} (first time only)\n`);
