@@ -30,6 +30,7 @@ const path = require("path");
 const { spawn, spawnSync } = require("child_process");
 const {
   BUILD_MODULE,
+  GO_BUILD_FLAGS,
   OLDEST_MODULE,
   OLDEST_PULUMI_VERSION,
   PULUMI_VERSION,
@@ -115,14 +116,15 @@ function pythonLauncher() {
 }
 
 /**
- * `go build` of the package `pkg` into the executable `dir/name`, without paths of this machine
- * (`-trimpath`), stripped (`-s -w`), with the string variable `versionVar` (`<package>.<name>`)
+ * `go build` of the package `pkg` into the executable `dir/name`, with GO_BUILD_FLAGS (no paths of
+ * this machine, no debugging information), stripped (`-s -w`), with the string variable
+ * `versionVar` (`<package>.<name>`)
  * set to `version`; in the Go module `cwd` (tools/pulumi unless given), its progress named
  * `label` (`name` unless given).
  */
 function goBuildExecutable(dir, name, pkg, versionVar, version, { label = name, cwd = BUILD_MODULE } = {}) {
   return goBuild(
-    ["-trimpath", "-ldflags", `-s -w -X ${versionVar}=${version}`, "-o", path.join(dir, name), pkg],
+    [...GO_BUILD_FLAGS, "-ldflags", `-s -w -X ${versionVar}=${version}`, "-o", path.join(dir, name), pkg],
     label,
     cwd,
   );

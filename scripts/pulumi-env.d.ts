@@ -14,6 +14,11 @@ export function findOldestPulumi(): string | null;
 export const REPO_ROOT: string;
 /** Absolute path of the Go module tools/pulumi (the CLI of PULUMI_VERSION and the language hosts). */
 export const BUILD_MODULE: string;
+/**
+ * The flags of every Go build, vet and test of the scripts and tests (`-trimpath`,
+ * `-gcflags=all=-dwarf=false`): one set, so that Go's build cache shares each compiled package.
+ */
+export const GO_BUILD_FLAGS: string[];
 /** Files a usable CLI folder must hold. */
 export const REQUIRED_BINARIES: string[];
 /** Absolute path of the Go module tools/pulumi-yaml (Pulumi YAML's host and converter). */

@@ -27,7 +27,7 @@
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const { REPO_ROOT } = require("./pulumi-env");
+const { GO_BUILD_FLAGS, REPO_ROOT } = require("./pulumi-env");
 const { check: checkPackages, PACKAGES } = require("./check-release");
 const { buildPluginBinaries, run } = require("./build-plugin-binaries");
 const { releaseArchives, checksumsName } = require("./release-archives");
@@ -104,10 +104,10 @@ async function build(tag, out = OUT) {
   }
   say("python", `${python.join(" and ")} in ${pythonOut}`);
 
-  // -trimpath, as every Go build of this repository's scripts and tests: Go's build cache then keys
-  // the compiled packages by their files alone, not by their folders, and this check reuses the
-  // packages the other builds of Pulumi's Go SDK compiled.
-  run("go", ["build", "-trimpath", "./..."], { cwd: path.join(REPO_ROOT, "sdk", "go") });
+  // GO_BUILD_FLAGS, as every Go build of this repository's scripts and tests: Go's build cache then
+  // keys the compiled packages by their files alone, not by their folders, and this check reuses
+  // the packages the other builds of Pulumi's Go SDK compiled.
+  run("go", ["build", ...GO_BUILD_FLAGS, "./..."], { cwd: path.join(REPO_ROOT, "sdk", "go") });
   const goTag = `sdk/go/v${version}`;
   say("go", `module github.com/pulumi-service/pulumi-service/sdk/go builds; its release is the tag ${goTag}`);
   return { archives: archives.map((a) => a.file), python: python.map((f) => path.join(pythonOut, f)), goTag };

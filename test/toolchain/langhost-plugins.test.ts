@@ -11,8 +11,9 @@ import { spawnSync } from "child_process";
 import { BUILD_MODULE } from "../../scripts/pulumi-env";
 import { goFlags } from "../helpers/go-flags";
 
-// The hosts' packages, with -trimpath (goFlags), are those the engine's build compiled (cached);
-// a run without that build compiles Pulumi's Go SDK packages the hosts use first.
+// The hosts' packages, compiled with goFlags (the engine build's flags), are those the engine's
+// build compiled (cached); a run without that build compiles Pulumi's Go SDK packages the hosts
+// use first.
 const TIMEOUT = 600_000;
 
 /** Each package and the tests of its own that must have passed (not skipped). */
