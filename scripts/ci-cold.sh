@@ -6,7 +6,7 @@
 # folder, removed at the end unless KEEP=1; the machine's own caches are neither read nor
 # changed. What stays from the machine: its tools (Node.js, Go, Python, PostgreSQL), ~/.npmrc
 # and the registries, as on a new machine of the same kind. Takes as long as a first CI run
-# (29–38 minutes on 2 cores on 2026-11-27); prints each phase's time (`ci: <phase>: N s`) and the
+# (22–38 minutes on 2 cores, 2026-11-27 and 28); prints each phase's time (`ci: <phase>: N s`) and the
 # total.
 set -euo pipefail
 repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
