@@ -6,8 +6,8 @@
 # folder, removed at the end unless KEEP=1; the machine's own caches are neither read nor
 # changed. What stays from the machine: its tools (Node.js, Go, Python, PostgreSQL), ~/.npmrc
 # and the registries, as on a new machine of the same kind. Takes as long as a first CI run
-# (22–38 minutes on 2 cores, 2026-11-27 and 28); prints each phase's time (`ci: <phase>: N s`) and the
-# total.
+# (22–38 minutes on 2 cores, 2026-11-27 and 28); prints each phase's time (`ci: <phase>: N s`)
+# and the total.
 set -euo pipefail
 repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
 root=$(mktemp -d "${TMPDIR:-/tmp}/ci-cold-XXXXXX")
