@@ -19,10 +19,12 @@
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
+const { BUILD_MODULE, OLDEST_MODULE, REPO_ROOT, YAML_MODULE } = require("./pulumi-env");
 
-const REPO_ROOT = path.join(__dirname, "..");
-/** The module whose versions the others follow. */
-const REFERENCE = "tools/pulumi";
+/** A Go module's folder (absolute) relative to the repository, as this script names modules. */
+const relative = (dir) => path.relative(REPO_ROOT, dir).split(path.sep).join("/");
+/** The module whose versions the others follow: the engine's (BUILD_MODULE). */
+const REFERENCE = relative(BUILD_MODULE);
 /** The Pulumi release a module builds: never aligned (tools/pulumi's is the newer engine). */
 const PULUMI_MODULES = ["github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pulumi/sdk/v3"];
 
@@ -32,13 +34,13 @@ const PULUMI_MODULES = ["github.com/pulumi/pulumi/pkg/v3", "github.com/pulumi/pu
  */
 const ALIGNED = [
   {
-    dir: "tools/pulumi-oldest",
+    dir: relative(OLDEST_MODULE),
     holds: {
       "gocloud.dev":
         "pkg/v3 v3.248.0's PostgreSQL backend implements gocloud.dev's blob driver of v0.46.0; later commits add an options argument to Delete",
     },
   },
-  { dir: "tools/pulumi-yaml", holds: {} },
+  { dir: relative(YAML_MODULE), holds: {} },
 ];
 
 /**
