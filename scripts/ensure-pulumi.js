@@ -61,12 +61,13 @@ function fail(msg) {
 }
 
 /**
- * Runs `go build ...` in the Go module `cwd` (tools/pulumi unless given) and reports progress
- * every 100 packages compiled (from `-v`).
+ * Runs `go build` with GO_BUILD_FLAGS (no paths of this machine, no debugging information: the
+ * flags every Go build of the scripts and tests shares) and then `args`, in the Go module `cwd`
+ * (tools/pulumi unless given), and reports progress every 100 packages compiled (from `-v`).
  */
 function goBuild(args, label, cwd = BUILD_MODULE) {
   return new Promise((resolve, reject) => {
-    const child = spawn("go", ["build", "-v", ...args], {
+    const child = spawn("go", ["build", "-v", ...GO_BUILD_FLAGS, ...args], {
       cwd,
       env: { ...process.env, GOFLAGS: "-mod=readonly" },
       // Whatever the compiler prints on stdout is progress too: to our stderr (fd 2), so that
@@ -116,15 +117,13 @@ function pythonLauncher() {
 }
 
 /**
- * `go build` of the package `pkg` into the executable `dir/name`, with GO_BUILD_FLAGS (no paths of
- * this machine, no debugging information), stripped (`-s -w`), with the string variable
- * `versionVar` (`<package>.<name>`)
- * set to `version`; in the Go module `cwd` (tools/pulumi unless given), its progress named
- * `label` (`name` unless given).
+ * `go build` (goBuild) of the package `pkg` into the executable `dir/name`, stripped (`-s -w`),
+ * with the string variable `versionVar` (`<package>.<name>`) set to `version`; in the Go module
+ * `cwd` (tools/pulumi unless given), its progress named `label` (`name` unless given).
  */
 function goBuildExecutable(dir, name, pkg, versionVar, version, { label = name, cwd = BUILD_MODULE } = {}) {
   return goBuild(
-    [...GO_BUILD_FLAGS, "-ldflags", `-s -w -X ${versionVar}=${version}`, "-o", path.join(dir, name), pkg],
+    ["-ldflags", `-s -w -X ${versionVar}=${version}`, "-o", path.join(dir, name), pkg],
     label,
     cwd,
   );

@@ -26,14 +26,7 @@ const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { spawnSync } = require("child_process");
-const {
-  GO_BUILD_FLAGS,
-  OLDEST_MODULE,
-  OLDEST_PULUMI_VERSION,
-  REPO_ROOT,
-  cacheBinDir,
-  findOnPath,
-} = require("./pulumi-env");
+const { OLDEST_MODULE, OLDEST_PULUMI_VERSION, REPO_ROOT, cacheBinDir, findOnPath } = require("./pulumi-env");
 const { goBuild } = require("./ensure-pulumi");
 
 const GENERATOR_PACKAGE = "pulumi-gen-sdks";
@@ -68,8 +61,8 @@ async function ensureGenerator(name = GENERATOR_PACKAGE) {
   const tmp = `${target}.build-${process.pid}`;
   fs.mkdirSync(path.dirname(target), { recursive: true });
   process.stderr.write(`gen-sdks: building ${name} into ${path.dirname(target)} (first time only)\n`);
-  // The flags of the oldest CLI's build (ensure-pulumi.js), whose compiled packages this one reuses.
-  await goBuild([...GO_BUILD_FLAGS, "-ldflags", "-s -w", "-o", tmp, `./${name}`], name, OLDEST_MODULE);
+  // goBuild's flags are the oldest CLI build's (ensure-pulumi.js), whose packages this reuses.
+  await goBuild(["-ldflags", "-s -w", "-o", tmp, `./${name}`], name, OLDEST_MODULE);
   fs.renameSync(tmp, target);
   // Builds of earlier sources are of no further use.
   const cache = path.dirname(path.dirname(target));
