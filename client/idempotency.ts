@@ -15,6 +15,8 @@ export type IdempotencyKeysSetting = boolean | "auto";
 export class Idempotency {
   readonly #setting: IdempotencyKeysSetting;
   #honoured: boolean | undefined;
+  /** The keys whose create was answered with the replay of its first response (`Idempotent-Replayed: true`). */
+  readonly #replayed = new Set<string>();
 
   /**
    * One per client.
@@ -40,11 +42,24 @@ export class Idempotency {
 
   /**
    * Records what a response to a keyed POST says: `true` when it echoed the key, `false` when a
-   * 2xx response did not (other statuses say nothing). The latest such response wins.
+   * 2xx response did not (other statuses say nothing). The latest such response wins. A 2xx
+   * response that echoed the key and says `Idempotent-Replayed: true` (`replayed`) is the first
+   * response of that key again: the create was made earlier, by an earlier request with the key.
    */
-  observe(sentKey: string, echoedKey: string | undefined, status: number): void {
+  observe(sentKey: string, echoedKey: string | undefined, status: number, replayed?: string): void {
     if (echoedKey === sentKey) this.#honoured = true;
     else if (status >= 200 && status < 300) this.#honoured = false;
+    if (echoedKey === sentKey && status >= 200 && status < 300 && replayed?.trim().toLowerCase() === "true")
+      this.#replayed.add(sentKey);
+  }
+
+  /**
+   * True when a create sent with `key` was answered with the replay of the key's first response
+   * (`Idempotent-Replayed: true`, the key echoed, a 2xx): the resource it returned was made by an
+   * earlier request with that key, not by this one.
+   */
+  wasReplayed(key: string): boolean {
+    return this.#replayed.has(key);
   }
 
   /**

@@ -283,7 +283,12 @@ export class Transport {
       this.#config.serviceClock?.observe(header(h, "date"), Date.now());
       if (logging) logAttempt({ status: res.status, operationId });
       if (op.idempotencyKey !== undefined) {
-        this.#config.idempotency.observe(op.idempotencyKey, header(h, "idempotency-key"), res.status);
+        this.#config.idempotency.observe(
+          op.idempotencyKey,
+          header(h, "idempotency-key"),
+          res.status,
+          header(h, "idempotent-replayed"),
+        );
       }
       if (res.status >= 200 && res.status < 300) return { status: res.status, operationId, text };
       throw makeAPIError({

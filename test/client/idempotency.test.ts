@@ -70,6 +70,20 @@ describe("Idempotency", () => {
     i.observe("k2", undefined, 201);
     expect(i.honoured).toBe(false);
   });
+
+  it.each([
+    ["k", 201, "true", true],
+    ["k", 201, "TRUE", true],
+    ["k", 201, "false", false],
+    ["k", 201, undefined, false],
+    [undefined, 201, "true", false],
+    ["k", 409, "true", false],
+  ] as const)("echo %s, status %s, Idempotent-Replayed %s: wasReplayed %s", (echo, status, header, replayed) => {
+    const i = new Idempotency("auto");
+    i.observe("k", echo, status, header);
+    expect(i.wasReplayed("k")).toBe(replayed);
+    expect(i.wasReplayed("other")).toBe(false);
+  });
 });
 
 describe('idempotencyKeys: "auto" against a scripted server', () => {
@@ -172,6 +186,16 @@ describe('idempotencyKeys: "auto" against the emulator', () => {
     expect(subs()).toBe(before + 10);
     const replays = em.store.requests().filter((r) => r.idempotent_replay);
     expect(replays.length).toBeGreaterThan(0);
+  });
+
+  test("a create sent again with its key is known as replayed; the first send is not", async () => {
+    const key = `replay-${Date.now()}`;
+    const input = { ...newSub, destinationIds: [destination], description: "replayed" };
+    const first = await client.eventSubscriptions.create(input, { idempotencyKey: key });
+    expect(client.idempotency.wasReplayed(key)).toBe(false);
+    const again = await client.eventSubscriptions.create(input, { idempotencyKey: key });
+    expect(again.id).toBe(first.id);
+    expect(client.idempotency.wasReplayed(key)).toBe(true);
   });
 
   test("keys ignored: the client learns it and stops retrying creates after resets", async () => {
