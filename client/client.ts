@@ -136,6 +136,11 @@ function proxyConfigured(): boolean {
 export class ServiceClient {
   /** Base URL of the service, without a trailing slash. */
   readonly baseUrl: string;
+  /**
+   * How long one request may take, in **milliseconds** (the `timeoutMs` option, default 30,000):
+   * a request the service received can still be running on it this long after it was sent.
+   */
+  readonly timeoutMs: number;
   /** Abuse reports: create and get. */
   readonly abuseReports: AbuseReports;
   /** Event subscriptions: create, get, list, pages, update, delete. */
@@ -193,6 +198,7 @@ export class ServiceClient {
     this.baseUrl = url.origin + basePath;
 
     const timeoutMs = positive("timeoutMs", options.timeoutMs ?? 30_000, false, " of milliseconds");
+    this.timeoutMs = timeoutMs;
     const maxRetries = Math.floor(
       positive("maxRetries", options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries, true, ""),
     );

@@ -243,7 +243,7 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
 }
 
 /**
- * Starts one logical create of `spec`: its kind's gate, a new idempotency key, and its start,
+ * Starts one logical create of `spec`: its kind's gate, its idempotency key (`spec.idempotencyKey`, else a new one), and its start,
  * read from `spec.now` (**milliseconds**) now, from which its lookup window is taken.
  */
 function logicalCreate<T extends { id: string; createdAt: string }>(
@@ -252,7 +252,7 @@ function logicalCreate<T extends { id: string; createdAt: string }>(
   const registry = spec.registry ?? processClaims;
   const gate = registry.gate(spec.what);
   const now = spec.now ?? Date.now;
-  const key = randomUUID();
+  const key = spec.idempotencyKey ?? randomUUID();
   const startedMs = now();
   return {
     spec,

@@ -12,6 +12,11 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   what: string;
   /** Sends the create with this `Idempotency-Key` (the same for every attempt). */
   create(idempotencyKey: string): Promise<T>;
+  /**
+   * The `Idempotency-Key` of the first send: a placeholder's replay gives the key of the create
+   * that timed out (pendingCreate.ts). Default: a new UUID.
+   */
+  idempotencyKey?: string;
   /** Every resource of the kind, newest first; absent for kinds without a list. */
   list?(): AsyncIterable<T>;
   /** True when `live` has exactly the values the create sent. Required with `list`. */

@@ -14,11 +14,13 @@ import { createOnce } from "./ambiguous";
 import { claimId } from "./claims";
 import { changedProperties } from "./compare";
 import {
-  adoptPending,
+  canonical,
   notPlaceholder,
   pendingDiff,
   readPending,
   removePending,
+  replayAnswered,
+  replayOf,
   timedCreate,
   type PendingKind,
   type PendingReplacement,
@@ -89,16 +91,19 @@ export function diffListed<O, I>(
 
 /**
  * `create` of a listed kind, under its timeout ({@link timedCreate}), as a write that drops this
- * process's listings (`whileWriting`, listReads.ts): with `adoptId`,
- * {@link adoptExisting}; for a placeholder's replacement, what the timed-out create made when the
- * service holds it ({@link adoptPendingCreate}); else one logical create (`createOnce`,
- * ambiguous.ts: one `Idempotency-Key`, an answer lost on the way back resolved without a
- * duplicate or an orphan, recovery adoption with `SERVICE_ADOPT_FROM`).
+ * process's listings (`whileWriting`, listReads.ts): with `adoptId`, {@link adoptExisting}; else
+ * one logical create (`createOnce`, ambiguous.ts: one `Idempotency-Key`, an answer lost on the
+ * way back resolved without a duplicate or an orphan, recovery adoption with
+ * `SERVICE_ADOPT_FROM`). For a placeholder's replacement, that create is the timed-out create
+ * sent again, its values under its key (pendingCreate.ts), and the program's values follow with
+ * one `PATCH` when they differ. The request is sent with its object keys sorted (`canonical`),
+ * so that a replay rebuilt from the state repeats it byte for byte.
  * @param news - the inputs (the dynamic door's create timeout travels in them).
  * @param timeoutMs - the native door's create timeout in **milliseconds**.
  * @returns its ID and stamped outputs.
  * @throws PendingCreateError (pendingCreate.ts) when the timeout passes after the request may
- *   have reached the service; what those steps throw.
+ *   have reached the service; Error when a placeholder was sent with another API key; what
+ *   those steps throw.
  */
 export async function createListed<T extends Live, I extends { adoptId?: string }, O extends object>(
   kind: ListedKind<T, I, O>,
@@ -116,34 +121,45 @@ async function createWithin<T extends Live, I extends { adoptId?: string }, O ex
   kind: ListedKind<T, I, O>,
   news: I,
   pending: PendingReplacement | undefined,
-  sending: () => void,
+  sending: (idempotencyKey: string) => void,
 ): Promise<pulumi.dynamic.CreateResult> {
   const client = getClient();
   if (news.adoptId) return adoptExisting(kind, news.adoptId, news);
-  // What a create that timed out made, taken rather than made again (see pendingCreate.ts).
-  const made = await adoptPendingCreate(kind, pending, news);
-  if (made) return made;
-  const request = kind.createRequest(news);
+  // A placeholder's replacement sends the timed-out create again: its values, its key.
+  const replay = pending && replayOf(kind.what, pending);
+  const values = (replay ? replay.sent : news) as I;
+  const request = canonical(kind.createRequest(values));
   const afterRecoveryAdoption = kind.afterRecoveryAdoption;
+  let replayed = false;
   const live = await createOnce({
     what: kind.what,
-    create: (idempotencyKey) => {
-      sending();
-      return kind.create(request, idempotencyKey);
+    idempotencyKey: replay?.idempotencyKey,
+    create: async (idempotencyKey) => {
+      sending(idempotencyKey);
+      const made = await kind.create(request, idempotencyKey);
+      if (pending) replayed = replayAnswered(pending, idempotencyKey) || replayed;
+      return made;
     },
     fingerprint: JSON.stringify(request),
-    matchKey: kind.matchKey(news),
+    matchKey: kind.matchKey(values),
     list: () => kind.list(),
-    matches: (found) => kind.matches(found, news as Record<string, unknown>),
+    matches: (found) => kind.matches(found, values as Record<string, unknown>),
     keysHonoured: () => client.idempotency.honoured,
     serviceNow: (localMs) => client.serviceClock.now(localMs),
     warn,
     adoptFrom: adoptionCandidates(kind.candidates),
     ...(afterRecoveryAdoption && {
-      afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, news),
+      afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, values),
     }),
   });
-  return { id: live.id, outs: stamped(kind.outputs(live, news)) };
+  if (!pending || !replay) return { id: live.id, outs: stamped(kind.outputs(live, news)) };
+  if (replayed)
+    await warn(
+      `${kind.what}: the create of ${pending.placeholderId} timed out earlier; sent again under its Idempotency-Key, the service ` +
+        `answered with ${live.id}, which that create had made: took it`,
+    );
+  const held = kind.sentAsIs(values, news) ? live : await kind.update(live.id, news);
+  return { id: held.id, outs: stamped(kind.outputs(held, news)) };
 }
 
 /** The body of a create: the fields of `body` (every managed field) without those left out or `""`. */
@@ -172,25 +188,6 @@ export async function adoptExisting<T extends Live, I, O extends object>(
 }
 
 /**
- * A placeholder's replacement `create`: takes what the timed-out create of `pending` made
- * ({@link adoptPending}) and, unless {@link ListedKind.sentAsIs} says it holds the program's
- * values, sends them with one `PATCH`.
- * @returns its ID and stamped outputs; `undefined` when there is no `pending` or the service
- *   holds none (the create goes on).
- * @throws what {@link adoptPending} throws; any client error as is.
- */
-export async function adoptPendingCreate<T extends Live, I, O extends object>(
-  kind: ListedKind<T, I, O>,
-  pending: PendingReplacement | undefined,
-  news: I,
-): Promise<pulumi.dynamic.CreateResult | undefined> {
-  const made = pending && (await adoptPending(kind, pending));
-  if (!made) return undefined;
-  const live = kind.sentAsIs(pending.sent as I, news) ? made : await kind.update(made.id, news);
-  return { id: live.id, outs: stamped(kind.outputs(live, news)) };
-}
-
-/**
  * `read` (refresh) of a listed kind: the live resource with the state's resource options; a 404 to
  * the key that made it removes it from the state (`{}`). A placeholder is kept as it is, with no request.
  * Many reads of the kind together are answered from its list endpoint, a resource the listing
@@ -215,6 +212,20 @@ export async function readListed<T extends Live, I, O extends object>(
   if (!live) return {};
   const outs = stamped(kind.outputs(live, props), props);
   return { id, props: carryOptions({ outs }, props).outs, inputs: toInputs(outs) };
+}
+
+/**
+ * What pendingCreate.ts needs of `kind` to settle a placeholder: its listing, its comparison, and
+ * the replay of a create (the request of the values sent, in `canonical` form, as
+ * {@link createListed} sends it).
+ */
+function pendingKind<T extends Live, I, O extends object>(kind: ListedKind<T, I, O>): PendingKind<T> {
+  return {
+    what: kind.what,
+    list: () => kind.list(),
+    matches: (live, sent) => kind.matches(live, sent),
+    replay: (sent, idempotencyKey) => kind.create(canonical(kind.createRequest(sent as I)), idempotencyKey),
+  };
 }
 
 /** What listReads.ts needs of `kind`. */
@@ -267,7 +278,7 @@ export async function removeListed<T extends Live, I, O extends { uri?: string }
   await timed("delete", what, props, timeoutMs, () =>
     whileWriting(async () => {
       const removeLive = (live: T) => deleteUnlessGone(() => kind.delete(live.id), live.uri);
-      if (await removePending(kind, id, props, removeLive)) return;
+      if (await removePending(pendingKind(kind), id, props, removeLive)) return;
       await deleteUnlessGone(() => kind.delete(id), props?.uri, { what, props });
     }),
   );

@@ -1,29 +1,39 @@
 /**
  * Pending creates (provider/impl/pendingCreate.ts): a create that timed out after its request may
  * have reached the service fails with a placeholder the engine keeps; the placeholder's diff asks
- * for a replacement, whose create takes what the service made (or creates anew); its delete and
- * read send nothing, and a destroy deletes what the timed-out create made. The lookups on a
- * scripted kind, then both kinds' providers against the real emulator behind a proxy that holds
- * the create's answer past the timeout.
+ * for a replacement, whose create sends the timed-out create again under its Idempotency-Key and
+ * takes what that key made (or makes it); its delete and read send nothing, and a destroy deletes
+ * what the key's answer names, never a resource found by resemblance (another stack's twin, a
+ * sibling). The steps on a scripted kind and context, then both kinds' providers against the real
+ * emulator behind a proxy that holds the create's answer past the timeout.
  */
 import { ServiceClient } from "../../../client";
 import { ClaimRegistry } from "../../../provider/impl/claims";
 import * as eventDestination from "../../../provider/impl/eventDestination";
 import * as eventSubscription from "../../../provider/impl/eventSubscription";
+import * as pulumi from "@pulumi/pulumi";
 import {
+  KEY_RETENTION_MS,
+  LEGACY_WINDOW_MS,
   PENDING_CREATE_OUTPUT,
   PendingCreateError,
   PendingReplacements,
-  adoptPending,
+  canonical,
   isPlaceholderId,
   notPlaceholder,
   pendingDiff,
+  pendingWindow,
   readPending,
   removePending,
+  replayAnswered,
+  replayOf,
   sentValues,
   timedCreate,
+  type PendingContext,
+  type PendingCreateMarker,
   type PendingKind,
 } from "../../../provider/impl/pendingCreate";
+import { KEY_CHANGE_ENV } from "../../../provider/impl/configChange";
 import * as runtime from "../../../provider/impl/runtime";
 import { RESOURCE_OPTIONS_INPUT } from "../../../provider/impl/resourceOptions";
 import { clearRequestLog, getRequestLog, startEmulator, type RunningEmulator } from "../../helpers/emulator";
@@ -34,24 +44,80 @@ const T0 = Date.parse("2026-11-21T10:00:00Z");
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const PLACEHOLDER = "pending-create-00000000-0000-4000-8000-000000000001";
 
-type R = { id: string; createdAt: string; v: string };
+type R = { id: string; createdAt: string; v: string; uri?: string };
 
-/** A kind whose listing is `stored` (newest first), counting its listings. */
-function scriptedKind(stored: R[]): PendingKind<R> & { listings: number } {
+const KEY = "11111111-2222-4333-8444-555555555555";
+const MY_STAMP = "stamp-of-this-key";
+
+/**
+ * A scripted context: this key's stamp is {@link MY_STAMP}, the service's clock runs `skewMs`
+ * ahead, keys are honoured as `honoured` says, and `replayed` lists the keys whose first answer
+ * came back.
+ */
+function contextOf(
+  over: Partial<PendingContext> & { skewMs?: number; replayed?: string[] } = {},
+): PendingContext {
+  const replayed = new Set(over.replayed ?? []);
+  return {
+    keyStamp: () => MY_STAMP,
+    isCurrentKeyStamp: (stamp) => stamp === MY_STAMP,
+    serviceNow: (localMs) => localMs + (over.skewMs ?? 0),
+    requestTimeoutMs: () => 30_000,
+    keysHonoured: () => true,
+    wasReplayed: (key) => replayed.has(key),
+    now: () => T0,
+    ...over,
+  };
+}
+
+/** A kind whose listing is `stored` (newest first), counting its listings; `replay` answers a replayed create. */
+function scriptedKind(
+  stored: R[],
+  replay?: (sent: Record<string, unknown>, key: string) => Promise<R>,
+): PendingKind<R> & { listings: number; replays: string[] } {
   const kind = {
     what: "thing",
     listings: 0,
+    replays: [] as string[],
     async *list() {
       kind.listings++;
       yield* stored;
     },
     matches: (live: R, sent: Record<string, unknown>) => live.v === sent.v,
+    ...(replay && {
+      replay: async (sent: Record<string, unknown>, key: string) => {
+        kind.replays.push(key);
+        return replay(sent, key);
+      },
+    }),
   };
   return kind;
 }
 
-/** A placeholder's outputs: the sent values `v` and the marker. */
-const placeholderProps = (v: string, sentAtMs = T0) => ({ v, [PENDING_CREATE_OUTPUT]: { sentAtMs } });
+/** A marker sent at `sentAtMs` under {@link KEY} with this key's stamp, made within 32 s of the send (service time = local). */
+const markerOf = (over: Partial<PendingCreateMarker> = {}): PendingCreateMarker => ({
+  sentAtMs: T0,
+  serviceSentAtMs: T0,
+  windowMs: 32_000,
+  idempotencyKey: KEY,
+  keyStamp: MY_STAMP,
+  ...over,
+});
+
+/** A placeholder's outputs: the sent values `v` and the marker (a marker of before keys were recorded: `{ sentAtMs }`). */
+const placeholderProps = (v: string, marker: PendingCreateMarker = { sentAtMs: T0 }) => ({
+  v,
+  [PENDING_CREATE_OUTPUT]: marker,
+});
+
+/** Captures the provider's warnings (runtime.ts `warn` writes them through Pulumi's log). */
+function warnings(): string[] {
+  const seen: string[] = [];
+  jest.spyOn(pulumi.log, "warn").mockImplementation(async (message: string) => void seen.push(message));
+  return seen;
+}
+
+afterEach(() => jest.restoreAllMocks());
 
 describe("placeholders", () => {
   it("are recognised by their prefix only", () => {
@@ -84,9 +150,16 @@ describe("placeholders", () => {
     });
   });
 
-  it("diff of a placeholder is a replacement (not delete-before-replace), recorded for the replacement's create", () => {
+  it("a request in canonical form has its object keys sorted at every depth and its arrays in order", () => {
+    const a = canonical({ b: 1, a: { d: [{ y: 1, x: 2 }], c: "" } });
+    expect(JSON.stringify(a)).toBe('{"a":{"c":"","d":[{"x":2,"y":1}]},"b":1}');
+    expect(JSON.stringify(canonical({ a: { c: "", d: [{ x: 2, y: 1 }] }, b: 1 }))).toBe(JSON.stringify(a));
+    expect(canonical(["b", "a"])).toEqual(["b", "a"]);
+  });
+
+  it("diff of a placeholder is a replacement (not delete-before-replace), recorded with its marker for the replacement's create", () => {
     const pending = new PendingReplacements();
-    expect(pendingDiff(PLACEHOLDER, placeholderProps("a"), { v: "b" }, pending)).toEqual({
+    expect(pendingDiff(PLACEHOLDER, placeholderProps("a", markerOf()), { v: "b" }, pending)).toEqual({
       changes: true,
       diffs: [PENDING_CREATE_OUTPUT],
       replaces: [PENDING_CREATE_OUTPUT],
@@ -94,14 +167,17 @@ describe("placeholders", () => {
       deleteBeforeReplace: false,
     });
     expect(pending.take({ v: "other" })).toBeUndefined();
+    expect(pending.taken(PLACEHOLDER)).toBeUndefined();
     expect(pending.take({ v: "b" })).toMatchObject({
       placeholderId: PLACEHOLDER,
       sentAtMs: T0,
+      marker: markerOf(),
       sent: { v: "a" },
+      settled: false,
     });
-    // Taken once; its delete then has nothing to do.
+    // Taken once; its delete then finds it taken.
     expect(pending.take({ v: "b" })).toBeUndefined();
-    expect(pending.isTaken(PLACEHOLDER)).toBe(true);
+    expect(pending.taken(PLACEHOLDER)?.placeholderId).toBe(PLACEHOLDER);
   });
 
   it("diff of a real ID, or of a placeholder without a marker, is left to the kind", () => {
@@ -120,180 +196,291 @@ describe("placeholders", () => {
   });
 });
 
+describe("pendingWindow", () => {
+  it("is bounded on both sides in the service's time: the send less 2 s to the send plus the window plus 2 s", () => {
+    expect(pendingWindow(markerOf({ serviceSentAtMs: T0 + 5_000 }))).toEqual({
+      fromMs: T0 + 3_000,
+      toMs: T0 + 5_000 + 32_000 + 2_000,
+    });
+  });
+
+  it("without the service's time, this machine's with 30 s either side; a marker of before windows were recorded gets 1 hour", () => {
+    expect(pendingWindow({ sentAtMs: T0, windowMs: 10_000 })).toEqual({
+      fromMs: T0 - 30_000,
+      toMs: T0 + 40_000,
+    });
+    expect(pendingWindow({ sentAtMs: T0 })).toEqual({
+      fromMs: T0 - 30_000,
+      toMs: T0 + LEGACY_WINDOW_MS + 30_000,
+    });
+  });
+});
+
 describe("timedCreate", () => {
-  it("a create that times out after it may have been sent fails with a placeholder holding the inputs and the send time", async () => {
+  it("a create that times out after it was sent fails with a placeholder holding the inputs, the send, its key, the key stamp and the window", async () => {
     const news = { v: "a", [RESOURCE_OPTIONS_INPUT]: { customTimeouts: { create: "200ms" } } };
     const error = await timedCreate(
       "thing",
       news,
       undefined,
-      () => sleep(5_000),
+      async (_pending, sending) => {
+        sending("first-key");
+        sending(KEY);
+        await sleep(5_000);
+      },
       new PendingReplacements(),
-      () => T0,
+      contextOf({ skewMs: 1_500, now: () => T0 }),
     )
       .then(() => undefined)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PendingCreateError);
     const e = error as PendingCreateError;
     expect(e.id).toMatch(/^pending-create-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    expect(e.properties).toEqual({ ...news, [PENDING_CREATE_OUTPUT]: { sentAtMs: T0 } });
+    expect(e.properties).toEqual({
+      ...news,
+      [PENDING_CREATE_OUTPUT]: {
+        sentAtMs: T0,
+        serviceSentAtMs: T0 + 1_500,
+        windowMs: 30_000 + 1_000,
+        idempotencyKey: KEY,
+        keyStamp: MY_STAMP,
+      },
+    });
     expect(e.message).toBe(
       "create of thing did not finish within the create timeout of 200 ms (customTimeouts.create) after its request was sent. " +
-        `The service may still make it: the stack keeps it as ${e.id} (a placeholder), and the next \`pulumi up\` takes ` +
-        `the thing the service made (identical values, made since ${at(0)}, held by no other resource) or else creates ` +
-        "it, so it is neither lost nor made twice.",
+        `The service may still make it: the stack keeps it as ${e.id} (a placeholder), and the next \`pulumi up\` sends ` +
+        "that create again under the same Idempotency-Key, which gives back the thing the service made (or makes it now), " +
+        "so it is neither lost nor made twice.",
     );
     expect(e.reasons).toEqual([e.message]);
   });
 
-  it("a replacement that times out again keeps the earlier send time", async () => {
+  it("a replacement that times out again keeps the earlier send, in both clocks, and a window that reaches to now", async () => {
     const pending = new PendingReplacements();
-    pending.note(PLACEHOLDER, T0, { v: "a" }, { v: "a" });
+    pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
     const error = (await timedCreate(
       "thing",
       { v: "a" },
       200,
-      () => sleep(5_000),
+      async (p, sending) => {
+        sending(p!.marker.idempotencyKey!);
+        await sleep(5_000);
+      },
       pending,
-      () => T0 + 60_000,
+      contextOf({ skewMs: 9_000, now: () => T0 + 60_000 }),
     ).catch((e: unknown) => e)) as PendingCreateError;
-    expect(error.properties[PENDING_CREATE_OUTPUT]).toEqual({ sentAtMs: T0 });
+    expect(error.properties[PENDING_CREATE_OUTPUT]).toEqual({
+      ...markerOf(),
+      windowMs: 60_000 + 30_000 + 1_000,
+    });
   });
 
   it("hands the create the pending replacement of its inputs; other errors pass unchanged", async () => {
     const pending = new PendingReplacements();
-    pending.note(PLACEHOLDER, T0, { v: "a" }, { v: "b" });
+    pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "b" });
     await expect(
-      timedCreate("thing", { v: "b" }, undefined, async (p) => p?.placeholderId, pending),
+      timedCreate("thing", { v: "b" }, undefined, async (p) => p?.placeholderId, pending, contextOf()),
     ).resolves.toBe(PLACEHOLDER);
     const own = new Error("400 bad request");
     await expect(
-      timedCreate("thing", { v: "c" }, 1_000, async () => Promise.reject(own), pending),
+      timedCreate("thing", { v: "c" }, 1_000, async () => Promise.reject(own), pending, contextOf()),
     ).rejects.toBe(own);
   });
 });
 
-describe("adoptPending (scripted kind)", () => {
-  const pendingOf = (pending: PendingReplacements, v: string, id = PLACEHOLDER) => {
-    pending.note(id, T0, { v }, { v, id });
-    return pending.take({ v, id })!;
+describe("the replacement's replay", () => {
+  const pendingOf = (marker: PendingCreateMarker) => {
+    const pending = new PendingReplacements();
+    pending.note(PLACEHOLDER, marker, { v: "a" }, { v: "a" });
+    return pending.take({ v: "a" })!;
   };
 
-  it("adopts and claims the one unclaimed resource with the sent values made since the send (less the clock skew)", async () => {
-    const kind = scriptedKind([
-      { id: "t3", createdAt: at(5_000), v: "other" },
-      { id: "t2", createdAt: at(1_000), v: "a" },
-      { id: "t1", createdAt: at(-60_000), v: "a" },
-    ]);
-    const registry = new ClaimRegistry();
-    const pending = new PendingReplacements();
-    expect(await adoptPending(kind, pendingOf(pending, "a"), registry, pending)).toMatchObject({ id: "t2" });
-    expect(registry.isClaimed("t2")).toBe(true);
+  it("sends the values sent under the marker's key; a marker without a key is no replay", () => {
+    expect(replayOf("thing", pendingOf(markerOf()), contextOf())).toEqual({
+      idempotencyKey: KEY,
+      sent: { v: "a" },
+    });
+    expect(replayOf("thing", pendingOf({ sentAtMs: T0 }), contextOf())).toBeUndefined();
   });
 
-  it("finds none when the only match is claimed or older than the window: the create goes on", async () => {
-    const kind = scriptedKind([
-      { id: "t2", createdAt: at(1_000), v: "a" },
-      { id: "t1", createdAt: at(-60_000), v: "a" },
-    ]);
-    const registry = new ClaimRegistry();
-    registry.claim("t2");
-    const pending = new PendingReplacements();
-    expect(await adoptPending(kind, pendingOf(pending, "a"), registry, pending)).toBeUndefined();
-  });
-
-  it("fails naming them when more match than pending creates of those values look", async () => {
-    const kind = scriptedKind([
-      { id: "t2", createdAt: at(2_000), v: "a" },
-      { id: "t1", createdAt: at(1_000), v: "a" },
-    ]);
-    const pending = new PendingReplacements();
-    await expect(adoptPending(kind, pendingOf(pending, "a"), new ClaimRegistry(), pending)).rejects.toThrow(
-      `thing: a create that timed out may have been made, and 2 things made since ${at(-30_000)} have exactly its values ` +
-        "and are held by no resource of this deployment: t2, t1. The provider cannot tell which one (if any) it made, so it takes none.",
+  it("is refused under another API key than the one that sent it (its account is not this key's), unless it was rotated", () => {
+    const other = pendingOf(markerOf({ keyStamp: "stamp-of-another-key" }));
+    expect(() => replayOf("thing", other, contextOf())).toThrow(
+      `thing ${PLACEHOLDER} (the placeholder of a create that timed out) was sent with another service API key than this provider's`,
     );
+    process.env[KEY_CHANGE_ENV] = "rotation";
+    try {
+      expect(replayOf("thing", other, contextOf())?.idempotencyKey).toBe(KEY);
+    } finally {
+      delete process.env[KEY_CHANGE_ENV];
+    }
   });
 
-  it("two pending creates of the same values take one each", async () => {
-    const kind = scriptedKind([
-      { id: "t2", createdAt: at(2_000), v: "a" },
-      { id: "t1", createdAt: at(1_000), v: "a" },
-    ]);
-    const registry = new ClaimRegistry();
-    const pending = new PendingReplacements();
-    pending.note("pending-create-1", T0, { v: "a" }, { v: "a", n: 1 });
-    pending.note("pending-create-2", T0, { v: "a" }, { v: "a", n: 2 });
-    const first = await adoptPending(kind, pending.take({ v: "a", n: 1 })!, registry, pending);
-    const second = await adoptPending(kind, pending.take({ v: "a", n: 2 })!, registry, pending);
-    expect([first?.id, second?.id].sort()).toEqual(["t1", "t2"]);
+  it("settles the placeholder when the key's first answer came back, or the service honours keys within their retention", () => {
+    const replayed = pendingOf(markerOf());
+    expect(replayAnswered(replayed, KEY, contextOf({ replayed: [KEY] }))).toBe(true);
+    expect(replayed.settled).toBe(true);
+
+    const fresh = pendingOf(markerOf());
+    expect(replayAnswered(fresh, KEY, contextOf())).toBe(false);
+    expect(fresh.settled).toBe(true);
+
+    // Days old (past the service's keys), or keys ignored: the answer proves nothing of the first create.
+    const old = pendingOf(markerOf());
+    expect(replayAnswered(old, KEY, contextOf({ now: () => T0 + KEY_RETENTION_MS + 1 }))).toBe(false);
+    expect(old.settled).toBe(false);
+    const ignored = pendingOf(markerOf());
+    replayAnswered(ignored, KEY, contextOf({ keysHonoured: () => false }));
+    expect(ignored.settled).toBe(false);
+    // An answer to another key (sent again under a new one) says nothing of this placeholder.
+    const other = pendingOf(markerOf());
+    replayAnswered(other, "another-key", contextOf({ replayed: ["another-key"] }));
+    expect(other.settled).toBe(false);
   });
 });
 
 describe("removePending (scripted kind)", () => {
-  it("a real ID is left to the kind's delete", async () => {
-    const kind = scriptedKind([]);
-    const removed: string[] = [];
-    expect(await removePending(kind, "t1", {}, async (l) => void removed.push(l.id))).toBe(false);
-    expect(kind.listings).toBe(0);
-  });
+  const mine: R = { id: "t-mine", createdAt: at(1_000), v: "a", uri: "http://svc/things/t-mine" };
+  // Another stack's subscription with the same values, made within the window, and one made days later.
+  const twin: R = { id: "t-twin", createdAt: at(2_000), v: "a", uri: "http://svc/things/t-twin" };
+  const daysLater: R = {
+    id: "t-later",
+    createdAt: at(3 * 86_400_000),
+    v: "a",
+    uri: "http://svc/things/t-later",
+  };
 
-  it("a placeholder whose replacement took it: nothing is listed or deleted", async () => {
-    const kind = scriptedKind([{ id: "t1", createdAt: at(1_000), v: "a" }]);
-    const pending = new PendingReplacements();
-    pending.note(PLACEHOLDER, T0, { v: "a" }, { v: "a" });
-    pending.take({ v: "a" });
+  async function removing(
+    kind: PendingKind<R>,
+    props: unknown,
+    context: PendingContext,
+    options: { registry?: ClaimRegistry; pending?: PendingReplacements } = {},
+  ) {
     const removed: string[] = [];
     const handled = await removePending(
       kind,
       PLACEHOLDER,
-      placeholderProps("a"),
+      props,
       async (l) => void removed.push(l.id),
-      new ClaimRegistry(),
-      pending,
+      options.registry ?? new ClaimRegistry(),
+      options.pending ?? new PendingReplacements(),
+      context,
     );
-    expect(handled).toBe(true);
+    return { handled, removed };
+  }
+
+  it("a real ID is left to the kind's delete", async () => {
+    const kind = scriptedKind([]);
+    expect(await removePending(kind, "t1", {}, async () => undefined)).toBe(false);
     expect(kind.listings).toBe(0);
-    expect(removed).toEqual([]);
   });
 
-  it("destroy: deletes the one resource the timed-out create made; none, nothing", async () => {
-    const kind = scriptedKind([
-      { id: "t2", createdAt: at(1_000), v: "a" },
-      { id: "t1", createdAt: at(2_000), v: "b" },
-    ]);
-    const removed: string[] = [];
-    const remove = async (l: R) => void removed.push(l.id);
+  it("a placeholder whose replacement settled it: nothing is sent, listed or deleted", async () => {
+    const kind = scriptedKind([mine], async () => mine);
     const pending = new PendingReplacements();
-    expect(
-      await removePending(kind, PLACEHOLDER, placeholderProps("a"), remove, new ClaimRegistry(), pending),
-    ).toBe(true);
-    expect(removed).toEqual(["t2"]);
-    expect(
-      await removePending(kind, PLACEHOLDER, placeholderProps("c"), remove, new ClaimRegistry(), pending),
-    ).toBe(true);
-    expect(removed).toEqual(["t2"]);
+    pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
+    replayAnswered(pending.take({ v: "a" })!, KEY, contextOf({ replayed: [KEY] }));
+    const seen = warnings();
+    const { handled, removed } = await removing(kind, placeholderProps("a", markerOf()), contextOf(), {
+      pending,
+    });
+    expect(handled).toBe(true);
+    expect([kind.listings, kind.replays, removed, seen]).toEqual([0, [], [], []]);
   });
 
-  it("destroy: several matches are an error naming them, and none is deleted", async () => {
-    const kind = scriptedKind([
-      { id: "t2", createdAt: at(2_000), v: "a" },
-      { id: "t1", createdAt: at(1_000), v: "a" },
-    ]);
-    const removed: string[] = [];
-    await expect(
-      removePending(
-        kind,
-        PLACEHOLDER,
-        placeholderProps("a"),
-        async (l) => void removed.push(l.id),
-        new ClaimRegistry(),
-        new PendingReplacements(),
-      ),
-    ).rejects.toThrow(
-      `thing ${PLACEHOLDER} (the placeholder of a create that timed out): 2 things with its values, made since it was sent, ` +
-        "are held by no resource of this deployment: t2, t1.",
+  it("a placeholder replaced without proof: the candidates in its window, unclaimed, are named with the command to delete them, and none is deleted", async () => {
+    const kind = scriptedKind([daysLater, twin, mine], async () => mine);
+    const pending = new PendingReplacements();
+    pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
+    pending.take({ v: "a" });
+    const registry = new ClaimRegistry();
+    registry.claim("t-mine"); // a sibling of this stack, shown to the provider by the engine before the end
+    const seen = warnings();
+    const { removed } = await removing(
+      kind,
+      placeholderProps("a", markerOf()),
+      contextOf({ keysHonoured: () => false }),
+      {
+        pending,
+        registry,
+      },
     );
     expect(removed).toEqual([]);
+    expect(kind.replays).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain(
+      `One thing with its values, made between ${at(-2_000)} and ${at(32_000 + 2_000)} and held by no resource of this deployment, ` +
+        'may be it, or another stack\'s or anyone\'s: t-twin (`curl -X DELETE http://svc/things/t-twin -H "Authorization: Bearer $SERVICE_API_KEY" -H "Service-Version: 2"`). ' +
+        "The provider deletes none of them.",
+    );
+  });
+
+  it("destroy: deletes the resource the key's first answer names, and not another stack's twin with the same values", async () => {
+    const kind = scriptedKind([twin, mine], async () => mine);
+    const seen = warnings();
+    const { removed } = await removing(
+      kind,
+      placeholderProps("a", markerOf()),
+      contextOf({ replayed: [KEY] }),
+    );
+    expect(kind.replays).toEqual([KEY]);
+    expect(removed).toEqual(["t-mine"]);
+    expect(kind.listings).toBe(0);
+    expect(seen).toEqual([
+      `thing ${PLACEHOLDER} (the placeholder of a create that timed out): the service had made t-mine under its Idempotency-Key; deleted it`,
+    ]);
+  });
+
+  it("destroy of a placeholder days old whose create made nothing, with another stack's twin made since: deletes only what its own replay made", async () => {
+    // Keys honoured but past their retention: the replay makes a new one, which is deleted; the twin is outside the window.
+    const made: R = { id: "t-replay", createdAt: at(4 * 86_400_000), v: "a" };
+    const kind = scriptedKind([made, daysLater], async () => made);
+    const seen = warnings();
+    const { removed } = await removing(
+      kind,
+      placeholderProps("a", markerOf()),
+      contextOf({ now: () => T0 + 4 * 86_400_000, keysHonoured: () => undefined }),
+    );
+    expect(removed).toEqual(["t-replay"]);
+    expect(seen.join("\n")).not.toContain("t-later");
+  });
+
+  it("destroy of a placeholder written before keys were recorded: another stack's twin made days later is neither deleted nor named", async () => {
+    const kind = scriptedKind([daysLater], async () => mine);
+    const seen = warnings();
+    const { removed } = await removing(kind, placeholderProps("a"), contextOf());
+    expect([removed, kind.replays, seen]).toEqual([[], [], []]);
+    expect(kind.listings).toBe(1);
+  });
+
+  it("destroy against a service that ignores keys: nothing is sent, the candidates are named, none is deleted", async () => {
+    const kind = scriptedKind([twin, mine], async () => mine);
+    const seen = warnings();
+    const { removed } = await removing(
+      kind,
+      placeholderProps("a", markerOf()),
+      contextOf({ keysHonoured: () => false }),
+    );
+    expect([removed, kind.replays]).toEqual([[], []]);
+    expect(seen[0]).toMatch(
+      /the service does not honour Idempotency-Key.*2 things with its values.*t-twin .*t-mine /s,
+    );
+  });
+
+  it("destroy of a placeholder sent with another API key: an error, and nothing is sent, listed or deleted", async () => {
+    const kind = scriptedKind([twin, mine], async () => mine);
+    await expect(
+      removing(kind, placeholderProps("a", markerOf({ keyStamp: "stamp-of-another-key" })), contextOf()),
+    ).rejects.toThrow(/was sent with another service API key than this provider's/);
+    expect([kind.listings, kind.replays]).toEqual([0, []]);
+  });
+
+  it("destroy whose replay is refused under a key the service honours: nothing was made, nothing is deleted", async () => {
+    const refused = Object.assign(new Error("400: destination not found"), { status: 400 });
+    const kind = scriptedKind([twin], async () => Promise.reject(refused));
+    const seen = warnings();
+    const { handled, removed } = await removing(kind, placeholderProps("a", markerOf()), contextOf());
+    expect([handled, removed, seen, kind.listings]).toEqual([true, [], [], 0]);
   });
 });
 
@@ -303,10 +490,11 @@ describe("both kinds against the emulator, the create's answer held past its tim
   let client: ServiceClient;
   let destinationId: string;
   const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+  /** The requests that write, as `METHOD /path`, a replayed create marked `(replayed)`. */
   const writes = async () =>
     (await getRequestLog(emulator.url, emulator.adminKey)).requests
       .filter((r) => r.method !== "GET")
-      .map((r) => `${r.method} ${r.path.split("?")[0]}`);
+      .map((r) => `${r.method} ${r.path.split("?")[0]}${r.idempotent_replay ? " (replayed)" : ""}`);
 
   beforeAll(async () => {
     emulator = await startEmulator({});
@@ -361,7 +549,7 @@ describe("both kinds against the emulator, the create's answer held past its tim
     return { news, error };
   }
 
-  it("subscription: the placeholder's replacement takes the subscription the service made; its delete sends nothing", async () => {
+  it("subscription: the placeholder's replacement sends the create again under its key and takes the subscription the service made; its delete sends nothing", async () => {
     const { news, error } = await subscriptionTimedOut("late");
     expect(error.properties).toMatchObject({
       ...news,
@@ -383,7 +571,7 @@ describe("both kinds against the emulator, the create's answer held past its tim
     expect(replacement.id).toBe(made[0].id);
     expect(replacement.outs).toMatchObject({ description: "late", destinationIds: [destinationId] });
     await eventSubscription.remove(error.id, error.properties as never);
-    expect(await writes()).toEqual([]);
+    expect(await writes()).toEqual(["POST /event_subscriptions (replayed)"]);
     await expect(eventSubscription.update(error.id, error.properties as never, news)).rejects.toThrow(
       /is the placeholder of a create that timed out/,
     );
@@ -401,10 +589,12 @@ describe("both kinds against the emulator, the create's answer held past its tim
     const late = [];
     for await (const d of client.eventDestinations.list()) if (d.description === "late dest") late.push(d.id);
     expect(late).toEqual([replacement.id]);
-    // Its write-only secret cannot be compared: sent again with one PATCH, no second POST.
-    expect(await writes()).toEqual([`PATCH /event_destinations/${replacement.id}`]);
+    // The create sent again gets the first answer back (no second destination); its write-only
+    // secret cannot be compared, so it is sent again with one PATCH.
+    const expected = ["POST /event_destinations (replayed)", `PATCH /event_destinations/${replacement.id}`];
+    expect(await writes()).toEqual(expected);
     await eventDestination.remove(error.id, error.properties as never);
-    expect(await writes()).toEqual([`PATCH /event_destinations/${replacement.id}`]);
+    expect(await writes()).toEqual(expected);
     await client.eventDestinations.delete(replacement.id);
   });
 
@@ -415,6 +605,9 @@ describe("both kinds against the emulator, the create's answer held past its tim
     expect(made).toHaveLength(1);
     await clearRequestLog(emulator.url, emulator.adminKey);
     await eventSubscription.remove(error.id, error.properties as never);
-    expect(await writes()).toEqual([`DELETE /event_subscriptions/${made[0]}`]);
+    expect(await writes()).toEqual([
+      "POST /event_subscriptions (replayed)",
+      `DELETE /event_subscriptions/${made[0]}`,
+    ]);
   });
 });
