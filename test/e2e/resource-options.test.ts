@@ -304,7 +304,7 @@ describe.each(["native", "dynamic"] as const)(
         proxy.hold(undefined);
         expect(proxy.held()).toBeGreaterThanOrEqual(1);
         expect(failed.message).toMatch(
-          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-[0-9a-f-]{36} \(a placeholder\), and the next `pulumi up` takes the event subscription the service made \(identical values, made since [-\d]+T[\d:.]+Z, held by no other resource\) or else creates it, so it is neither lost nor made twice\./,
+          /create of event subscription did not finish within the create timeout of 2 s \(customTimeouts.create\) after its request was sent. The service may still make it: the stack keeps it as pending-create-[0-9a-f-]{36} \(a placeholder\), and the next `pulumi up` sends that create again under the same Idempotency-Key, which gives back the event subscription the service made \(or makes it now\), so it is neither lost nor made twice\./,
         );
         // The stack holds the placeholder, with the create's values; the service made the subscription.
         const placeholder = await own.resource("sub");
@@ -316,7 +316,9 @@ describe.each(["native", "dynamic"] as const)(
         // The next up replaces the placeholder by that very subscription: no second one, no orphan.
         const next = await own.stack.up();
         expect(next.summary.resourceChanges).toMatchObject({ replace: 1, same: 2 });
-        expect(next.stdout).toMatch(/the service made esb_\w+ with its values .*adopted it/s);
+        expect(next.stdout).toMatch(
+          /sent again under its Idempotency-Key, the service answered with esb_\w+, which that create had made: took it/s,
+        );
         expect((await own.resource("sub"))?.id).toBe(made[0].id);
         expect((await subs()).map((s) => s.id)).toEqual([made[0].id]);
         const state = (await own.resources()).map((r) => r.id ?? "");

@@ -598,6 +598,43 @@ describe("both kinds against the emulator, the create's answer held past its tim
     await client.eventDestinations.delete(replacement.id);
   });
 
+  it("a sibling with identical values, made in the same up and not yet shown to the provider, is never taken; without proof the candidates are only named", async () => {
+    // A service that ignores keys: the replacement's replay proves nothing.
+    emulator.app.emulator.idempotencyKeys = false;
+    try {
+      const { news, error } = await subscriptionTimedOut("twins");
+      const sibling = await eventSubscription.create(news);
+      const all = async () => {
+        const ids: string[] = [];
+        for await (const s of client.eventSubscriptions.list()) if (s.description === "twins") ids.push(s.id);
+        return ids;
+      };
+      const [timedOutMade] = (await all()).filter((id) => id !== sibling.id);
+
+      // The next up: the placeholder's replacement is created before the engine diffs the sibling.
+      await eventSubscription.diff(error.id, error.properties as never, news);
+      const replacement = await eventSubscription.create(news);
+      expect([sibling.id, timedOutMade]).not.toContain(replacement.id);
+      await eventSubscription.diff(sibling.id, sibling.outs as never, news);
+
+      // The placeholder's delete, at the end: names what the timed-out create may have made, deletes nothing.
+      const seen = warnings();
+      await clearRequestLog(emulator.url, emulator.adminKey);
+      await eventSubscription.remove(error.id, error.properties as never);
+      expect(await writes()).toEqual([]);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toContain(`One event subscription with its values`);
+      expect(seen[0]).toContain(
+        `${timedOutMade} (\`curl -X DELETE ${emulator.url}/event_subscriptions/${timedOutMade}`,
+      );
+      expect(seen[0]).not.toContain(sibling.id);
+      expect((await all()).sort()).toEqual([sibling.id, timedOutMade, replacement.id].sort());
+      for (const id of await all()) await client.eventSubscriptions.delete(id);
+    } finally {
+      emulator.app.emulator.idempotencyKeys = true;
+    }
+  });
+
   it("destroy of a placeholder never replaced deletes the subscription its create made", async () => {
     const { error } = await subscriptionTimedOut("doomed");
     const made = [];
