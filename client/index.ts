@@ -12,7 +12,13 @@
  */
 export { SDK_VERSION, ServiceClient, type ServiceClientOptions } from "./client";
 export { Idempotency, type IdempotencyKeysSetting } from "./idempotency";
-export { ServiceClock } from "./serviceClock";
+export {
+  SERVICE_CLOCK_SAMPLES,
+  SERVICE_CLOCK_WINDOW_MS,
+  ServiceClock,
+  monotonicNowMs,
+  type ServiceAnswer,
+} from "./serviceClock";
 export type { CreateOptions, RequestOptions } from "./transport";
 export type { AttemptLogEntry, RequestLogEntry, RequestLogger, RetryLogEntry } from "./log";
 export {

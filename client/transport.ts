@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { Idempotency } from "./idempotency";
-import type { ServiceClock } from "./serviceClock";
+import { monotonicNowMs, type ServiceClock } from "./serviceClock";
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import { keysToCamel, keysToSnake } from "service-contract";
@@ -62,7 +62,7 @@ export interface TransportConfig {
   dispatcher: Dispatcher;
   /** The client's owner of `Idempotency-Key` (keys, resending, what the server honours). */
   idempotency: Idempotency;
-  /** The service's clock, fed each response's `Date` header. */
+  /** The service's clock, fed each response (it keeps the `Date` of the service's own 2xx answers). */
   serviceClock?: ServiceClock;
   /** Receiver of the request log; none: no log, and no cost. */
   logger?: RequestLogger;
@@ -280,7 +280,10 @@ export class Transport {
       const { text } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
-      this.#config.serviceClock?.observe(header(h, "date"), Date.now());
+      this.#config.serviceClock?.observeAnswer(
+        { status: res.status, operationId, date: header(h, "date") },
+        monotonicNowMs(),
+      );
       if (logging) logAttempt({ status: res.status, operationId });
       if (op.idempotencyKey !== undefined) {
         this.#config.idempotency.observe(
