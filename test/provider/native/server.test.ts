@@ -189,7 +189,13 @@ describe("a create that timed out after it was sent (the plugin in process, the 
     expect(failed.getId()).toMatch(/^pending-create-[0-9a-f-]{36}$/);
     expect(failed.getProperties()?.toJavaScript()).toEqual({
       target: { [specialSigKey]: specialSecretSig, value: target },
-      __pendingCreate: { sentAtMs: expect.any(Number) },
+      // The send, its Idempotency-Key, the key's stamp and the window: no secret among them.
+      __pendingCreate: {
+        sentAtMs: expect.any(Number),
+        windowMs: expect.any(Number),
+        idempotencyKey: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        keyStamp: expect.any(String),
+      },
     });
     expect(failed.getReasonsList()).toEqual([error.details]);
     expect(error.details).toMatch(
