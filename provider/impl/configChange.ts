@@ -12,17 +12,65 @@
  *   different resources, two.
  * - When it cannot tell (the old key is refused, as after a revocation; the service cannot be
  *   reached), it fails, before anything is changed, with an error that says what to run:
- *   `SERVICE_KEY_CHANGE=rotation` or `SERVICE_KEY_CHANGE=move` in the environment of
+ *   `SERVICE_KEY_CHANGE=rotation` or `SERVICE_KEY_CHANGE=move` in the environment of **one**
  *   `pulumi up` decides instead of the listing. It never guesses, so nothing is orphaned silently.
+ *
+ * `SERVICE_KEY_CHANGE` is meant for the one run that needs it, then unset: while it says
+ * `rotation`, every `apiKey` change counts as a rotation and the key stamp checks of keyStamp.ts
+ * are off (another key's 404 counts as "gone"), so each process it takes effect in warns once
+ * ({@link rotationInEffect}), more loudly where the environment looks persistent (`CI` set).
  *
  * @packageDocumentation
  */
 import type * as Client from "../../client/client";
 import { AuthenticationError } from "../../client/errors";
 import { UNKNOWN } from "./inputChecks";
+import type * as Runtime from "./runtime";
 
-/** The environment variable that decides an `apiKey` change the listing cannot: `rotation` or `move`. */
+/**
+ * The environment variable, for one run, that decides an `apiKey` change the listing cannot:
+ * `rotation` (the same account: nothing is replaced, and the key stamp checks are off for the
+ * run) or `move` (another account: the provider's resources are replaced).
+ */
 export const KEY_CHANGE_ENV = "SERVICE_KEY_CHANGE";
+
+/** Whether this process has warned about `SERVICE_KEY_CHANGE=rotation` already. */
+let rotationWarned = false;
+
+/** Whether `env` looks like a CI job's, whose variables stay from one run to the next. */
+function looksPersistent(env: NodeJS.ProcessEnv): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== "" && ci !== "0" && ci.toLowerCase() !== "false";
+}
+
+/**
+ * Whether `SERVICE_KEY_CHANGE=rotation` is set in `env`: call it only where it takes effect (an
+ * `apiKey` change taken for a rotation, another key's 404 taken for "gone"). When it is set, the
+ * first call of the process warns, through runtime.ts `warn` (Pulumi's log, shown by `pulumi up`),
+ * that the key stamp checks are off for this run and to unset the variable afterwards; louder when
+ * `env.CI` is set (a CI job's environment keeps it for every later run). Never throws.
+ * @returns `true` when `env[KEY_CHANGE_ENV]` is `rotation`.
+ */
+export function rotationInEffect(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env[KEY_CHANGE_ENV] !== "rotation") return false;
+  if (!rotationWarned) {
+    rotationWarned = true;
+    let message =
+      `${KEY_CHANGE_ENV}=rotation is set: for this run, any change of the service apiKey counts as a ` +
+      `rotation within the account, and the key stamp checks are off (a 404 to this key counts as "gone" even ` +
+      `for a resource another key made). It is meant for one run: unset ${KEY_CHANGE_ENV} once this run is done.`;
+    if (looksPersistent(env)) {
+      message =
+        `${KEY_CHANGE_ENV}=rotation IS SET IN WHAT LOOKS LIKE A CI ENVIRONMENT (CI is set). ${message} ` +
+        `If the CI job's configuration sets it, remove it there now: left in place, every later run takes ` +
+        `another account's 404 for "gone", dropping from the state, or counting as deleted, resources that still exist.`;
+    }
+    // Loaded here, not at the top: runtime.ts loads keyStamp.ts, which loads this module.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    void (require("./runtime") as typeof Runtime).warn(message);
+  }
+  return true;
+}
 
 /** The settings of a provider configuration that say where its resources live. */
 export interface Endpoint {
@@ -98,10 +146,12 @@ async function firstIds(endpoint: Endpoint): Promise<Set<string>> {
  * Decides what the change from the configuration `olds` to `news` (the provider's inputs:
  * `apiKey`, `baseUrl`, …; unset ones fall back to `SERVICE_API_KEY`, `SERVICE_BASE_URL` of
  * `env`) does to the resources. An `apiKey` change is looked up on the service (two listings per
- * key) unless `env[KEY_CHANGE_ENV]` decides it.
- * @throws Error when the new key is refused (401), or when an `apiKey` change cannot be told
- *   apart (the old key refused, the service unreachable) and `SERVICE_KEY_CHANGE` is not set;
- *   the message says what to run.
+ * key) unless `env[KEY_CHANGE_ENV]` decides it (for this run: `rotation` warns once per process,
+ * see {@link rotationInEffect}).
+ * @throws Error when the new key is refused (401), when `SERVICE_KEY_CHANGE` is set to anything
+ *   but `rotation` or `move`, or when an `apiKey` change cannot be told apart (the old key
+ *   refused, the service unreachable) and `SERVICE_KEY_CHANGE` is not set; the message says what
+ *   to run, for one run.
  */
 export async function configVerdict(
   olds: Record<string, unknown>,
@@ -127,7 +177,7 @@ export async function configVerdict(
   }
   if (before.apiKey === after.apiKey) return { replaces: [] };
   const decided = env[KEY_CHANGE_ENV];
-  if (decided === "rotation") return { replaces: [] };
+  if (rotationInEffect(env)) return { replaces: [] };
   if (decided === "move") return { replaces: ["apiKey"], why: `${KEY_CHANGE_ENV}=move` };
   if (decided !== undefined && decided !== "") {
     throw new Error(`${KEY_CHANGE_ENV} must be "rotation" or "move", got ${JSON.stringify(decided)}`);
@@ -172,7 +222,9 @@ function cannotTell(why: string, cause: unknown): Error {
     `cannot tell whether the new service apiKey belongs to the account of the old one: ${why}. ` +
       `If the key was rotated within the same account, run \`${KEY_CHANGE_ENV}=rotation pulumi up\` ` +
       `(nothing is replaced). If it is another account's, run \`${KEY_CHANGE_ENV}=move pulumi up\`: ` +
-      `the resources are created in the new account and deleted from the old one, which needs the old key to still work.`,
+      `the resources are created in the new account and deleted from the old one, which needs the old key to still work. ` +
+      `Set ${KEY_CHANGE_ENV} for that one run only, never in a lasting environment such as a CI job's: ` +
+      `while it says rotation, the key stamp checks that keep another account's resources from being dropped are off.`,
     { cause },
   );
 }

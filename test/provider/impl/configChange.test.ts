@@ -6,6 +6,7 @@
  */
 import { ServiceClient } from "../../../client";
 import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChange";
+import * as runtime from "../../../provider/impl/runtime";
 import { startEmulator } from "../../helpers/emulator";
 
 const A = "sk_config_change_account_a_51d0";
@@ -28,6 +29,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await emulator?.close();
 });
+
+afterEach(() => jest.restoreAllMocks());
 
 describe("configVerdict", () => {
   it("replaces nothing when the key and the service stay", async () => {
@@ -66,8 +69,9 @@ describe("configVerdict", () => {
     const before = { apiKey: UNKNOWN_KEY, baseUrl: emulator.url };
     const after = { apiKey: A, baseUrl: emulator.url };
     await expect(configVerdict(before, after, NO_ENV)).rejects.toThrow(
-      /cannot tell whether the new service apiKey belongs to the account of the old one: the old key is refused \(401\).*SERVICE_KEY_CHANGE=rotation pulumi up.*SERVICE_KEY_CHANGE=move pulumi up/,
+      /cannot tell whether the new service apiKey belongs to the account of the old one: the old key is refused \(401\).*SERVICE_KEY_CHANGE=rotation pulumi up.*SERVICE_KEY_CHANGE=move pulumi up.*Set SERVICE_KEY_CHANGE for that one run only, never in a lasting environment such as a CI job's/,
     );
+    jest.spyOn(runtime, "warn").mockResolvedValue(undefined);
     await expect(configVerdict(before, after, { [KEY_CHANGE_ENV]: "rotation" })).resolves.toEqual({
       replaces: [],
     });
@@ -88,5 +92,68 @@ describe("configVerdict", () => {
     expect(String(error)).toMatch(/the new service apiKey is refused by .* \(401\)/);
     expect(String(error)).not.toContain(UNKNOWN_KEY);
     expect(String(error)).not.toContain(A);
+  });
+});
+
+/**
+ * `SERVICE_KEY_CHANGE=rotation` is for one run: each provider process it takes effect in warns
+ * once, through Pulumi's log, that the key stamp checks are off for this run and to unset it, and
+ * more loudly when the environment is a CI job's (whose variables stay for every later run).
+ */
+describe("SERVICE_KEY_CHANGE=rotation", () => {
+  /** Runs `body` with configChange.ts (and what it loads) as a new provider process has them, and Pulumi's log.warn counted. */
+  async function inNewProcess(
+    body: (fresh: typeof import("../../../provider/impl/configChange")) => Promise<void>,
+  ): Promise<string[]> {
+    const warnings: string[] = [];
+    await jest.isolateModulesAsync(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const log = require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log");
+      jest.spyOn(log, "warn").mockImplementation(async (message: string) => {
+        warnings.push(message);
+      });
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      await body(require("../../../provider/impl/configChange"));
+    });
+    return warnings;
+  }
+  const before = () => ({ apiKey: UNKNOWN_KEY, baseUrl: emulator.url });
+  const after = () => ({ apiKey: A, baseUrl: emulator.url });
+
+  it("warns once per process, when it decides a key change, that the stamp checks are off for this run and to unset it", async () => {
+    const env = { [KEY_CHANGE_ENV]: "rotation" };
+    const warnings = await inNewProcess(async ({ configVerdict }) => {
+      // move replaces, and warns of nothing.
+      await expect(configVerdict(before(), after(), { [KEY_CHANGE_ENV]: "move" })).resolves.toMatchObject({
+        replaces: ["apiKey"],
+      });
+      await expect(
+        configVerdict({ apiKey: A, baseUrl: emulator.url }, { apiKey: A, baseUrl: emulator.url }, env),
+      ).resolves.toEqual({ replaces: [] });
+      await expect(configVerdict(before(), after(), env)).resolves.toEqual({ replaces: [] });
+      await expect(configVerdict(after(), { apiKey: B, baseUrl: emulator.url }, env)).resolves.toEqual({
+        replaces: [],
+      });
+    });
+    expect(warnings).toEqual([
+      "SERVICE_KEY_CHANGE=rotation is set: for this run, any change of the service apiKey counts as a rotation " +
+        'within the account, and the key stamp checks are off (a 404 to this key counts as "gone" even for a ' +
+        "resource another key made). It is meant for one run: unset SERVICE_KEY_CHANGE once this run is done.",
+    ]);
+  });
+
+  it("warns louder where CI is set: the CI job's configuration must not keep it", async () => {
+    const warnings = await inNewProcess(async ({ configVerdict }) => {
+      await configVerdict(before(), after(), { [KEY_CHANGE_ENV]: "rotation", CI: "true" });
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^SERVICE_KEY_CHANGE=rotation IS SET IN WHAT LOOKS LIKE A CI ENVIRONMENT \(CI is set\)\. .*unset SERVICE_KEY_CHANGE once this run is done\. If the CI job's configuration sets it, remove it there now: left in place, every later run takes another account's 404 for "gone"/,
+    );
+    const quiet = await inNewProcess(async ({ configVerdict }) => {
+      await configVerdict(before(), after(), { [KEY_CHANGE_ENV]: "rotation", CI: "false" });
+    });
+    expect(quiet).toHaveLength(1);
+    expect(quiet[0]).not.toMatch(/CI/);
   });
 });
