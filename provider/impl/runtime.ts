@@ -33,7 +33,7 @@ import type * as Client from "../../client/client";
 import { readCaCertificates } from "../../client/ca";
 import { NotFoundError } from "../../client/errors";
 import { loggerFromEnv, type RequestLogger } from "../../client/log";
-import { KEY_STAMP, assertGoneForThisKey, keyStamp, stampIn } from "./keyStamp";
+import { KEY_STAMP, assertGoneForThisKey, isLegacyStamp, keyStamp, stampIn, stampMatches } from "./keyStamp";
 
 /** The bag `configure()` receives: the whole stack configuration, namespaces kept. */
 export interface ConfigBag {
@@ -303,24 +303,58 @@ export interface StateOf {
 }
 
 /**
- * The key stamp (keyStamp.ts) of this provider's API key.
+ * This provider's API key.
+ * @throws Error saying what to set when no key is configured (as {@link getClient}).
+ */
+function currentApiKey(): string {
+  const apiKey = settings.apiKey ?? read(undefined, "apiKey");
+  if (!apiKey) getClient(); // throws the missing-key error
+  return apiKey!.value;
+}
+
+/**
+ * The key stamp to write (keyStamp.ts): `s1.<salt>.<hash>`, this provider's API key derived with
+ * scrypt and this process's salt. Derived once per process and key (about 30 ms), then kept.
  * @throws Error saying what to set when no key is configured (as {@link getClient}).
  */
 export function currentKeyStamp(): string {
-  const apiKey = settings.apiKey ?? read(undefined, "apiKey");
-  if (!apiKey) getClient(); // throws the missing-key error
-  return keyStamp(apiKey!.value);
+  return keyStamp(currentApiKey());
+}
+
+/**
+ * Whether `stamp` (a state's {@link KEY_STAMP}, salted or of an earlier version) was derived from
+ * this provider's API key: `true` when it was, `false` when from another key, `undefined` when
+ * there is no stamp or it cannot be read. The one comparison every check of stamps uses; the
+ * first stamp of each salt costs one scrypt derivation (kept for the others: keyStamp.ts
+ * `stampMatches`).
+ * @throws Error saying what to set when `stamp` is given and no key is configured (as {@link getClient}).
+ */
+export function isCurrentKeyStamp(stamp: string | undefined): boolean | undefined {
+  if (stamp === undefined) return undefined;
+  return stampMatches(stamp, currentApiKey());
 }
 
 /**
  * `outs` stamped with this provider's key ({@link KEY_STAMP}), as a create, an update, an
  * adoption or an import writes them. For a refresh, pass `refreshed`, the state's outputs: a
- * state written before stamps (outputs without one) keeps its shape, so an upgrade refreshes to no change.
+ * state written before stamps (outputs without one) keeps its shape, so an upgrade refreshes to no
+ * change; a salted stamp of this key is kept as it is (no new salt, no churn in the state); a
+ * stamp of an earlier version, or of another key (one rotated within the account: this key found
+ * the resource), is replaced by {@link currentKeyStamp}.
+ * @throws Error saying what to set when no key is configured (as {@link getClient}).
  */
 export function stamped<T extends object>(outs: T, refreshed?: unknown): T {
   const earlier = refreshed as Record<string, unknown> | undefined;
-  if (earlier && Object.keys(earlier).length > 0 && stampIn(earlier) === undefined) return outs;
-  return { ...outs, [KEY_STAMP]: currentKeyStamp() };
+  const stamp = stampIn(earlier);
+  if (earlier && Object.keys(earlier).length > 0 && stamp === undefined) return outs;
+  const kept = stamp !== undefined && !isLegacyStamp(stamp) && isCurrentKeyStamp(stamp) === true;
+  return { ...outs, [KEY_STAMP]: kept ? stamp : currentKeyStamp() };
+}
+
+/** The stamps a 404 to this provider's key is judged by (keyStamp.ts `assertGoneForThisKey`). */
+function stampCheck(state: StateOf) {
+  const made = stampIn(state.props);
+  return { made, madeIsCurrent: isCurrentKeyStamp(made), current: currentKeyStamp() };
 }
 
 /**
@@ -335,7 +369,7 @@ export async function getUnlessGone<T>(get: () => Promise<T>, state?: StateOf): 
     return await get();
   } catch (err) {
     if (!isNotFound(err)) throw err;
-    if (state) assertGoneForThisKey(state.what, "read", stampIn(state.props), currentKeyStamp());
+    if (state) assertGoneForThisKey(state.what, "read", stampCheck(state));
     return undefined;
   }
 }
@@ -369,7 +403,7 @@ export async function deleteUnlessGone(
         { cause: err },
       );
     }
-    if (state) assertGoneForThisKey(state.what, "delete", stampIn(state.props), currentKeyStamp());
+    if (state) assertGoneForThisKey(state.what, "delete", stampCheck(state));
   }
 }
 

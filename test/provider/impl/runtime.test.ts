@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import * as runtime from "../../../provider/impl/runtime";
+import { legacyKeyStamp } from "../../../provider/impl/keyStamp";
 import {
   APICertificateError,
   APIConnectionTimeoutError,
@@ -407,6 +408,119 @@ test("configure hands the engine address to Pulumi's log, after --logflow's flag
     if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
     else process.env.PULUMI_NODEJS_ENGINE = saved.env;
   }
+});
+
+/**
+ * The key stamps of the provider's key (keyStamp.ts through runtime.ts): the stamp a process
+ * writes, the one comparison every check uses, what a write keeps or replaces, and what it costs.
+ */
+describe("key stamps", () => {
+  const KEY = "sk_runtime_stamp_key_5e1a";
+  const OTHER = "sk_runtime_stamp_other_77b2";
+  const useKey = (apiKey?: string) =>
+    runtime.configure({
+      config: config(apiKey ? { "service:apiKey": apiKey, "service:baseUrl": "http://127.0.0.1:9" } : {}),
+    });
+  /** keyStamp.ts loaded afresh: the stamps another provider process writes. */
+  const anotherProcess = () => {
+    let fresh: typeof import("../../../provider/impl/keyStamp") | undefined;
+    jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      fresh = require("../../../provider/impl/keyStamp");
+    });
+    return fresh!;
+  };
+  const notFound = () =>
+    Promise.reject(
+      new NotFoundError(
+        { status: 404, method: "GET", path: `/event_subscriptions/${ESB}`, bodyText: "{}" },
+        { body: {} },
+      ),
+    );
+  /** Node's crypto module itself (an `import *` would be a copy), to count the scrypt derivations. */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const crypto = require("node:crypto") as typeof import("node:crypto");
+  const saved = process.env.SERVICE_API_KEY;
+
+  beforeEach(() => delete process.env.SERVICE_API_KEY);
+  afterEach(async () => {
+    await useKey();
+    if (saved !== undefined) process.env.SERVICE_API_KEY = saved;
+    jest.restoreAllMocks();
+  });
+
+  test("currentKeyStamp is the salted stamp of the configured key, derived once; isCurrentKeyStamp tells its key's stamps from others", async () => {
+    const scrypt = jest.spyOn(crypto, "scryptSync");
+    await useKey(KEY);
+    const stamp = runtime.currentKeyStamp();
+    expect(stamp).toMatch(/^s1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
+    expect(runtime.currentKeyStamp()).toBe(stamp);
+    expect(runtime.isCurrentKeyStamp(stamp)).toBe(true);
+    expect(scrypt).toHaveBeenCalledTimes(1);
+
+    const elsewhere = anotherProcess();
+    expect(runtime.isCurrentKeyStamp(elsewhere.keyStamp(KEY))).toBe(true);
+    expect(runtime.isCurrentKeyStamp(elsewhere.keyStamp(OTHER))).toBe(false);
+    expect(runtime.isCurrentKeyStamp(legacyKeyStamp(KEY))).toBe(true);
+    expect(runtime.isCurrentKeyStamp(legacyKeyStamp(OTHER))).toBe(false);
+    expect(runtime.isCurrentKeyStamp(undefined)).toBeUndefined();
+    expect(runtime.isCurrentKeyStamp("not a stamp")).toBeUndefined();
+
+    await useKey(OTHER);
+    expect(runtime.isCurrentKeyStamp(stamp)).toBe(false);
+    expect(runtime.currentKeyStamp()).not.toBe(stamp);
+    await useKey();
+    expect(() => runtime.isCurrentKeyStamp(stamp)).toThrow(/No API key/i);
+    expect(runtime.isCurrentKeyStamp(undefined)).toBeUndefined();
+  });
+
+  test("checking the stamps of 1,000 resources written by 3 processes costs 3 derivations, not 1,000", async () => {
+    const writers = [anotherProcess(), anotherProcess(), anotherProcess()];
+    const stamps = Array.from({ length: 1_000 }, (_, i) => writers[i % 3].keyStamp(KEY));
+    await useKey(KEY);
+    runtime.currentKeyStamp();
+    const scrypt = jest.spyOn(crypto, "scryptSync");
+    expect(stamps.every((s) => runtime.isCurrentKeyStamp(s) === true)).toBe(true);
+    expect(scrypt).toHaveBeenCalledTimes(3);
+  });
+
+  test("a write stamps the outputs; a refresh keeps its key's salted stamp as it is and replaces an earlier version's or another key's", async () => {
+    await useKey(KEY);
+    const current = runtime.currentKeyStamp();
+    expect(runtime.stamped({ description: "made" })).toEqual({ description: "made", __keyStamp: current });
+
+    const elsewhere = anotherProcess().keyStamp(KEY);
+    expect(runtime.stamped({ description: "read" }, { description: "was", __keyStamp: elsewhere })).toEqual({
+      description: "read",
+      __keyStamp: elsewhere,
+    });
+    for (const replaced of [legacyKeyStamp(KEY), anotherProcess().keyStamp(OTHER), legacyKeyStamp(OTHER)]) {
+      expect(runtime.stamped({ description: "read" }, { description: "was", __keyStamp: replaced })).toEqual({
+        description: "read",
+        __keyStamp: current,
+      });
+    }
+    // A state written before stamps keeps its shape: an upgrade refreshes to no change.
+    expect(runtime.stamped({ description: "read" }, { description: "was" })).toEqual({ description: "read" });
+  });
+
+  test("a 404 to the key of an earlier version's stamp counts as gone; to another key it fails, naming no stamp in full", async () => {
+    await useKey(KEY);
+    const state = { what: `event subscription ${ESB}`, props: { __keyStamp: legacyKeyStamp(KEY) } };
+    await expect(runtime.getUnlessGone(notFound, state)).resolves.toBeUndefined();
+
+    await useKey(OTHER);
+    const current = runtime.currentKeyStamp();
+    const error = String(await runtime.getUnlessGone(notFound, state).catch((e: unknown) => e));
+    expect(error).toContain(
+      `event subscription ${ESB} was made with another service API key (key stamp of an earlier provider version) ` +
+        `than this provider's (key stamp ${current.split(".")[2].slice(0, 6)}…)`,
+    );
+    expect(error).not.toContain(legacyKeyStamp(KEY).slice(0, 4));
+    expect(error).not.toContain(current.split(".")[1].slice(0, 6));
+    expect(error).not.toContain(current.split(".")[2].slice(0, 7));
+    expect(error).not.toContain(OTHER);
+  });
 });
 
 /**
