@@ -5,9 +5,45 @@
  * in memory; shared with a {@link ClaimsFolder} (the native plugin does, see
  * {@link ClaimRegistry.share}), they hold across every provider process of the deployment.
  *
+ * **The folder never fails a create.** The process's own claims come first: when the shared
+ * folder fails (a full disk, the folder removed, a permission), every call goes on with them
+ * alone and the registry warns ({@link ClaimRegistry.onWarning}) naming the ID or kind and the
+ * cause. So a resource the service has made is always held by the create that made it; what is
+ * lost is only the other processes' view of it, which the warning says. The one error the folder
+ * passes on is a wait on another process's lock that reached its bound
+ * ({@link ClaimsLockTimeoutError}), thrown before a create is sent or a lookup runs.
+ *
  * @packageDocumentation
  */
-import type { ClaimsFolder } from "./claimsFolder";
+import { ClaimsLockTimeoutError, type ClaimsFolder } from "./claimsFolder";
+
+/** Where a registry's warnings go: one message (no `warning:` prefix) per call. */
+export type WarningSink = (message: string) => void;
+
+/** The default {@link WarningSink}: one `warning: …` line on stderr. */
+function toStderr(message: string): void {
+  process.stderr.write(`warning: ${message}\n`);
+}
+
+/** An error's message (Node.js's own errors included, whatever realm made them). */
+function describe(err: unknown): string {
+  return typeof err === "object" && err !== null && "message" in err ? String(err.message) : String(err);
+}
+
+/**
+ * The registry's shared folder as its gates and waiting lists reach it: the folder (when shared)
+ * and how a failed call of it falls back.
+ */
+interface Shared {
+  folder(): ClaimsFolder | undefined;
+  /**
+   * `op` on the folder, when shared; when it throws, the registry warns (`problem` gets the
+   * folder's path and the cause) and `fallback` is returned. Never throws.
+   */
+  attempt<T>(op: (f: ClaimsFolder) => T, fallback: T, problem: (where: string, cause: string) => string): T;
+  /** Warns through the registry's sink. */
+  warn(message: string): void;
+}
 
 /** A create of the kind whose answer was lost, waiting to look (see ambiguous.ts). */
 export interface Waiter {
@@ -34,20 +70,24 @@ class WaitingCreates {
 
   constructor(
     private readonly kind: string,
-    private readonly folder: () => ClaimsFolder | undefined,
+    private readonly shared: Shared,
   ) {}
 
-  /** `w` waits to look (again: counted once). */
+  /** `w` waits to look (again: counted once); a folder that fails sees it not. */
   add(w: Waiter): void {
     if (this.mine.has(w)) return;
-    const folder = this.folder();
-    this.mine.set(
-      w,
-      folder?.addWaiting(this.kind, {
-        matchKey: w.matchKey === undefined ? undefined : folder.hash(w.matchKey),
-        fingerprint: folder.hash(w.fingerprint ?? ""),
-      }),
+    const token = this.shared.attempt<string | undefined>(
+      (folder) =>
+        folder.addWaiting(this.kind, {
+          matchKey: w.matchKey === undefined ? undefined : folder.hash(w.matchKey),
+          fingerprint: folder.hash(w.fingerprint ?? ""),
+        }),
+      undefined,
+      (where, cause) =>
+        `${where}: could not tell the deployment's other provider processes that a lost create of "${this.kind}" waits to look ` +
+        `(${cause}); their lookups will not count it as a twin.`,
     );
+    this.mine.set(w, token);
   }
 
   /** `w` no longer waits (adopted, made, or failed). */
@@ -55,7 +95,14 @@ class WaitingCreates {
     if (!this.mine.has(w)) return;
     const token = this.mine.get(w);
     this.mine.delete(w);
-    if (token !== undefined) this.folder()?.removeWaiting(token);
+    if (token !== undefined)
+      this.shared.attempt(
+        (folder) => folder.removeWaiting(token),
+        undefined,
+        (where, cause) =>
+          `${where}: could not remove the entry of a create of "${this.kind}" that no longer waits (${cause}); ` +
+          `the deployment's other provider processes may count it as a twin until this process ends.`,
+      );
   }
 
   /** True when `w` waits. */
@@ -71,11 +118,18 @@ class WaitingCreates {
     const twins: Twin[] = [...this.mine.keys()]
       .filter((w) => w.matches(live))
       .map((w) => ({ sameRequest: w.fingerprint === me.fingerprint }));
-    const folder = this.folder();
+    const folder = this.shared.folder();
     if (folder && me.matchKey !== undefined) {
       const matchKey = folder.hash(me.matchKey);
       const fingerprint = folder.hash(me.fingerprint ?? "");
-      for (const w of folder.othersWaiting(this.kind)) {
+      const others = this.shared.attempt(
+        (f) => f.othersWaiting(this.kind),
+        [],
+        (where, cause) =>
+          `${where}: could not read the lost creates of "${this.kind}" waiting in the deployment's other provider processes ` +
+          `(${cause}); this lookup counts only this process's.`,
+      );
+      for (const w of others) {
         if (w.matchKey === matchKey) twins.push({ sameRequest: w.fingerprint === fingerprint });
       }
     }
@@ -93,46 +147,105 @@ class KindGate {
   private looking = false;
   private readonly lookups: (() => void)[] = [];
   private readonly sends: (() => void)[] = [];
+  /** How many of the creates in flight are marked in the shared folder (the others fell back). */
+  private folderSends = 0;
+  /** True while the lookup running holds the shared folder's lock of the kind. */
+  private folderLooking = false;
   /** Creates of this kind whose answer was lost and that have not yet resolved (adopted, made or failed). */
   readonly waiting: WaitingCreates;
 
   constructor(
     private readonly kind: string,
-    private readonly folder: () => ClaimsFolder | undefined,
+    private readonly shared: Shared,
   ) {
-    this.waiting = new WaitingCreates(kind, folder);
+    this.waiting = new WaitingCreates(kind, shared);
   }
 
   /**
    * Resolves when a create may be sent (and, when shared, no lookup of the kind runs in another
-   * process of the deployment); pair with {@link leaveSend}.
+   * process of the deployment); pair with {@link leaveSend}. A folder that fails is warned about
+   * and the create goes on, coordinated within this process only.
+   * @throws ClaimsLockTimeoutError when another process's lookup of the kind held its lock past
+   *   the folder's bound (`LOCK_WAIT_MS`): the create must not be sent, and needs no leaveSend.
    */
   async enterSend(): Promise<void> {
     if (!this.looking && this.lookups.length === 0) this.sending++;
     else await new Promise<void>((resolve) => this.sends.push(resolve));
-    await this.folder()?.enterSend(this.kind);
+    const folder = this.shared.folder();
+    if (!folder) return;
+    try {
+      await folder.enterSend(this.kind);
+      this.folderSends++;
+    } catch (err) {
+      if (err instanceof ClaimsLockTimeoutError) {
+        this.sending--;
+        this.next();
+        throw err;
+      }
+      this.shared.warn(
+        `claims folder ${folder.dir}: could not mark a create of "${this.kind}" as in flight (${describe(err)}); ` +
+          `it is sent without waiting for the lookups of the deployment's other provider processes.`,
+      );
+    }
   }
 
   /** A create's request has settled (answered or failed). */
   leaveSend(): void {
-    this.folder()?.leaveSend(this.kind);
+    if (this.folderSends > 0) {
+      this.folderSends--;
+      this.shared.attempt(
+        (folder) => folder.leaveSend(this.kind),
+        undefined,
+        (where, cause) =>
+          `${where}: could not remove this process's mark of creates of "${this.kind}" in flight (${cause}); ` +
+          `the lookups of the deployment's other provider processes may wait for it until this process ends.`,
+      );
+    }
     this.sending--;
     this.next();
   }
 
   /**
    * Resolves when no create of the kind is in flight and no other lookup runs (when shared: in
-   * any process of the deployment); pair with {@link leaveLookup}.
+   * any process of the deployment); pair with {@link leaveLookup}. A folder that fails is warned
+   * about and the lookup goes on, alone within this process only.
+   * @throws ClaimsLockTimeoutError when another process's lookup or creates of the kind held the
+   *   folder's lock or mark past its bound (`LOCK_WAIT_MS`): the lookup must not run, and needs
+   *   no leaveLookup.
    */
   async enterLookup(): Promise<void> {
     if (!this.looking && this.sending === 0) this.looking = true;
     else await new Promise<void>((resolve) => this.lookups.push(resolve));
-    await this.folder()?.enterLookup(this.kind);
+    const folder = this.shared.folder();
+    if (!folder) return;
+    try {
+      await folder.enterLookup(this.kind);
+      this.folderLooking = true;
+    } catch (err) {
+      if (err instanceof ClaimsLockTimeoutError) {
+        this.looking = false;
+        this.next();
+        throw err;
+      }
+      this.shared.warn(
+        `claims folder ${folder.dir}: could not take the lookup lock of "${this.kind}" (${describe(err)}); ` +
+          `the lookup runs without waiting for the creates of the deployment's other provider processes.`,
+      );
+    }
   }
 
   /** The lookup is done and has claimed what it adopts. */
   leaveLookup(): void {
-    this.folder()?.leaveLookup(this.kind);
+    if (this.folderLooking) {
+      this.folderLooking = false;
+      this.shared.attempt(
+        (folder) => folder.leaveLookup(this.kind),
+        undefined,
+        (where, cause) =>
+          `${where}: could not remove this process's lookup lock of "${this.kind}" (${cause}); ` +
+          `the deployment's other provider processes may wait for it until this process ends.`,
+      );
+    }
     this.looking = false;
     this.next();
   }
@@ -165,51 +278,137 @@ export class ClaimRegistry {
   private readonly gates = new Map<string, KindGate>();
   private readonly loads = new Map<string, Promise<unknown[]>>();
   private folder: ClaimsFolder | undefined;
+  private sink: WarningSink = toStderr;
+  /** The warnings given so far: each is given once. */
+  private readonly warned = new Set<string>();
+  private readonly shared: Shared = {
+    folder: () => this.folder,
+    attempt: (op, fallback, problem) => this.attempt(op, fallback, problem),
+    warn: (message) => this.warn(message),
+  };
 
   /**
    * Shares this registry with the other provider processes of the deployment through `folder`:
    * IDs claimed here or there are held for both, and each kind's lookup runs alone across them.
-   * Call before any create; the IDs claimed so far are written to the folder.
+   * Call before any create; the IDs claimed so far are written to the folder (one that cannot be
+   * is warned about and stays this process's). Never throws.
    */
   share(folder: ClaimsFolder): void {
     this.folder = folder;
-    for (const id of this.ids) folder.tryClaim(id);
+    for (const id of this.ids) this.tryClaimInFolder(id);
+  }
+
+  /**
+   * Sends this registry's warnings to `sink` from now on (default: a `warning: …` line on
+   * stderr); the native plugin sends them to Pulumi's log, shown by `pulumi up`. A warning is
+   * given once per registry, whatever the sink.
+   */
+  onWarning(sink: WarningSink): void {
+    this.sink = sink;
+  }
+
+  /** Gives `message` to the warning sink, once (a repeat is dropped). Never throws, whatever the sink does. */
+  warn(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    try {
+      this.sink(message);
+    } catch {
+      // the note is lost, never the operation it describes
+    }
+  }
+
+  /** `op` on the shared folder, or `fallback` when there is none or it throws (then warned: see {@link Shared.attempt}). */
+  private attempt<T>(
+    op: (f: ClaimsFolder) => T,
+    fallback: T,
+    problem: (where: string, cause: string) => string,
+  ): T {
+    const folder = this.folder;
+    if (!folder) return fallback;
+    try {
+      return op(folder);
+    } catch (err) {
+      this.warn(problem(`claims folder ${folder.dir}`, describe(err)));
+      return fallback;
+    }
+  }
+
+  /**
+   * `id` claimed in the shared folder: false when another process holds it; true when this one
+   * does, or when the folder failed (the ID then stays this process's, and a warning names it).
+   */
+  private tryClaimInFolder(id: string): boolean {
+    return this.attempt(
+      (folder) => folder.tryClaim(id),
+      true,
+      (where, cause) =>
+        `${where}: could not record that this deployment holds ${id} (${cause}). ${id} is kept in this process's ` +
+        `claims, so its resource keeps it, but the deployment's other provider processes (explicit providers) do ` +
+        `not see the claim: a lost create's lookup in one of them could adopt ${id}. Check the folder (ls -ld '${this.folder?.dir}'; df).`,
+    );
   }
 
   /**
    * Records that `id` belongs to a resource of this deployment (created, adopted, or passed in by
-   * the engine), so that no lookup adopts it for another resource. Empty IDs are ignored.
+   * the engine), so that no lookup adopts it for another resource. Empty IDs are ignored. A
+   * shared folder that cannot record it is warned about (naming `id`); the claim stands here.
    */
   claim(id: string): void {
     if (typeof id !== "string" || id === "" || this.ids.has(id)) return;
     this.ids.add(id);
-    this.folder?.hold(id);
+    this.attempt(
+      (folder) => folder.hold(id),
+      undefined,
+      (where, cause) =>
+        `${where}: could not record that this deployment holds ${id} (${cause}). It is kept in this process's claims; ` +
+        `the deployment's other provider processes do not see it, so a lost create's lookup in one of them could adopt ${id}.`,
+    );
   }
 
   /**
    * Claims `id` unless a resource of the deployment holds it already, in one step (across the
-   * deployment's processes when shared).
+   * deployment's processes when shared). A shared folder that fails never makes this false: the
+   * ID is kept in this process's claims and a warning names it and the cause.
    * @returns true when the caller now holds `id`, false when another resource did already.
    */
   tryClaim(id: string): boolean {
     if (this.ids.has(id)) return false;
-    if (this.folder && !this.folder.tryClaim(id)) return false;
+    if (!this.tryClaimInFolder(id)) return false;
     this.ids.add(id);
     return true;
   }
 
-  /** True when `id` was claimed in this registry (or, when shared, by another process of the deployment). */
+  /**
+   * True when `id` was claimed in this registry (or, when shared, by another process of the
+   * deployment; a folder that cannot be read is warned about and this process's claims answer).
+   */
   isClaimed(id: string): boolean {
-    return this.ids.has(id) || (this.folder?.isClaimed(id) ?? false);
+    if (this.ids.has(id)) return true;
+    return this.attempt(
+      (folder) => folder.isClaimed(id),
+      false,
+      (where, cause) =>
+        `${where}: could not read whether another provider process of the deployment holds ${id} (${cause}); ` +
+        `only this process's claims were asked.`,
+    );
   }
 
   /**
    * Gives `id` back: a create that claimed it and then failed (before the engine recorded it)
-   * leaves it for another create of the deployment, or the next `up`, to take.
+   * leaves it for another create of the deployment, or the next `up`, to take. A shared folder
+   * that cannot give it back is warned about (naming `id`): there it stays held until the
+   * deployment ends.
    */
   release(id: string): void {
     this.ids.delete(id);
-    this.folder?.release(id);
+    this.attempt(
+      (folder) => folder.release(id),
+      undefined,
+      (where, cause) =>
+        `${where}: could not give back ${id} (${cause}); the deployment's other provider processes still see it ` +
+        `as held, so none of them adopts it: the next pulumi up can.`,
+    );
   }
 
   /**
@@ -229,7 +428,7 @@ export class ClaimRegistry {
   /** The gate of one kind of resource (named as a create names its kind, e.g. `event subscription`). */
   gate(kind: string): KindGate {
     let g = this.gates.get(kind);
-    if (!g) this.gates.set(kind, (g = new KindGate(kind, () => this.folder)));
+    if (!g) this.gates.set(kind, (g = new KindGate(kind, this.shared)));
     return g;
   }
 }

@@ -6,35 +6,67 @@
  * deployment opens: the IDs claimed by creates and adoptions (one file each, made with an
  * exclusive create, so one process wins), the IDs the engine passed in (one list per process,
  * appended to), each kind's creates in flight and its lookup (a readers-writer lock of lock
- * files), and each kind's creates waiting to look. The folder of a deployment is named after its engine (its
- * process ID and its address): see {@link deploymentClaimsFolder}.
+ * files), and each kind's creates waiting to look. The folder of a deployment is named after its
+ * engine (its process and its address): see {@link deploymentClaimsFolder}.
  *
- * Entries of a process that has died count as gone. Nothing here holds a secret: a create's
- * request is kept as a keyed hash whose key is made per deployment (mode 0600).
+ * **Private to one user.** The folders live under {@link claimsRoot}, a folder of this user's own
+ * (`$XDG_RUNTIME_DIR/pulumi-service-claims`, else `<tmpdir>/pulumi-service-claims-<uid>`). Every
+ * folder opened here is made without `recursive` and then checked with `lstat`: a real directory
+ * (not a symbolic link), owned by this user, with no permission for group or others; the
+ * deployment's hashing `key` likewise (a regular file of this user's, mode 0600, opened without
+ * following a link). Anything else is refused with a {@link ClaimsFolderError} that names it and
+ * says what to run, and nothing in it is read, written or removed. Clean-up removes only
+ * directories this user owns, never through a link.
+ *
+ * **Liveness.** Entries of a process that has died count as gone. A process is named by its PID,
+ * its start time (field 22 of `/proc/<pid>/stat`) and its PID namespace (`/proc/self/ns/pid`), so
+ * a PID used again by a later process does not keep a dead entry alive, and a process of another
+ * container sharing the folder is never taken for dead (its entries are left alone). Where `/proc`
+ * is missing (macOS), a process is judged by its PID alone.
+ *
+ * **Bounded waits.** A wait on another process's lock or mark ends after {@link LOCK_WAIT_MS}
+ * with a {@link ClaimsLockTimeoutError} naming the lock file and its holder.
+ *
+ * Nothing here holds a secret: a create's request is kept as a keyed hash whose key is made per
+ * deployment (mode 0600).
  *
  * @packageDocumentation
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import {
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
   readSync,
   readdirSync,
+  readlinkSync,
   rmSync,
-  unlinkSync,
-  writeFileSync,
   writeSync,
+  type Stats,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 
 /** How often a process waiting for another's lookup or creates looks again, in **milliseconds**. */
 export const POLL_MS = 10;
+
+/**
+ * Longest a process waits for another process of the deployment to let go of a kind's lock or
+ * mark (its lookup, its creates in flight), in **milliseconds**: 15 minutes. A create holds its
+ * mark for at most the client's retry budget plus one request (60 s + 30 s by default) and a
+ * lookup its lock for five listings of the kind, so a holder still running after this long is
+ * stuck; the wait then ends with a {@link ClaimsLockTimeoutError} instead of hanging the `up`.
+ */
+export const LOCK_WAIT_MS = 15 * 60_000;
+
+/** `O_NOFOLLOW` where the platform has it (0 on Windows, which has no such flag). */
+const O_NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
 
 /** What a create waiting to look tells the other processes of the deployment about itself. */
 export interface SharedWaiting {
@@ -44,7 +76,45 @@ export interface SharedWaiting {
   fingerprint: string;
 }
 
-/** True when process `pid` is running (or exists under another user). */
+/** Options of a {@link ClaimsFolder} (tests shorten the waits). */
+export interface ClaimsFolderOptions {
+  /** Longest wait on another process's lock or mark, in **milliseconds** (default {@link LOCK_WAIT_MS}). */
+  lockWaitMs?: number;
+}
+
+/**
+ * A claims folder (or its root, a sub-folder, or its key) that this user cannot safely use, or
+ * whose file system failed: the message says where (`path`), what is wrong, and what to run.
+ */
+export class ClaimsFolderError extends Error {
+  constructor(
+    /** The folder or file at fault. */
+    readonly path: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "ClaimsFolderError";
+  }
+}
+
+/**
+ * A wait on another process's lock or mark in a claims folder that reached its bound
+ * ({@link ClaimsFolderOptions.lockWaitMs}): `path` is the lock file, `holder` the owner token in it.
+ */
+export class ClaimsLockTimeoutError extends ClaimsFolderError {
+  constructor(
+    path: string,
+    /** The owner token of the process holding the lock (`<pid>.<start time>.<namespace>-<random>`). */
+    readonly holder: string,
+    message: string,
+  ) {
+    super(path, message);
+    this.name = "ClaimsLockTimeoutError";
+  }
+}
+
+/** True when process `pid` is running (or exists under another user), by its PID alone. */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -55,13 +125,96 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Who a process is, as far as this machine tells: its PID, its start time (clock ticks since
+ * boot, field 22 of `/proc/<pid>/stat`) and its PID namespace (the inode of `/proc/self/ns/pid`).
+ * The last two are absent where `/proc` is missing (or in names written before they were kept).
+ */
+export interface ProcessIdentity {
+  pid: number;
+  startTime?: string;
+  pidNamespace?: string;
 }
 
-/** The process ID at the start of an owner token (`<pid>-<random>`). */
-function ownerPid(owner: string): number {
-  return Number(owner.split("-")[0]);
+/** This process's PID namespace; `null` until read. */
+let ownNamespace: string | undefined | null = null;
+
+/** The inode of this process's PID namespace, or `undefined` where `/proc` does not tell. */
+function pidNamespace(): string | undefined {
+  if (ownNamespace === null) {
+    try {
+      ownNamespace = /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1];
+    } catch {
+      ownNamespace = undefined;
+    }
+  }
+  return ownNamespace;
+}
+
+/**
+ * The start time of process `pid`: field 22 of `/proc/<pid>/stat` (clock ticks since boot, as
+ * digits), or `undefined` where `/proc` is missing or the process is gone.
+ */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 2 (the command, in parentheses) may hold spaces: count from the last ")". The field
+    // after it is field 3, so field 22 is the 20th.
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return start !== undefined && /^\d+$/.test(start) ? start : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The identity of process `pid` now (see {@link ProcessIdentity}); a process of this PID namespace. */
+export function processIdentity(pid: number): ProcessIdentity {
+  return { pid, startTime: processStartTime(pid), pidNamespace: pidNamespace() };
+}
+
+/** `<pid>.<start time>.<namespace>` (the parts unknown left empty, trailing dots dropped). */
+export function formatIdentity(id: ProcessIdentity): string {
+  return `${id.pid}.${id.startTime ?? ""}.${id.pidNamespace ?? ""}`.replace(/\.+$/, "");
+}
+
+/**
+ * The identity at the head of a folder's name or an owner token (before its first `-`):
+ * `<pid>.<start time>.<namespace>`, or a bare `<pid>` as names were before start times were kept.
+ * @returns `undefined` when the head is not one.
+ */
+export function parseIdentity(nameOrToken: string): ProcessIdentity | undefined {
+  const dash = nameOrToken.indexOf("-");
+  const head = dash < 0 ? nameOrToken : nameOrToken.slice(0, dash);
+  const m = /^(\d+)(?:\.(\d*)(?:\.(\d*))?)?$/.exec(head);
+  if (!m) return undefined;
+  return { pid: Number(m[1]), startTime: m[2] || undefined, pidNamespace: m[3] || undefined };
+}
+
+/**
+ * Whether the process `id` names still runs: `"unknown"` for a process of another PID namespace
+ * (another container sharing the folder: its PIDs mean nothing here). A PID that runs under
+ * another start time is a later process: `"dead"`. Without a start time (`/proc` missing, or an
+ * older name), the PID alone decides.
+ */
+export function liveness(id: ProcessIdentity): "alive" | "dead" | "unknown" {
+  if (!Number.isInteger(id.pid) || id.pid <= 0) return "dead";
+  if (id.pidNamespace !== undefined && id.pidNamespace !== pidNamespace()) return "unknown";
+  if (!processAlive(id.pid)) return "dead";
+  if (id.startTime === undefined) return "alive";
+  const now = processStartTime(id.pid);
+  // Running, but its start time cannot be read (a /proc that hides it): the PID alone decides.
+  if (now === undefined) return "alive";
+  return now === id.startTime ? "alive" : "dead";
+}
+
+/** The liveness of an owner token's process (a token that names none counts as dead). */
+function ownerLiveness(owner: string): "alive" | "dead" | "unknown" {
+  const id = parseIdentity(owner);
+  return id ? liveness(id) : "dead";
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A file name for any string (IDs and kinds hold no `/`, but nothing here relies on it). */
@@ -69,39 +222,166 @@ function fileName(s: string): string {
   return encodeURIComponent(s);
 }
 
+/** An error's message (Node.js's own errors included, whatever realm made them). */
+function describe(err: unknown): string {
+  return typeof err === "object" && err !== null && "message" in err ? String(err.message) : String(err);
+}
+
+/** This user's ID, or `undefined` where there is none (Windows: owner and mode are not checked). */
+function myUid(): number | undefined {
+  return process.getuid?.();
+}
+
+/** What makes `st` (as `lstat` gave it) unfit for a private folder of user `uid`, or `undefined`. */
+function privateDirProblem(st: Stats, uid: number | undefined): string | undefined {
+  if (st.isSymbolicLink()) return "is a symbolic link";
+  if (!st.isDirectory()) return "is not a directory";
+  if (uid === undefined) return undefined;
+  if (st.uid !== uid) return `is owned by uid ${st.uid}, not by this user (uid ${uid})`;
+  if ((st.mode & 0o077) !== 0)
+    return `has mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}, which lets other users in`;
+  return undefined;
+}
+
+/** What to run about a folder refused for `problem`. */
+function remedy(p: string, problem: string): string {
+  if (problem.startsWith("is owned by"))
+    return (
+      `Another user may have made it to reach this user's deployments. Ask its owner or an administrator to remove it ` +
+      `(sudo rm -r '${p}'), or point TMPDIR (or XDG_RUNTIME_DIR) at a folder only you can use.`
+    );
+  if (problem.startsWith("has mode"))
+    return `Others may have written in it: remove it (rm -r '${p}'); the next operation makes it again, private.`;
+  return (
+    `If it is yours, remove it (rm '${p}'); the next operation makes a private folder there. ` +
+    `Else ask its owner or an administrator to, or point TMPDIR (or XDG_RUNTIME_DIR) at a folder only you can use.`
+  );
+}
+
+/**
+ * Makes the folder `dir` (mode 0700) unless it exists, without `recursive`, then checks it with
+ * `lstat`: a directory, not a link, owned by this user, no permission for group or others.
+ * @param what - what the folder is, for the error (`the claims root`, `the claims folder`).
+ * @throws ClaimsFolderError naming `dir`, what is wrong and what to run, when it cannot be made or
+ *   is not such a folder; nothing in it is then touched.
+ */
+function openPrivateDir(dir: string, what: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST")
+      throw new ClaimsFolderError(
+        dir,
+        `${what} ${dir} cannot be made (${describe(err)}): check that ${path.dirname(dir)} exists and this user may write in it, ` +
+          `or point TMPDIR (or XDG_RUNTIME_DIR) at a folder that does.`,
+        { cause: err },
+      );
+  }
+  let st: Stats;
+  try {
+    st = lstatSync(dir);
+  } catch (err) {
+    throw new ClaimsFolderError(
+      dir,
+      `${what} ${dir} cannot be read (${describe(err)}): check it (ls -ld '${dir}').`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const problem = privateDirProblem(st, myUid());
+  if (problem)
+    throw new ClaimsFolderError(
+      dir,
+      `${what} ${dir} ${problem}, so it is not used and nothing in it is touched. ${remedy(dir, problem)}`,
+    );
+}
+
+/** Writes all of `text` at `fd`'s position (a short write is continued). */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text);
+  for (let done = 0; done < buf.length;) done += writeSync(fd, buf, done, buf.length - done);
+}
+
+/** Creates `file` (mode 0600) unless it exists, never through a link. @returns its descriptor, or `undefined` when it exists. */
+function openNew(file: string): number | undefined {
+  try {
+    return openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    throw err;
+  }
+}
+
 /**
  * Creates `file` holding `content` unless it exists, in one step: the content is written to a
  * file of its own and linked in place, so a reader never sees a file half written.
  * @returns true when this call made it.
+ * @throws the file system's error other than the file existing (nothing is left behind).
  */
 function createExclusive(file: string, content: string): boolean {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(tmp, content, { mode: 0o600 });
+  const fd = openNew(tmp);
+  if (fd === undefined) throw new Error(`${tmp} exists already: run the operation again`);
   try {
+    try {
+      writeAll(fd, content);
+    } finally {
+      closeSync(fd);
+    }
     linkSync(tmp, file);
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw err;
   } finally {
-    unlinkSync(tmp);
+    rmSync(tmp, { force: true });
   }
 }
 
 /**
  * Creates `file` holding `content` unless it exists, with one exclusive open (no temporary file).
  * A reader may find the file empty while it is being written: use it only where an empty or
- * partial content reads as "made by another owner", as an ID's owner token does.
+ * partial content reads as "made by another owner", as an ID's owner token does. A write that
+ * fails (a full disk) removes the file, so that no empty file is left to read as another's.
  * @returns true when this call made it.
  * @throws the file system's error other than the file existing.
  */
 function createOnly(file: string, content: string): boolean {
+  const fd = openNew(file);
+  if (fd === undefined) return false;
   try {
-    writeFileSync(file, content, { flag: "wx", mode: 0o600 });
-    return true;
+    try {
+      writeAll(fd, content);
+    } finally {
+      closeSync(fd);
+    }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    rmSync(file, { force: true });
     throw err;
+  }
+  return true;
+}
+
+/** Makes `file` (empty, mode 0600) unless it exists, never through a link. */
+function touch(file: string): void {
+  closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW, 0o600));
+}
+
+/** The text of `file`, read without following a link; `fallback` when it cannot be read. */
+function readOr(file: string, fallback: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
+  } catch {
+    return fallback;
+  }
+  try {
+    return readFileSync(fd, "utf8");
+  } catch {
+    return fallback;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -113,7 +393,7 @@ function createOnly(file: string, content: string): boolean {
 function readMoreHeld(file: string, read: { bytes: number; ids: Set<string> }): void {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
   } catch {
     return;
   }
@@ -132,50 +412,86 @@ function readMoreHeld(file: string, read: { bytes: number; ids: Set<string> }): 
   }
 }
 
-function readOr(file: string, fallback: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return fallback;
-  }
-}
-
 /**
  * One deployment's claims, shared by every provider process that opens the same folder. Each
  * instance is one owner (a process, or a registry in tests) with a token of its own.
  */
 export class ClaimsFolder {
-  /** This owner's token: `<pid>-<random>`. */
+  /** This owner's token: `<pid>.<start time>.<PID namespace>-<random>` (see {@link parseIdentity}). */
   readonly owner: string;
   private readonly key: Buffer;
+  private readonly lockWaitMs: number;
   /** Per kind: this owner's creates in flight (its sending file exists while this is above 0). */
   private readonly inFlight = new Map<string, number>();
   private seq = 0;
   /** This owner's list of held IDs (`held/<owner>`), open for appending once the first is written. */
   private heldFd: number | undefined;
+  /** Set when a write to this owner's list failed: the next line starts on a line of its own. */
+  private heldCut = false;
   /** What has been read of each owner's list of held IDs: bytes read so far, and the IDs in them. */
   private readonly heldRead = new Map<string, { bytes: number; ids: Set<string> }>();
 
   /**
-   * Opens (making it when needed) the claims folder `dir`.
-   * @throws the file system's error when the folder cannot be made or written.
+   * Opens (making it when needed) the claims folder `dir`, whose parent must exist, as the owner
+   * process `pid`. The folder and its sub-folders must be directories of this user's with no
+   * permission for group or others, and its `key` a regular file of this user's, mode 0600.
+   * @throws ClaimsFolderError naming the folder or file, what is wrong and what to run, when one
+   *   is not so or cannot be made or read.
    */
   constructor(
     readonly dir: string,
     pid: number = process.pid,
+    options: ClaimsFolderOptions = {},
   ) {
-    this.owner = `${pid}-${randomBytes(6).toString("hex")}`;
+    this.owner = `${formatIdentity(processIdentity(pid))}-${randomBytes(6).toString("hex")}`;
+    this.lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+    openPrivateDir(dir, "the claims folder");
     for (const sub of ["ids", "held", "sending", "looking", "waiting"]) {
-      mkdirSync(path.join(dir, sub), { recursive: true, mode: 0o700 });
+      openPrivateDir(path.join(dir, sub), "the claims folder");
     }
     this.key = this.deploymentKey();
   }
 
-  /** The deployment's hashing key: made by the first owner, read by every other. */
+  /**
+   * The deployment's hashing key: made by the first owner, read by every other, never through a
+   * link, and only from a regular file of this user's that no one else may read.
+   * @throws ClaimsFolderError when the key cannot be made or read, or is not such a file.
+   */
   private deploymentKey(): Buffer {
     const file = path.join(this.dir, "key");
-    createExclusive(file, randomBytes(32).toString("hex"));
-    return Buffer.from(readFileSync(file, "utf8"), "hex");
+    const refuse = (what: string, cause?: unknown) =>
+      new ClaimsFolderError(
+        file,
+        `the claims folder's key ${file} ${what}, so it is not used. If it is yours, remove the folder ` +
+          `(rm -r '${this.dir}') and run the operation again.`,
+        { cause },
+      );
+    try {
+      createExclusive(file, randomBytes(32).toString("hex"));
+    } catch (err) {
+      throw refuse(`cannot be made (${describe(err)})`, err);
+    }
+    let fd: number;
+    try {
+      fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw refuse(code === "ELOOP" ? "is a symbolic link" : `cannot be read (${describe(err)})`, err);
+    }
+    try {
+      const st = fstatSync(fd);
+      const uid = myUid();
+      if (!st.isFile()) throw refuse("is not a regular file");
+      if (uid !== undefined && st.uid !== uid)
+        throw refuse(`is owned by uid ${st.uid}, not by this user (uid ${uid})`);
+      if (uid !== undefined && (st.mode & 0o077) !== 0)
+        throw refuse(`has mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}, not 0600`);
+      const text = readFileSync(fd, "utf8");
+      if (!/^[0-9a-f]{64}$/.test(text)) throw refuse("does not hold a key (64 hexadecimal digits)");
+      return Buffer.from(text, "hex");
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** A keyed hash of `value`, the same in every process of the deployment (hex). */
@@ -187,7 +503,10 @@ export class ClaimsFolder {
 
   /**
    * Claims `id` for this owner unless another owner holds it, in one step (an exclusive create).
+   * A write that fails leaves no file behind.
    * @returns true when this owner holds `id` now (made now, or held already), false when another does.
+   * @throws the file system's error when the ID's file cannot be made or written (the folder
+   *   removed, a full disk).
    */
   tryClaim(id: string): boolean {
     if (this.heldBy(fileName(id), true)) return false;
@@ -202,11 +521,22 @@ export class ClaimsFolder {
    * passed in (the state gives each ID to one resource), where no exclusive create is needed. One
    * line appended to this owner's list (`held/<owner>`), where {@link tryClaim} takes one file per
    * ID: a no-change `up` records every ID it diffs.
-   * @throws the file system's error when the list cannot be written.
+   * @throws the file system's error when the list cannot be written (a line cut short by a full
+   *   disk is ended by the next one, so the lines after it still read).
    */
   hold(id: string): void {
-    this.heldFd ??= openSync(path.join(this.dir, "held", fileName(this.owner)), "a", 0o600);
-    writeSync(this.heldFd, `${fileName(id)}\n`);
+    this.heldFd ??= openSync(
+      path.join(this.dir, "held", fileName(this.owner)),
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW,
+      0o600,
+    );
+    try {
+      writeAll(this.heldFd, `${this.heldCut ? "\n" : ""}${fileName(id)}\n`);
+      this.heldCut = false;
+    } catch (err) {
+      this.heldCut = true;
+      throw err;
+    }
   }
 
   /** True when some owner of the deployment holds `id`: claimed ({@link tryClaim}) or held ({@link hold}). */
@@ -240,7 +570,10 @@ export class ClaimsFolder {
     this.heldFd = undefined;
   }
 
-  /** Gives `id` back when this owner holds it, so that another create (or the next `up`) may take it. */
+  /**
+   * Gives `id` back when this owner holds it, so that another create (or the next `up`) may take it.
+   * @throws the file system's error when the ID's file cannot be removed.
+   */
   release(id: string): void {
     const file = path.join(this.dir, "ids", fileName(id));
     if (readOr(file, "") === this.owner) rmSync(file, { force: true });
@@ -256,47 +589,99 @@ export class ClaimsFolder {
     return path.join(this.dir, "sending", `${fileName(kind)}.${owner}`);
   }
 
-  /** True when another owner, still running, holds the kind's lookup; a dead owner's lock is removed. */
-  private othersLooking(kind: string): boolean {
+  /**
+   * The owner of the kind's lookup lock when it is another owner that runs (or may: a process of
+   * another PID namespace); a dead owner's lock is removed.
+   */
+  private othersLooking(kind: string): string | undefined {
     const file = this.lookingFile(kind);
     const owner = readOr(file, "");
-    if (owner === "" || owner === this.owner) return false;
-    if (processAlive(ownerPid(owner))) return true;
+    if (owner === "" || owner === this.owner) return undefined;
+    if (ownerLiveness(owner) !== "dead") return owner;
     rmSync(file, { force: true });
-    return false;
+    return undefined;
   }
 
-  /** True when another owner, still running, has creates of the kind in flight. */
-  private othersSending(kind: string): boolean {
+  /** Another owner, still running, with creates of the kind in flight (its mark's file and token). */
+  private othersSending(kind: string): { owner: string; file: string } | undefined {
     const prefix = `${fileName(kind)}.`;
     for (const name of readdirSync(path.join(this.dir, "sending"))) {
       if (!name.startsWith(prefix) || name.endsWith(".tmp")) continue;
       const owner = name.slice(prefix.length);
       if (owner === this.owner) continue;
-      if (processAlive(ownerPid(owner))) return true;
-      rmSync(path.join(this.dir, "sending", name), { force: true });
+      const file = path.join(this.dir, "sending", name);
+      if (ownerLiveness(owner) !== "dead") return { owner, file };
+      rmSync(file, { force: true });
     }
-    return false;
+    return undefined;
+  }
+
+  /** The error of a wait that reached its bound: names the lock `file`, its `holder`, and what to run. */
+  private lockTimeout(
+    file: string,
+    holder: string,
+    waitedFor: string,
+    outcome: string,
+  ): ClaimsLockTimeoutError {
+    const id = parseIdentity(holder);
+    const who = !id
+      ? "an owner this provider cannot name"
+      : ownerLiveness(holder) === "unknown"
+        ? `process ${id.pid} of another PID namespace, which this provider cannot see`
+        : `process ${id.pid}, still running`;
+    const end = id ? `If that process is stuck, end it (kill ${id.pid}); if` : "If";
+    return new ClaimsLockTimeoutError(
+      file,
+      holder,
+      `claims folder: waited ${this.lockWaitMs} ms for ${waitedFor}, held by ${holder} (${who}) in ${file}. ${outcome} ` +
+        `${end} no pulumi operation of this stack is running, remove the file (rm '${file}'). Then run pulumi up again.`,
+    );
+  }
+
+  /** Waits while `holder()` names one, until `deadline` (**milliseconds** since the epoch); then throws `timeout`'s error. */
+  private async waitWhile<H>(
+    deadline: number,
+    holder: () => H | undefined,
+    timeout: (h: H) => Error,
+  ): Promise<void> {
+    for (let h = holder(); h !== undefined; h = holder()) {
+      if (Date.now() >= deadline) throw timeout(h);
+      await sleep(POLL_MS);
+    }
   }
 
   /**
    * Resolves when a create of `kind` may be sent: no other owner's lookup of the kind runs. Marks
    * this owner as sending until the matching {@link leaveSend}; while a lookup of another owner
    * waits, no new create is sent.
+   * @throws ClaimsLockTimeoutError naming the lookup's lock file and holder after waiting
+   *   {@link ClaimsFolderOptions.lockWaitMs} (the create is not sent); the file system's error
+   *   when the mark cannot be made (this owner is then not marked).
    */
   async enterSend(kind: string): Promise<void> {
+    const deadline = Date.now() + this.lockWaitMs;
+    const timeout = (holder: string) =>
+      this.lockTimeout(
+        this.lookingFile(kind),
+        holder,
+        `another provider process's lookup of "${kind}" to end`,
+        `The create of a "${kind}" was not sent: nothing was made.`,
+      );
     for (;;) {
-      while (this.othersLooking(kind)) await sleep(POLL_MS);
+      await this.waitWhile(deadline, () => this.othersLooking(kind), timeout);
       const n = (this.inFlight.get(kind) ?? 0) + 1;
+      if (n === 1) touch(this.sendingFile(kind));
       this.inFlight.set(kind, n);
-      if (n === 1) writeFileSync(this.sendingFile(kind), "", { mode: 0o600 });
       // A lookup that took the lock between the check and the mark waits for the mark: step back.
       if (!this.othersLooking(kind)) return;
       this.leaveSend(kind);
     }
   }
 
-  /** A create of `kind` entered with {@link enterSend} has settled. */
+  /**
+   * A create of `kind` entered with {@link enterSend} has settled.
+   * @throws the file system's error when the mark cannot be removed (it is no longer counted).
+   */
   leaveSend(kind: string): void {
     const n = (this.inFlight.get(kind) ?? 1) - 1;
     this.inFlight.set(kind, n);
@@ -306,16 +691,53 @@ export class ClaimsFolder {
   /**
    * Resolves when this owner runs the lookup of `kind` alone: it holds the kind's lock and no
    * other owner has a create of the kind in flight. Pair with {@link leaveLookup}.
+   * @throws ClaimsLockTimeoutError naming the lock file (another owner's lookup lock, or its mark
+   *   of creates in flight) and its holder after waiting {@link ClaimsFolderOptions.lockWaitMs};
+   *   the file system's error when the lock cannot be taken. Either way this owner holds no lock.
    */
   async enterLookup(kind: string): Promise<void> {
-    while (!createExclusive(this.lookingFile(kind), this.owner)) {
-      this.othersLooking(kind);
+    const deadline = Date.now() + this.lockWaitMs;
+    const outcome =
+      `This lookup, of a create whose answer was lost, did not run: that create may have made a "${kind}" ` +
+      `this deployment does not hold. Look for one with its values and delete it or adopt it with adoptId.`;
+    const file = this.lookingFile(kind);
+    while (!createExclusive(file, this.owner)) {
+      const holder = this.othersLooking(kind) ?? readOr(file, "");
+      if (Date.now() >= deadline)
+        throw this.lockTimeout(
+          file,
+          holder,
+          `another provider process's lookup of "${kind}" to end`,
+          outcome,
+        );
       await sleep(POLL_MS);
     }
-    while (this.othersSending(kind)) await sleep(POLL_MS);
+    try {
+      await this.waitWhile(
+        deadline,
+        () => this.othersSending(kind),
+        (h) =>
+          this.lockTimeout(
+            h.file,
+            h.owner,
+            `another provider process's creates of "${kind}" in flight to settle`,
+            outcome,
+          ),
+      );
+    } catch (err) {
+      try {
+        this.leaveLookup(kind);
+      } catch {
+        // the lock of a folder that failed: its owner's death frees it
+      }
+      throw err;
+    }
   }
 
-  /** The lookup of `kind` is done. */
+  /**
+   * The lookup of `kind` is done.
+   * @throws the file system's error when the lock cannot be removed.
+   */
   leaveLookup(kind: string): void {
     const file = this.lookingFile(kind);
     if (readOr(file, "") === this.owner) rmSync(file, { force: true });
@@ -326,6 +748,7 @@ export class ClaimsFolder {
   /**
    * Tells the other owners that a create of `kind` waits to look.
    * @returns the entry's token, for {@link removeWaiting}.
+   * @throws the file system's error when the entry cannot be written.
    */
   addWaiting(kind: string, entry: SharedWaiting): string {
     const token = `${fileName(kind)}.${this.owner}.${++this.seq}`;
@@ -333,12 +756,18 @@ export class ClaimsFolder {
     return token;
   }
 
-  /** The create of `token` no longer waits. */
+  /**
+   * The create of `token` no longer waits.
+   * @throws the file system's error when the entry cannot be removed.
+   */
   removeWaiting(token: string): void {
     rmSync(path.join(this.dir, "waiting", token), { force: true });
   }
 
-  /** The creates of `kind` that other owners, still running, have waiting to look. */
+  /**
+   * The creates of `kind` that other owners, still running, have waiting to look.
+   * @throws the file system's error when the folder cannot be read.
+   */
   othersWaiting(kind: string): SharedWaiting[] {
     const prefix = `${fileName(kind)}.`;
     const found: SharedWaiting[] = [];
@@ -346,12 +775,13 @@ export class ClaimsFolder {
       if (!name.startsWith(prefix) || name.endsWith(".tmp")) continue;
       const owner = name.slice(prefix.length, name.lastIndexOf("."));
       if (owner === this.owner) continue;
-      if (!processAlive(ownerPid(owner))) {
+      if (ownerLiveness(owner) === "dead") {
         rmSync(path.join(this.dir, "waiting", name), { force: true });
         continue;
       }
+      const text = readOr(path.join(this.dir, "waiting", name), "");
       try {
-        found.push(JSON.parse(readFileSync(path.join(this.dir, "waiting", name), "utf8")) as SharedWaiting);
+        found.push(JSON.parse(text) as SharedWaiting);
       } catch {
         // Removed while read: it no longer waits.
       }
@@ -360,31 +790,84 @@ export class ClaimsFolder {
   }
 }
 
-/** Where the deployments' claims folders live: `<tmpdir>/pulumi-service-claims`. */
-export function claimsRoot(): string {
-  return path.join(tmpdir(), "pulumi-service-claims");
+/**
+ * Where this user's deployments' claims folders live: `$XDG_RUNTIME_DIR/pulumi-service-claims`
+ * when `XDG_RUNTIME_DIR` (of `env`) is an absolute path to a directory of this user's with no
+ * permission for group or others, else `<tmpdir>/pulumi-service-claims-<uid>` (`os.tmpdir()`:
+ * `TMPDIR`, else `/tmp`). Where there are no user IDs (Windows, whose temporary folder is per
+ * user already): `<tmpdir>/pulumi-service-claims`. Nothing is made or checked here: see
+ * {@link deploymentClaimsFolder}.
+ */
+export function claimsRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const uid = myUid();
+  if (uid === undefined) return path.join(tmpdir(), "pulumi-service-claims");
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) {
+    try {
+      if (!privateDirProblem(lstatSync(runtime), uid)) return path.join(runtime, "pulumi-service-claims");
+    } catch {
+      // not there: the temporary folder instead
+    }
+  }
+  return path.join(tmpdir(), `pulumi-service-claims-${uid}`);
+}
+
+/**
+ * Removes the deployments' folders in `root` whose engine has died: only directories this user
+ * owns (a link, a file, another user's folder or a name not made here is left alone, and nothing
+ * is followed through a link), whose name's process is dead by PID and start time (a process of
+ * another PID namespace is left to its own). A folder that cannot be removed is left for the next
+ * time.
+ */
+function removeDeadFolders(root: string): void {
+  const uid = myUid();
+  for (const name of readdirSync(root)) {
+    const entry = path.join(root, name);
+    let st: Stats;
+    try {
+      st = lstatSync(entry);
+    } catch {
+      continue;
+    }
+    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+    const id = name.includes("-") ? parseIdentity(name) : undefined;
+    if (!id || liveness(id) !== "dead") continue;
+    try {
+      rmSync(entry, { recursive: true, force: true });
+    } catch {
+      // left for the next time
+    }
+  }
 }
 
 /**
  * The claims folder of the deployment run by the engine at `engineAddress` (the plugin's
- * argument), whose process is `enginePid` (the plugin's parent): `<claimsRoot>/<pid>-<hash of the
- * address>`. Folders of engines no longer running are removed first.
+ * argument), whose process is `enginePid` (the plugin's parent):
+ * `<root>/<pid>.<start time>.<PID namespace>-<hash of the address>`. The root is made (mode 0700)
+ * and checked first (a directory of this user's, not a link, no permission for group or others),
+ * and the folders of engines no longer running are removed from it (see {@link ClaimsFolder} for
+ * what is checked in the deployment's own).
  *
- * @param root - where the folders live (tests).
+ * @param root - where the folders live (default {@link claimsRoot}; tests pass their own).
+ * @param options - the folder's options (tests shorten its waits).
  * @returns the opened folder, or `undefined` without an engine address (a plugin started by hand).
- * @throws the file system's error when the folder cannot be made.
+ * @throws ClaimsFolderError naming the root or folder, what is wrong and what to run, when one
+ *   cannot be made or is not private to this user; nothing under it is then removed.
  */
 export function deploymentClaimsFolder(
   engineAddress: string | undefined,
   enginePid: number = process.ppid,
   root: string = claimsRoot(),
+  options: ClaimsFolderOptions = {},
 ): ClaimsFolder | undefined {
   if (!engineAddress) return undefined;
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  for (const name of readdirSync(root)) {
-    if (!processAlive(Number(name.split("-")[0])))
-      rmSync(path.join(root, name), { recursive: true, force: true });
+  openPrivateDir(root, "the claims root");
+  try {
+    removeDeadFolders(root);
+  } catch {
+    // a root that cannot be listed: the folders of dead engines stay until the next time
   }
   const address = createHash("sha256").update(engineAddress).digest("hex").slice(0, 16);
-  return new ClaimsFolder(path.join(root, `${enginePid}-${address}`));
+  const name = `${formatIdentity(processIdentity(enginePid))}-${address}`;
+  return new ClaimsFolder(path.join(root, name), process.pid, options);
 }

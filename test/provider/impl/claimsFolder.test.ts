@@ -4,35 +4,46 @@
  * owners counted as twins, entries of dead processes ignored, and nothing secret on disk. Two
  * registries on one folder stand for two plugin processes (the default provider and an explicit
  * one); without the folder, the same scenarios leave orphans, which is what the folder is for.
+ *
+ * And the folder never touches what is not this user's: a root (or folder, or key) of another
+ * user, a link, or one open to others is refused and nothing under it is removed; clean-up
+ * removes only this user's directories of dead engines, judged by PID and start time; and every
+ * wait on another process's lock ends within its bound with an error naming the lock.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { APIConnectionError } from "../../../client";
 import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
-import { ClaimsFolder, claimsRoot, deploymentClaimsFolder } from "../../../provider/impl/claimsFolder";
+import {
+  ClaimsFolder,
+  ClaimsLockTimeoutError,
+  claimsRoot,
+  deploymentClaimsFolder,
+  formatIdentity,
+  processIdentity,
+} from "../../../provider/impl/claimsFolder";
+import { anotherUsersProject, contents, deadPid } from "../../helpers/claims-fixtures";
 
 type R = { id: string; createdAt: string; v: string };
 
-/** The PID of a process that has exited. */
-function deadPid(): number {
-  return spawnSync(process.execPath, ["-e", "0"]).pid!;
-}
+/** A user ID other than this process's, for folders "another user" made (the tests run as root). */
+const OTHER_UID = 65534;
 
-/** Every file under `dir`, with its content. */
-function contents(dir: string): string {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(`${p}\n${readFileSync(p, "utf8")}`);
-    }
-  };
-  walk(dir);
-  return out.join("\n");
-}
+/** `text` as a regular expression matching it literally. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Resolves after `ms` **milliseconds**. */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -208,16 +219,236 @@ describe("ClaimsFolder: one deployment's claims across provider processes", () =
     }
   });
 
-  it("names a deployment's folder after its engine, and removes those of engines no longer running", () => {
+  it("names a deployment's folder after its engine (PID and start time), and removes those of engines no longer running", () => {
     expect(deploymentClaimsFolder(undefined, process.pid, dir)).toBeUndefined();
+    // Named as before start times were kept (`<pid>-<hash>`), and as now.
     const stale = path.join(dir, `${deadPid()}-0123456789abcdef`);
-    mkdirSync(stale, { recursive: true });
+    const staleNow = path.join(dir, `${formatIdentity(processIdentity(deadPid()))}-0123456789abcdef`);
+    mkdirSync(stale);
+    mkdirSync(staleNow);
     const first = deploymentClaimsFolder("127.0.0.1:4000", process.pid, dir)!;
-    expect(path.basename(first.dir)).toMatch(new RegExp(`^${process.pid}-[0-9a-f]{16}$`));
-    expect(deploymentClaimsFolder("127.0.0.1:4000", process.pid, dir)!.dir).toBe(first.dir);
+    expect(path.basename(first.dir)).toMatch(new RegExp(`^${process.pid}\\.\\d+\\.\\d+-[0-9a-f]{16}$`));
+    expect(first.tryClaim("thing_1")).toBe(true);
+    const again = deploymentClaimsFolder("127.0.0.1:4000", process.pid, dir)!;
+    expect(again.dir).toBe(first.dir);
+    expect(again.isClaimed("thing_1")).toBe(true);
     expect(deploymentClaimsFolder("127.0.0.1:4001", process.pid, dir)!.dir).not.toBe(first.dir);
     expect(readdirSync(dir)).not.toContain(path.basename(stale));
-    expect(path.dirname(claimsRoot())).toBe(tmpdir());
+    expect(readdirSync(dir)).not.toContain(path.basename(staleNow));
+  });
+});
+
+describe("claimsRoot: a folder of this user's own", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-root-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is under XDG_RUNTIME_DIR when that is a private folder of this user's, else in the temporary folder, named after the user", () => {
+    const uid = process.getuid!();
+    const privateRoot = claimsRoot({ XDG_RUNTIME_DIR: dir });
+    expect(privateRoot).toBe(path.join(dir, "pulumi-service-claims"));
+    const fallback = path.join(tmpdir(), `pulumi-service-claims-${uid}`);
+    expect(claimsRoot({})).toBe(fallback);
+    // An XDG_RUNTIME_DIR others may enter, or another user's, is not used.
+    chmodSync(dir, 0o755);
+    expect(claimsRoot({ XDG_RUNTIME_DIR: dir })).toBe(fallback);
+    chmodSync(dir, 0o700);
+    chownSync(dir, OTHER_UID, OTHER_UID);
+    expect(claimsRoot({ XDG_RUNTIME_DIR: dir })).toBe(fallback);
+  });
+});
+
+describe("deploymentClaimsFolder never touches what is not this user's", () => {
+  let base: string;
+  let project: string;
+  beforeEach(() => {
+    base = mkdtempSync(path.join(tmpdir(), "claims-refuse-"));
+    project = anotherUsersProject(mkdtempSync(path.join(tmpdir(), "claims-project-")));
+  });
+  afterEach(() => {
+    rmSync(base, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  it("refuses a root owned by another user, saying where, what is wrong and what to run, and removes nothing under it", () => {
+    const root = path.join(base, "pulumi-service-claims-0");
+    mkdirSync(root, { mode: 0o700 });
+    // Named as a dead engine's folder: the old clean-up removed it.
+    const theirs = path.join(root, `${deadPid()}-0123456789abcdef`);
+    mkdirSync(theirs);
+    writeFileSync(path.join(theirs, "notes"), "theirs");
+    chownSync(theirs, OTHER_UID, OTHER_UID);
+    chownSync(root, OTHER_UID, OTHER_UID);
+    const before = contents(root);
+    expect(() => deploymentClaimsFolder("127.0.0.1:4000", process.pid, root)).toThrow(
+      new RegExp(
+        `the claims root ${literally(root)} is owned by uid ${OTHER_UID}, not by this user \\(uid ${process.getuid!()}\\).*sudo rm -r '${literally(root)}'`,
+      ),
+    );
+    expect(contents(root)).toBe(before);
+  });
+
+  it("refuses a root that is a link (to another user's project): the project keeps every file", () => {
+    const root = path.join(base, "pulumi-service-claims-0");
+    symlinkSync(project, root);
+    const before = contents(project);
+    expect(() => deploymentClaimsFolder("127.0.0.1:4000", process.pid, root)).toThrow(
+      new RegExp(
+        `the claims root ${literally(root)} is a symbolic link, so it is not used and nothing in it is touched.*rm '${literally(root)}'`,
+      ),
+    );
+    expect(contents(project)).toBe(before);
+    expect(lstatSync(root).isSymbolicLink()).toBe(true);
+  });
+
+  it("refuses a root that others may write in (mode 0777), and removes nothing under it", () => {
+    const root = path.join(base, "pulumi-service-claims-0");
+    mkdirSync(root);
+    chmodSync(root, 0o777);
+    mkdirSync(path.join(root, `${deadPid()}-0123456789abcdef`));
+    const before = contents(root);
+    expect(() => deploymentClaimsFolder("127.0.0.1:4000", process.pid, root)).toThrow(
+      new RegExp(
+        `the claims root ${literally(root)} has mode 0777, which lets other users in.*rm -r '${literally(root)}'`,
+      ),
+    );
+    expect(contents(root)).toBe(before);
+  });
+
+  it("cleans only this user's directories of dead engines: a link named as one, and another user's folder, are left, and nothing is followed", () => {
+    const root = path.join(base, "root");
+    mkdirSync(root, { mode: 0o700 });
+    const link = path.join(root, `${deadPid()}-0123456789abcdef`);
+    symlinkSync(project, link);
+    const othersFolder = path.join(root, `${deadPid()}-1111111111111111`);
+    mkdirSync(othersFolder);
+    chownSync(othersFolder, OTHER_UID, OTHER_UID);
+    const mine = path.join(root, `${deadPid()}-2222222222222222`);
+    mkdirSync(mine);
+    const before = contents(project);
+    deploymentClaimsFolder("127.0.0.1:4000", process.pid, root);
+    expect(contents(project)).toBe(before);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(existsSync(othersFolder)).toBe(true);
+    expect(existsSync(mine)).toBe(false);
+  });
+
+  it("cleans the folder of an engine whose PID now runs another process (another start time), keeps the live engine's, and leaves another container's", () => {
+    const root = path.join(base, "root");
+    mkdirSync(root, { mode: 0o700 });
+    const me = processIdentity(process.pid);
+    const live = path.join(root, `${formatIdentity(me)}-aaaaaaaaaaaaaaaa`);
+    const reused = path.join(
+      root,
+      `${formatIdentity({ ...me, startTime: String(Number(me.startTime) + 1) })}-bbbbbbbbbbbbbbbb`,
+    );
+    const otherContainer = path.join(
+      root,
+      `${formatIdentity({ pid: deadPid(), startTime: "1", pidNamespace: "1" })}-cccccccccccccccc`,
+    );
+    for (const d of [live, reused, otherContainer]) {
+      mkdirSync(d);
+      writeFileSync(path.join(d, "key"), "k");
+    }
+    deploymentClaimsFolder("127.0.0.1:4000", process.pid, root);
+    expect([existsSync(live), existsSync(reused), existsSync(otherContainer)]).toEqual([true, false, true]);
+  });
+
+  it("refuses a deployment folder whose sub-folder or key is a link (to another user's project), and writes nothing there", () => {
+    const dir = path.join(base, "deployment");
+    mkdirSync(dir, { mode: 0o700 });
+    symlinkSync(project, path.join(dir, "ids"));
+    const before = contents(project);
+    expect(() => new ClaimsFolder(dir)).toThrow(
+      new RegExp(`the claims folder ${literally(path.join(dir, "ids"))} is a symbolic link`),
+    );
+    rmSync(path.join(dir, "ids"));
+    symlinkSync(path.join(project, "index.ts"), path.join(dir, "key"));
+    expect(() => new ClaimsFolder(dir)).toThrow(
+      new RegExp(
+        `the claims folder's key ${literally(path.join(dir, "key"))} is a symbolic link, so it is not used.*rm -r '${literally(dir)}'`,
+      ),
+    );
+    expect(contents(project)).toBe(before);
+  });
+
+  it("refuses a deployment folder's key that others may read", () => {
+    const dir = path.join(base, "deployment");
+    new ClaimsFolder(dir);
+    chmodSync(path.join(dir, "key"), 0o644);
+    expect(() => new ClaimsFolder(dir)).toThrow(/key .* has mode 0644, not 0600/);
+  });
+});
+
+describe("a wait on another process's lock ends within its bound, naming the lock and its holder", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-wait-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const BOUND_MS = 200;
+  /** `p`, or "still waiting" after 5 s: on a wait with no bound the test fails instead of hanging. */
+  const orStillWaiting = (p: Promise<unknown>) => Promise.race([p, sleep(5_000).then(() => "still waiting")]);
+
+  it("a create waits no longer than the bound for a live process's lookup, and its error names the lock file and the holder", async () => {
+    const holder = new ClaimsFolder(dir);
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
+    await holder.enterLookup("thing");
+    const started = Date.now();
+    const err = await orStillWaiting(waiter.enterSend("thing")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClaimsLockTimeoutError);
+    expect(Date.now() - started).toBeLessThan(BOUND_MS + 1_000);
+    const message = (err as Error).message;
+    expect(message).toContain(path.join(dir, "looking", "thing"));
+    expect(message).toContain(holder.owner);
+    expect(message).toMatch(new RegExp(`process ${process.pid}, still running.*nothing was made.*rm '`));
+    // Once the lookup ends, creates go on.
+    holder.leaveLookup("thing");
+    expect(await orStillWaiting(waiter.enterSend("thing"))).toBeUndefined();
+  });
+
+  it("a lookup waits no longer than the bound for a live process's creates in flight, and leaves no lock behind", async () => {
+    const holder = new ClaimsFolder(dir);
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
+    await holder.enterSend("thing");
+    const err = await orStillWaiting(waiter.enterLookup("thing")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClaimsLockTimeoutError);
+    const message = (err as Error).message;
+    expect(message).toContain(path.join(dir, "sending", `thing.${holder.owner}`));
+    expect(message).toMatch(/may have made a "thing" this deployment does not hold/);
+    expect(readdirSync(path.join(dir, "looking"))).toEqual([]);
+  });
+
+  it("createOnce fails with the lock's error, having sent nothing, and the kind's creates go on once the lock is let go", async () => {
+    const svc = new Service();
+    const holder = new ClaimsFolder(dir);
+    const registry = new ClaimRegistry();
+    registry.share(new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS }));
+    await holder.enterLookup("thing");
+    const spec = specFor(svc, registry, { lost: false, afterMs: 0 });
+    const first = await orStillWaiting(createOnce(spec)).catch((e: unknown) => e);
+    expect(String(first)).toContain(path.join(dir, "looking", "thing"));
+    expect(svc.stored).toEqual([]);
+    holder.leaveLookup("thing");
+    expect(await orStillWaiting(createOnce(spec))).toMatchObject({ id: "thing_1" });
+    // The failed wait counts no create of the kind in flight: a lookup of this process runs.
+    expect(await orStillWaiting(registry.gate("thing").enterLookup())).toBeUndefined();
+  });
+
+  it("a lock whose holder's PID now runs another process (another start time) is not waited for", async () => {
+    const me = processIdentity(process.pid);
+    const reused = `${formatIdentity({ ...me, startTime: String(Number(me.startTime) + 1) })}-0123456789ab`;
+    const live = `${formatIdentity(me)}-0123456789ab`;
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
+    writeFileSync(path.join(dir, "looking", "thing"), reused);
+    expect(await orStillWaiting(waiter.enterSend("thing"))).toBeUndefined();
+    waiter.leaveSend("thing");
+    // The same PID at its own start time is the live holder: waited for, to the bound.
+    writeFileSync(path.join(dir, "looking", "thing"), live);
+    await expect(orStillWaiting(waiter.enterSend("thing"))).rejects.toThrow(ClaimsLockTimeoutError);
   });
 });
 

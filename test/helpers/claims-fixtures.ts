@@ -1,0 +1,56 @@
+/**
+ * Fixtures of the claims folder's tests (test/provider/impl/claimsFolder.test.ts, claims.test.ts):
+ * a dead process's PID, a folder's files with their content, another user's project to point
+ * links at, and a file system error to inject.
+ */
+import { spawnSync } from "node:child_process";
+import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+
+/** The PID of a process that has exited. */
+export function deadPid(): number {
+  return spawnSync(process.execPath, ["-e", "0"]).pid!;
+}
+
+/**
+ * Every entry under `dir` (links not followed), each as its path and, for a file, its content:
+ * one string to compare before and after.
+ */
+export function contents(dir: string): string {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) {
+        out.push(`${p}/`);
+        walk(p);
+      } else if (st.isSymbolicLink()) out.push(`${p} -> link`);
+      else out.push(`${p}\n${readFileSync(p, "utf8")}`);
+    }
+  };
+  walk(dir);
+  return out.join("\n");
+}
+
+/**
+ * Fills `dir` with a small project of another user (a program, its settings, a source folder)
+ * whose files a claims folder must never touch.
+ * @returns `dir`.
+ */
+export function anotherUsersProject(dir: string): string {
+  writeFileSync(path.join(dir, "Pulumi.yaml"), "name: theirs\nruntime: nodejs\n");
+  writeFileSync(path.join(dir, "index.ts"), "export const answer = 42;\n");
+  mkdirSync(path.join(dir, "src"));
+  writeFileSync(path.join(dir, "src", "stack.ts"), "// their stack\n");
+  return dir;
+}
+
+/** The error a write to a full disk throws (`ENOSPC`), as Node.js's file system makes it. */
+export function noSpaceError(): NodeJS.ErrnoException {
+  return Object.assign(new Error("ENOSPC: no space left on device, write"), {
+    code: "ENOSPC",
+    errno: -28,
+    syscall: "write",
+  });
+}
