@@ -10,8 +10,9 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
-import { deploymentClaimsFolder } from "../impl/claimsFolder";
-import { processClaims } from "../impl/claims";
+import { deploymentClaimsFolder, type ClaimsFolder } from "../impl/claimsFolder";
+import { processClaims, type ClaimRegistry } from "../impl/claims";
+import { warn } from "../impl/runtime";
 import { fromPulumi } from "./deps";
 import { SERVER } from "./server";
 
@@ -25,6 +26,37 @@ export function engineAddress(args: string[]): string | undefined {
 }
 
 /**
+ * Shares `registry` (the process's claims) with the deployment's other provider processes, one
+ * per provider instance, through the claims folder `open` opens for the engine at `address`
+ * (default: {@link deploymentClaimsFolder}, under `claimsRoot()`, named after this plugin's parent
+ * engine). When the folder cannot be opened (another user's, a link, a full disk…), the plugin
+ * still serves every operation, with claims held in this process only, and `registry` warns that
+ * cross-process protection is off, why, and what to run (the folder's error says).
+ *
+ * @returns the folder shared, or `undefined`: no engine address (a plugin started by hand), or a
+ *   folder that could not be opened. Never throws.
+ */
+export function shareDeploymentClaims(
+  address: string | undefined,
+  registry: ClaimRegistry = processClaims,
+  open: (address: string | undefined) => ClaimsFolder | undefined = deploymentClaimsFolder,
+): ClaimsFolder | undefined {
+  let folder: ClaimsFolder | undefined;
+  try {
+    folder = open(address);
+  } catch (err) {
+    registry.warn(
+      `the claims folder of this deployment could not be opened, so cross-process protection is off: this provider ` +
+        `process keeps its claims to itself, and a create whose answer was lost in another provider process of the ` +
+        `deployment (an explicit provider) could adopt a resource this one holds. ${String((err as { message?: unknown } | null)?.message ?? err)}`,
+    );
+    return undefined;
+  }
+  if (folder) registry.share(folder);
+  return folder;
+}
+
+/**
  * Starts the server and prints its port.
  * @returns the bound port and the server (`forceShutdown()` stops it).
  * @throws Error when no port of 127.0.0.1 can be bound.
@@ -34,9 +66,10 @@ export async function serve(args: string[]): Promise<{ port: number; server: grp
   const address = engineAddress(args);
   // Pulumi's log (the implementation's warnings) writes to the engine at this address.
   if (address) process.env.PULUMI_NODEJS_ENGINE ||= address;
+  // The claims' warnings (a folder that failed) go to Pulumi's log, shown by pulumi up.
+  processClaims.onWarning((message) => void warn(message));
   // The deployment's other provider processes (one per provider instance) share its claims.
-  const folder = deploymentClaimsFolder(address);
-  if (folder) processClaims.share(folder);
+  shareDeploymentClaims(address);
   // The engine's limit on a message (400 MiB), as in @pulumi/pulumi's own servers.
   const server = new grpcJs.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
   server.addService(ResourceProviderService, SERVER as grpc.UntypedServiceImplementation);
