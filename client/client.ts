@@ -154,8 +154,9 @@ export class ServiceClient {
    */
   readonly idempotency: Idempotency;
   /**
-   * The service's clock as this client has seen it (the `Date` header of each response): a lost
-   * create's lookup asks what the service made since the create started, in the service's time.
+   * The service's clock as this client has seen it (the `Date` header of the service's 2xx
+   * answers, against a monotonic local clock: client/serviceClock.ts): a lost create's lookup asks
+   * what the service made since the create started, in the service's time.
    */
   readonly serviceClock = new ServiceClock();
 

@@ -16,7 +16,7 @@
  * 3. Otherwise (a server that ignores the key, or one not heard from yet) the provider looks for
  *    the resource it made: it lists the resources newest first, back to the first attempt in the
  *    service's time less {@link SERVICE_CLOCK_MARGIN_MS} (the client's `serviceClock`, from the
- *    `Date` of the service's answers; {@link CLOCK_SKEW_MS} of this machine's time before any
+ *    `Date` of the service's 2xx answers; {@link CLOCK_SKEW_MS} of this machine's time before any
  *    answer told it), and keeps those whose fields equal the request exactly. One
  *    match: adopt it. None: the create did not happen; send it once more (same key) and, if that
  *    fails the same way, look again. Several: fail with an error naming them, since the provider
@@ -63,6 +63,7 @@
 import { randomUUID } from "node:crypto";
 import { APIConnectionError, APIError } from "../../client/errors";
 import { isLostAnswer } from "../../client/retry";
+import { monotonicNowMs } from "../../client/serviceClock";
 import { ClaimRegistry, processClaims, type Waiter } from "./claims";
 import type { CreateOnceSpec } from "./createOnceSpec";
 import { listSince } from "./listing";
@@ -79,8 +80,10 @@ export const CLOCK_SKEW_MS = 30_000;
 
 /**
  * How far before the first attempt the lookup reaches, in **milliseconds**, in the service's own
- * time (`CreateOnceSpec.serviceNow`): the `Date` headers it is estimated from and `created_at`
- * are both cut to whole seconds, so two seconds cover both. Resources made earlier, by an earlier
+ * time (`CreateOnceSpec.serviceNow`). The client's estimate is already a lower bound of the
+ * service's time (the least offset of recent 2xx answers: client/serviceClock.ts), so the margin
+ * covers `created_at`'s whole seconds (1 s), the clocks' drift between answers (well under 0.1 s),
+ * and about 0.9 s more for a replica of the service no recent answer came from. Resources made earlier, by an earlier
  * `up` of the stack above all, are then out of the window, even while the engine has not yet
  * shown this provider that the stack holds them.
  */
@@ -227,8 +230,8 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> {
    * How far back the lookup reaches, in **milliseconds** since the Unix epoch (the service's
    * `created_at` time), asked when the lookup's first page has answered:
    * {@link SERVICE_CLOCK_MARGIN_MS} before the create started in the service's time once the
-   * client has seen the service's clock (any answer since the start, the create's own failed
-   * answer or that first page included, may have told it), else
+   * client has seen the service's clock (any 2xx answer of the service since the start, that
+   * first page included, may have told it: client/serviceClock.ts), else
    * {@link CLOCK_SKEW_MS} before it started on this machine.
    */
   since(): number;
@@ -251,7 +254,7 @@ function logicalCreate<T extends { id: string; createdAt: string }>(
 ): LogicalCreate<T> {
   const registry = spec.registry ?? processClaims;
   const gate = registry.gate(spec.what);
-  const now = spec.now ?? Date.now;
+  const now = spec.now ?? monotonicNowMs;
   const key = spec.idempotencyKey ?? randomUUID();
   const startedMs = now();
   return {

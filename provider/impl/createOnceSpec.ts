@@ -40,13 +40,18 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   keysHonoured(): boolean | undefined;
   /** Warning shown by `pulumi up` when the provider adopts or retries; default none. */
   warn?(message: string): Promise<void> | void;
-  /** Clock in **milliseconds** since the Unix epoch (tests); default `Date.now`. */
+  /**
+   * This machine's clock in **milliseconds** since the Unix epoch (tests); default the client's
+   * monotonic clock (`monotonicNowMs`, client/serviceClock.ts), the one the service's clock is
+   * estimated against, which a step of the wall clock does not move.
+   */
   now?(): number;
   /**
    * The service's time at this machine's time `localMs` (both in **milliseconds** since the Unix
    * epoch), as the client has estimated it from the responses seen so far
    * (`ServiceClock.now(localMs)`), or `undefined` before any response told it. Asked when a lost
-   * create looks: once known (the create's own failed answer may tell it), the lookup reaches back
+   * create looks: once known (any 2xx answer of the service, the lookup's first page included, may
+   * tell it), the lookup reaches back
    * `SERVICE_CLOCK_MARGIN_MS` before the create started in the service's time, rather than
    * `CLOCK_SKEW_MS` of this machine's (ambiguous.ts).
    */

@@ -54,6 +54,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { SERVICE_VERSION } from "service-contract";
+import { monotonicNowMs } from "../../client/serviceClock";
 import { CLOCK_SKEW_MS, SERVICE_CLOCK_MARGIN_MS, LISTINGS, maybeApplied, withArticle } from "./ambiguous";
 import { processClaims, type ClaimRegistry } from "./claims";
 import { KEY_CHANGE_ENV } from "./configChange";
@@ -193,7 +194,7 @@ export interface PendingContext {
   keysHonoured(): boolean | undefined;
   /** True when a create sent with `key` was answered with the replay of the key's first response. */
   wasReplayed(key: string): boolean;
-  /** This machine's time, in **milliseconds** since the Unix epoch. */
+  /** This machine's time, in **milliseconds** since the Unix epoch, from the clock the service's is estimated against (monotonic). */
   now(): number;
 }
 
@@ -206,7 +207,7 @@ export function runtimeContext(): PendingContext {
     requestTimeoutMs: () => getClient().timeoutMs,
     keysHonoured: () => getClient().idempotency.honoured,
     wasReplayed: (key) => getClient().idempotency.wasReplayed(key),
-    now: Date.now,
+    now: monotonicNowMs,
   };
 }
 
