@@ -7,6 +7,7 @@
  * sibling). The steps on a scripted kind and context, then both kinds' providers against the real
  * emulator behind a proxy that holds the create's answer past the timeout.
  */
+import { randomUUID } from "node:crypto";
 import { ServiceClient } from "../../../client";
 import { ClaimRegistry, processClaims } from "../../../provider/impl/claims";
 import * as eventDestination from "../../../provider/impl/eventDestination";
@@ -609,6 +610,51 @@ describe("both kinds against the emulator, the create's answer held past its tim
       "POST /event_subscriptions (replayed)",
       `DELETE /event_subscriptions/${made[0]}`,
     ]);
+  });
+
+  it("a placeholder days old, with another stack's twin made since: up takes nothing it cannot prove, destroy deletes nothing it cannot prove", async () => {
+    const news = {
+      sources: [{ type: "ip_policy_created.v0" }],
+      destinationIds: [destinationId],
+      description: "days old",
+    };
+    const twin = await client.eventSubscriptions.create(news);
+    const daysAgo = Date.now() - 3 * 86_400_000;
+    const placeholder = (id: string) => ({
+      id,
+      props: {
+        ...news,
+        [PENDING_CREATE_OUTPUT]: {
+          sentAtMs: daysAgo,
+          serviceSentAtMs: daysAgo,
+          windowMs: 32_000,
+          idempotencyKey: randomUUID(),
+          keyStamp: runtime.currentKeyStamp(),
+        },
+      },
+    });
+    const seen = warnings();
+    const twinNow = () => client.eventSubscriptions.get(twin.id);
+
+    // up: the replacement's replay is a create of its own; the twin is neither taken nor named.
+    const up = placeholder(`${PLACEHOLDER.slice(0, -2)}10`);
+    await eventSubscription.diff(up.id, up.props as never, news);
+    const replacement = await eventSubscription.create(news);
+    expect(replacement.id).not.toBe(twin.id);
+    await eventSubscription.remove(up.id, up.props as never);
+
+    // destroy: the replay's own resource is deleted; the twin is not.
+    const destroyed = placeholder(`${PLACEHOLDER.slice(0, -2)}11`);
+    await clearRequestLog(emulator.url, emulator.adminKey);
+    await eventSubscription.remove(destroyed.id, destroyed.props as never);
+    const [post, del] = await writes();
+    expect(post).toBe("POST /event_subscriptions");
+    expect(del).toMatch(/^DELETE \/event_subscriptions\/esb_/);
+    expect(del).not.toContain(twin.id);
+    expect((await twinNow()).description).toBe("days old");
+    expect(seen.join("\n")).not.toContain(twin.id);
+    await client.eventSubscriptions.delete(replacement.id as string);
+    await client.eventSubscriptions.delete(twin.id);
   });
 
   it("a sibling with identical values, made in the same up and not yet shown to the provider, is never taken; without proof the candidates are only named", async () => {
