@@ -8,15 +8,15 @@
  *
  * So each resource's state carries a stamp of the key: {@link KEY_STAMP}, in the format
  * `s1.<salt>.<hash>` ({@link keyStamp}): a random salt and a scrypt derivation of the key with it
- * ({@link STAMP_SCRYPT}: about 30 to 60 ms of one core and 16 MiB a derivation), never the key.
+ * ({@link STAMP_SCRYPT}: 16 MiB and some 45 to 70 ms of one core a derivation), never the key.
  * Anyone who can read a state file can test a guess of the key only at that cost per guess and
  * per salt, and two stacks with the same key have different-looking stamps. A create, an update
  * or a read that finds the resource writes a stamp of the key it used (a key that can see the
  * resource is one of its account): each provider process salts the stamps it writes with one
  * salt of its own, so it derives once, and a refresh keeps a stamp that already verifies against
  * its key as it is (no churn in the state). Checking a stamp derives once per salt and key
- * ({@link stampMatches} keeps the derivations), so a refresh of thousands of resources written by
- * a few runs costs a few derivations.
+ * ({@link stampMatches} keeps the derivations), so a refresh of thousands of resources costs one
+ * derivation per run that wrote some of their stamps (one salt each), not one per resource.
  *
  * The stamps of earlier versions, 16 hex digits of an unsalted SHA-256 of the key
  * ({@link legacyKeyStamp}), still verify, and are replaced by a salted stamp the next time the
@@ -47,9 +47,11 @@ export const STAMP_VERSION = "s1";
 /**
  * The derivation of a salted (`s1`) stamp: Node's `crypto.scryptSync` with cost `N` (2^14),
  * block size `r` and parallelism `p`, which needs 128 × N × r bytes (16 MiB, below `maxmem`) and
- * takes about 30 ms of one core of a 2-core cloud machine (60 ms while it is busy); `saltBytes`
- * random bytes of salt and `hashBytes` bytes of hash, each written in base64url (22 characters).
- * A stamp's version fixes these: changing them needs a new {@link STAMP_VERSION}.
+ * takes 45 to 70 ms (median 58 ms) of one core of a 2-core AMD EPYC cloud machine running other
+ * work, so a guess of the key costs as much per salt; checking 1,000 stamps of one salt then
+ * costs one derivation and about 4 ms. `saltBytes` random bytes of salt and `hashBytes` bytes of
+ * hash, each written in base64url (22 characters). A stamp's version fixes these: changing them
+ * needs a new {@link STAMP_VERSION}.
  */
 export const STAMP_SCRYPT = Object.freeze({
   N: 16_384,

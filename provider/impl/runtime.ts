@@ -314,7 +314,7 @@ function currentApiKey(): string {
 
 /**
  * The key stamp to write (keyStamp.ts): `s1.<salt>.<hash>`, this provider's API key derived with
- * scrypt and this process's salt. Derived once per process and key (about 30 ms), then kept.
+ * scrypt and this process's salt. Derived once per process and key (tens of milliseconds), then kept.
  * @throws Error saying what to set when no key is configured (as {@link getClient}).
  */
 export function currentKeyStamp(): string {
