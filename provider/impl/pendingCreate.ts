@@ -61,7 +61,7 @@ import { KEY_CHANGE_ENV } from "./configChange";
 import { listSince } from "./listing";
 import type { ServiceDiffResult } from "./resourceOptions";
 import { OperationTimeoutError, TIMEOUT_MARGIN_MS, timed } from "./timeouts";
-import { currentKeyStamp, getClient, warn } from "./runtime";
+import { currentKeyStamp, getClient, isCurrentKeyStamp, warn } from "./runtime";
 
 /** Plain property values. */
 type Props = Record<string, unknown>;
@@ -202,7 +202,7 @@ export interface PendingContext {
 export function runtimeContext(): PendingContext {
   return {
     keyStamp: () => currentKeyStamp(),
-    isCurrentKeyStamp: (stamp) => stamp === currentKeyStamp(),
+    isCurrentKeyStamp: (stamp) => isCurrentKeyStamp(stamp),
     serviceNow: (localMs) => getClient().serviceClock.now(localMs),
     requestTimeoutMs: () => getClient().timeoutMs,
     keysHonoured: () => getClient().idempotency.honoured,
