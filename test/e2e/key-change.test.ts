@@ -35,7 +35,7 @@ const SPEC: Spec = {
 
 /** The message of a 404 to another key than the one a resource was made with. */
 const OTHER_KEY =
-  /event (subscription|destination) \S+ was made with another service API key \(key stamp [0-9a-f]{16}\) than this provider's \(key stamp [0-9a-f]{16}\), and the service answers 404 to this key/;
+  /event (subscription|destination) \S+ was made with another service API key \(key stamp [A-Za-z0-9_-]{6}…\) than this provider's \(key stamp [A-Za-z0-9_-]{6}…\), and the service answers 404 to this key/;
 
 describe.each(["dynamic", "native"] as const)(
   "%s door: another account's key the engine does not see",

@@ -12,7 +12,7 @@ import * as eventDestination from "../../../provider/impl/eventDestination";
 import * as eventSubscription from "../../../provider/impl/eventSubscription";
 import type { DestinationOutputs } from "../../../provider/impl/eventDestination";
 import type { SubscriptionOutputs } from "../../../provider/impl/eventSubscription";
-import { keyStamp } from "../../../provider/impl/keyStamp";
+import { keyStamp, shortStamp } from "../../../provider/impl/keyStamp";
 import {
   EXPECTED_READS_ENV,
   LISTING_LIFETIME_MS,
@@ -166,8 +166,8 @@ describe("what a listing does not hold is re-checked with a GET", () => {
     for (const [i, r] of reads.entries()) {
       expect(r.status).toBe("rejected");
       expect(String((r as PromiseRejectedResult).reason)).toContain(
-        `event subscription ${subs[i].id} was made with another service API key (key stamp ${keyStamp(KEY_A)}) ` +
-          `than this provider's (key stamp ${keyStamp(KEY_B)})`,
+        `event subscription ${subs[i].id} was made with another service API key (key stamp ${shortStamp(keyStamp(KEY_A))}) ` +
+          `than this provider's (key stamp ${shortStamp(keyStamp(KEY_B))})`,
       );
     }
     expect(await requestsOf()).toEqual([
