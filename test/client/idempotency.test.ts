@@ -78,12 +78,15 @@ describe("Idempotency", () => {
     ["k", 201, undefined, false],
     [undefined, 201, "true", false],
     ["k", 409, "true", false],
-  ] as const)("echo %s, status %s, Idempotent-Replayed %s: wasReplayed %s", (echo, status, header, replayed) => {
-    const i = new Idempotency("auto");
-    i.observe("k", echo, status, header);
-    expect(i.wasReplayed("k")).toBe(replayed);
-    expect(i.wasReplayed("other")).toBe(false);
-  });
+  ] as const)(
+    "echo %s, status %s, Idempotent-Replayed %s: wasReplayed %s",
+    (echo, status, header, replayed) => {
+      const i = new Idempotency("auto");
+      i.observe("k", echo, status, header);
+      expect(i.wasReplayed("k")).toBe(replayed);
+      expect(i.wasReplayed("other")).toBe(false);
+    },
+  );
 });
 
 describe('idempotencyKeys: "auto" against a scripted server', () => {
