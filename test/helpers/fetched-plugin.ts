@@ -5,6 +5,7 @@
  * environment of a program that can get the plugin only from there, and the Pulumi CLI run in it.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
@@ -120,4 +121,72 @@ export async function runPulumi(args: string[], env: NodeJS.ProcessEnv, cwd?: st
     const e = err as { stdout?: string; stderr?: string; message: string };
     throw new Error(`pulumi ${args.join(" ")} failed: ${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
   }
+}
+
+/** Where {@link startCachedPluginRelease} keeps the releases it packed, one folder per key. */
+export const PACKED_RELEASES = path.join(REPO_ROOT, "dist", "plugin-release-cache");
+
+/** How long a packed release of another key is kept, in **milliseconds**: an hour. */
+const PACKED_RELEASE_KEEP_MS = 60 * 60 * 1000;
+
+/**
+ * The key of a packed release: the version, the target and what the archive is made of (the
+ * executable's size and modification time, which each build changes, and LICENSE and README.md).
+ */
+function packedReleaseKey(version: string, target: string, exe: string): string {
+  const stat = fs.statSync(exe);
+  const hash = createHash("sha256").update(JSON.stringify([version, target, stat.size, stat.mtimeMs]));
+  for (const doc of ["LICENSE", "README.md"]) hash.update(fs.readFileSync(path.join(REPO_ROOT, doc)));
+  return `${target}-v${version}-${hash.digest("hex").slice(0, 16)}`;
+}
+
+/**
+ * {@link startPluginRelease} without packing again what was packed: builds the executable of
+ * `target` as that does (seconds when up to date), then serves the release folder of
+ * {@link PACKED_RELEASES} that holds the archive of this executable, packing it there first when
+ * none does (into a folder of its own, renamed into place, so that test files packing at once
+ * never see half an archive). Packing the linux-amd64 archive takes about 8 s on a busy 2-core
+ * machine, so the test files that need the same archive share one packing. Folders of other keys
+ * older than an hour are removed.
+ * @throws the build's, the packing's or the server's error.
+ */
+export async function startCachedPluginRelease(target = "linux-amd64"): Promise<PluginRelease> {
+  await buildPluginBinaries({ targetNames: [target], outDir: PLUGIN_BINARIES });
+  const version = release.packageVersion();
+  const exe = path.join(
+    PLUGIN_BINARIES,
+    target,
+    "pulumi-resource-service" + (target.startsWith("windows") ? ".exe" : ""),
+  );
+  const key = packedReleaseKey(version, target, exe);
+  const out = path.join(PACKED_RELEASES, key);
+  if (!fs.existsSync(path.join(out, release.checksumsName(version)))) {
+    fs.mkdirSync(PACKED_RELEASES, { recursive: true });
+    const staging = fs.mkdtempSync(path.join(PACKED_RELEASES, `.${key}-`));
+    try {
+      await release.releaseArchives({ binaries: PLUGIN_BINARIES, out: staging, targets: [target] });
+      fs.renameSync(staging, out);
+    } catch (err) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      // Another test file packed the same archive first: use theirs.
+      if (!fs.existsSync(path.join(out, release.checksumsName(version)))) throw err;
+    }
+    for (const old of fs.readdirSync(PACKED_RELEASES)) {
+      const dir = path.join(PACKED_RELEASES, old);
+      if (old !== key && Date.now() - fs.statSync(dir).mtimeMs > PACKED_RELEASE_KEEP_MS)
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return { version, archive: release.archiveName(version, target), server: await startFileTreeServer(out) };
+}
+
+/**
+ * `pathValue` without the folders that hold a `node`: the `PATH` of a machine without Node.js
+ * (a Pulumi YAML user's, whose plugin is a self-contained executable).
+ */
+export function pathWithoutNode(pathValue: string): string {
+  return pathValue
+    .split(path.delimiter)
+    .filter((d) => d && !fs.existsSync(path.join(d, "node")))
+    .join(path.delimiter);
 }
