@@ -5,13 +5,17 @@
 // them: a pull request (`preview`), the merge (`up`), a night without drift, someone editing a
 // destination of `dev` by hand, two nights with drift (one issue opened, then updated), the
 // next merge (`up --refresh` puts the value back), and a night without drift (the issue closed).
-// Each job's `run:` steps are run by bash as the workflow writes them; `uses:` steps (checkout,
-// setup-node, the Pulumi CLI, upload-artifact) and `npm ci` are what this machine already has;
-// `gh` is local-gh.js, which keeps the issues in a JSON file. Prints `summary: {…}` and
-// destroys the stacks.
+// Each job's `run:` steps are run by bash as the workflow writes them (its `${{ secrets.* }}`
+// and `${{ vars.* }}` are the stand-ins below); `uses:` steps (checkout, setup-node, the Pulumi
+// CLI, upload-artifact) and `npm ci` are what this machine already has; `gh` is local-gh.js,
+// which keeps the issues in a JSON file. Prints `summary: {…}` and destroys the stacks.
 //
-// The project (`infra/`) is checked out once per stack (as each matrix job has its own checkout)
-// in a temporary folder next to this file.
+// The repository is a temporary folder next to this file: `infra/` with the stacks' settings
+// files, made first as the README says (`pulumi stack init <stack>`, `pulumi config set`, the
+// file committed). `dev`'s was made against the team's backend, so the stack exists before the
+// first run; `prod`'s against another one (an engineer's trial), so the workflow's
+// `pulumi stack select --create` creates it. Each job of each stack runs in a fresh checkout of
+// that repository, as on GitHub's runners.
 // Needs `pulumi` and `jq` on PATH.
 "use strict";
 
@@ -39,37 +43,53 @@ async function main() {
   const emulator = await startEmulator({ apiKeys: [API_KEY] });
   const work = fs.mkdtempSync(path.join(__dirname, ".run-"));
   fs.mkdirSync(path.join(work, "state"));
+  fs.mkdirSync(path.join(work, "trial-state"));
   const stacks = workflow.jobs.up.strategy.matrix.stack;
-  /** The checkout of one matrix entry (each job of GitHub's matrix runs in a checkout of its own). */
-  const checkout = (stack) => path.join(work, `checkout-${stack}`);
-  const infra = (stack) => path.join(checkout(stack), workflow.env.PROJECT_DIR);
-  // What `npm ci` gives each job: the project (infra/) with its dependencies. Here its
-  // node_modules is the one that holds this example's pulumi-service (in a copy of the example,
-  // its own; in the repository, the workspace's), linked instead of installed again.
+  const repository = path.join(work, "repository");
+  const project = path.join(repository, workflow.env.PROJECT_DIR);
+  fs.cpSync(path.join(__dirname, "infra"), project, {
+    recursive: true,
+    filter: (src) => path.basename(src) !== "node_modules",
+  });
+  // What `npm ci` gives each job: the project with its dependencies. Here its node_modules is
+  // the one that holds this example's pulumi-service (in a copy of the example, its own; in the
+  // repository, the workspace's), linked instead of installed again.
   const nodeModules = nearestNodeModules(__dirname, "pulumi-service");
-  for (const stack of stacks) {
-    fs.cpSync(path.join(__dirname, "infra"), infra(stack), {
-      recursive: true,
-      filter: (src) => path.basename(src) !== "node_modules",
-    });
-    fs.symlinkSync(nodeModules, path.join(infra(stack), "node_modules"));
-  }
+  let checkouts = 0;
+  /** A fresh checkout of the repository for one job of one stack: its folder. */
+  const checkout = (name, stack) => {
+    const dir = path.join(work, `checkout-${++checkouts}-${name}-${stack}`);
+    fs.cpSync(repository, dir, { recursive: true });
+    fs.symlinkSync(nodeModules, path.join(dir, workflow.env.PROJECT_DIR, "node_modules"));
+    return dir;
+  };
   // `gh`, as the workflow calls it: local-gh.js, first on PATH.
   const bin = path.join(work, "bin");
   fs.mkdirSync(bin);
   fs.symlinkSync(path.join(__dirname, "local-gh.js"), path.join(bin, "gh"));
   const issuesFile = path.join(work, "issues.json");
   const issues = () => (fs.existsSync(issuesFile) ? JSON.parse(fs.readFileSync(issuesFile, "utf8")) : []);
-  // The workflow's env, with the repository secrets this run stands in for.
-  const baseEnv = {
-    ...process.env,
-    ...Object.fromEntries(Object.entries(workflow.env).map(([k, v]) => [k, String(v)])),
-    PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+  // The repository secrets and variables this run stands in for: the team's backend is a local
+  // file backend, and no Pulumi Cloud token.
+  const secrets = {
     PULUMI_BACKEND_URL: `file://${path.join(work, "state")}`,
+    PULUMI_ACCESS_TOKEN: "",
     PULUMI_CONFIG_PASSPHRASE: "gitops-example",
     SERVICE_API_KEY: API_KEY,
-    // The repository variable of the same name: `FAST_DEPLOY=true npm start` deploys in fast mode.
-    FAST_DEPLOY: process.env.FAST_DEPLOY ?? "",
+  };
+  // The repository variable of the same name: `FAST_DEPLOY=true npm start` deploys in fast mode.
+  const vars = { FAST_DEPLOY: process.env.FAST_DEPLOY ?? "" };
+  const expand = (text, values) =>
+    String(text).replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_m, k) => values[k] ?? "");
+  const workflowValues = {
+    ...Object.fromEntries(Object.entries(secrets).map(([k, v]) => [`secrets.${k}`, v])),
+    ...Object.fromEntries(Object.entries(vars).map(([k, v]) => [`vars.${k}`, v])),
+  };
+  // The workflow's env, its expressions expanded.
+  const baseEnv = {
+    ...process.env,
+    ...Object.fromEntries(Object.entries(workflow.env).map(([k, v]) => [k, expand(v, workflowValues)])),
+    PATH: `${bin}${path.delimiter}${process.env.PATH}`,
     LOCAL_GH_STATE: issuesFile,
   };
   const exec = promisify(execFile);
@@ -85,30 +105,30 @@ async function main() {
       };
     }
   };
-  const expand = (text, vars) => String(text).replace(/\$\{\{\s*([\w.]+)\s*\}\}/g, (_m, k) => vars[k] ?? "");
   /** One matrix entry of a job: its env, then its `run:` steps in order; the exit code. */
   const runJobFor = async (name, stack) => {
     const job = workflow.jobs[name];
-    const vars = {
+    const values = {
+      ...workflowValues,
       "matrix.stack": stack,
       "github.token": "local",
       ...Object.fromEntries(Object.entries(baseEnv).map(([k, v]) => [`env.${k}`, v])),
     };
     const env = {
       ...baseEnv,
-      ...Object.fromEntries(Object.entries(job.env ?? {}).map(([k, v]) => [k, expand(v, vars)])),
+      ...Object.fromEntries(Object.entries(job.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
     };
     env.GITHUB_STEP_SUMMARY = path.join(work, `summary-${name}-${stack}.md`);
+    const dir = checkout(name, stack);
     const log = [`» job ${name} (${stack})`];
     let code = 0;
     for (const step of job.steps) {
-      const label = step.name ?? step.uses ?? step.run;
+      const label = expand(step.name ?? step.uses ?? step.run, values);
       if (!step.run || step.run.trim() === "npm ci") continue;
-      const r = await sh(
-        step.run,
-        path.join(checkout(stack), expand(step["working-directory"] ?? ".", vars)),
-        env,
-      );
+      const r = await sh(step.run, path.join(dir, expand(step["working-directory"] ?? ".", values)), {
+        ...env,
+        ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
+      });
       log.push(`  ${label}: exit ${r.code}`, r.out.replace(/^/gm, "    "));
       if (r.code !== 0) {
         code = r.code;
@@ -130,19 +150,24 @@ async function main() {
   const record = (what, codes) =>
     steps.push({ what, codes, openIssues: openIssues(), issues: issues().length });
   try {
-    for (const stack of stacks) {
+    // The README's first step, once per stack: `pulumi stack init`, `pulumi config set`, and the
+    // settings file committed (here: left in the repository's folder). The first stack's is made
+    // against the team's backend, the others' against an engineer's trial backend.
+    for (const [i, stack] of stacks.entries()) {
+      const backend = i === 0 ? secrets.PULUMI_BACKEND_URL : `file://${path.join(work, "trial-state")}`;
       const init = await sh(
         `pulumi stack init ${stack} --non-interactive && pulumi config set --stack ${stack} service:baseUrl ${emulator.url}`,
-        infra(stack),
-        baseEnv,
+        project,
+        { ...baseEnv, PULUMI_BACKEND_URL: backend },
       );
       if (init.code !== 0) throw new Error(init.out);
     }
+    const cli = (await sh("pulumi version", project, baseEnv)).out.trim();
     record("pull request: preview", await runJob("preview"));
     record("merge: up", await runJob("up"));
     record("night: drift", await runJob("drift"));
 
-    const outputs = await sh("pulumi stack output --json --stack dev", infra("dev"), baseEnv);
+    const outputs = await sh("pulumi stack output --json --stack dev", project, baseEnv);
     const audit = JSON.parse(outputs.out).destinationIds.audit;
     const client = new ServiceClient({ baseUrl: emulator.url, apiKey: API_KEY });
     await client.eventDestinations.update(audit, { description: "edited by hand" });
@@ -152,13 +177,13 @@ async function main() {
     record("night: drift", await runJob("drift"));
     const issue = issues()[0];
     process.stdout.write(
-      `\nsummary: ${JSON.stringify({ steps, issueBodyNamesTheEdit: /`"edited by hand"`/.test(issue?.body ?? ""), closedWith: issue?.comments ?? [] })}\n`,
+      `\nsummary: ${JSON.stringify({ steps, issueBodyNamesTheEdit: /`"edited by hand"`/.test(issue?.body ?? ""), closedWith: issue?.comments ?? [], cli: { installedByTheWorkflow: String(workflow.env.PULUMI_VERSION), ran: cli } })}\n`,
     );
   } finally {
     for (const stack of stacks) {
       const down = await sh(
         `pulumi destroy --stack ${stack} --yes --skip-preview --remove --non-interactive`,
-        infra(stack),
+        project,
         baseEnv,
       );
       if (down.code !== 0) {
