@@ -1,24 +1,43 @@
 /**
- * Pulumi YAML programs through the real Pulumi engine against the real emulator: the project
- * examples/yaml/quickstart (the quickstart of docs/resources.md in YAML), run by Pulumi YAML's
- * language host (github.com/pulumi/pulumi-yaml, built from tools/pulumi-yaml by
- * scripts/ensure-pulumi.js) with the v3.248.0 engine and the native plugin
- * `pulumi-resource-service`. It checks that the YAML block of docs/resources.md is the program
- * part of the project's Pulumi.yaml, that Pulumi YAML's converter turns the project into the
- * same PCL program as docs/examples/quickstart.pp, and deploys it: up (checked on the emulator),
- * a preview with no changes, refresh of a change made on the emulator, no secret in plain form
- * in the state, destroy leaving the account empty. And examples/yaml/multi-account: two explicit
- * providers (`pulumi:providers:service`), each resource in its provider's account only.
+ * Pulumi YAML programs through the real Pulumi engine against the real emulator, run as a YAML
+ * user runs them: each example folder copied as it is to a fresh folder outside the repository,
+ * a fresh Pulumi home, no Node.js (nor npm, nor anything of the repository) on the PATH the
+ * engine and the program see, and the plugin `pulumi-resource-service` downloaded by the engine
+ * from the release the program names with the resource options `version` and
+ * `pluginDownloadURL`: a local release of the plugin's self-contained linux-amd64 executable
+ * (test/helpers/fetched-plugin.ts, packed by scripts/release-archives.js, served as a GitHub
+ * release serves its assets), to which `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` maps the download
+ * URL, as a mirror's user does. The programs are run by Pulumi YAML's language host
+ * (github.com/pulumi/pulumi-yaml, built from tools/pulumi-yaml by scripts/ensure-pulumi.js).
+ *
+ * examples/yaml/quickstart (the quickstart of docs/resources.md in YAML): the YAML block of
+ * docs/resources.md is the program part of the project's Pulumi.yaml, Pulumi YAML's converter
+ * turns the project into the program of docs/examples/quickstart.pp (with the plugin's options
+ * on each resource), and it deploys: up (checked on the emulator), a preview with no changes,
+ * refresh of a change made on the emulator, no secret in plain form in the state, destroy
+ * leaving the account empty. examples/yaml/multi-account: two explicit providers
+ * (`pulumi:providers:service`), each resource in its provider's account only. Both examples, and
+ * the YAML the docs show, name the package's version (package.json's) and the schema's download
+ * URL.
  */
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
-import { findYaml, REPO_ROOT, yamlCacheBinDir } from "../../scripts/pulumi-env";
+import { parse as parseYaml } from "yaml";
+import { findOnPath, findYaml, REPO_ROOT, yamlCacheBinDir } from "../../scripts/pulumi-env";
 import { ServiceClient } from "../../client";
 import { docBlocks } from "../helpers/doc-blocks";
 import { startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import {
+  PLUGIN_DOWNLOAD_URL,
+  pathWithoutNode,
+  pathWithoutPlugin,
+  release,
+  startCachedPluginRelease,
+  type PluginRelease,
+} from "../helpers/fetched-plugin";
 import { requirePulumi } from "../helpers/pulumi";
 import { itDeploysTheQuickstart } from "../helpers/quickstart-deploy";
 
@@ -26,10 +45,13 @@ const exec = promisify(execFile);
 
 /** Per step, in **milliseconds**: the first run of the YAML host loads the plugin's schema. */
 const STEP_TIMEOUT = 300_000;
+/** The local release's set-up, in **milliseconds**: minutes when the executable must be built. */
+const RELEASE_TIMEOUT = 900_000;
 const DD_KEY = "dd-yaml-quickstart-secret-5c1a9e";
-const EXAMPLE = path.join(REPO_ROOT, "examples", "yaml", "quickstart");
-/** The `plugins.providers[].path` of the example, relative to its folder. */
-const RELATIVE_PLUGIN_PATH = "path: ../../../bin";
+const EXAMPLES = path.join(REPO_ROOT, "examples", "yaml");
+const EXAMPLE = path.join(EXAMPLES, "quickstart");
+/** The package's version (package.json's), the plugin release the examples must name. */
+const VERSION = release.packageVersion();
 
 /**
  * The program part of a YAML project file: from its first top-level `config:`, `variables:`,
@@ -54,28 +76,188 @@ function normalizePcl(pcl: string): string {
     .replace(/[\s,]+/g, "");
 }
 
-/** Copies the project `dir` into a new folder below `tmp` with the plugin's path made absolute. */
+/**
+ * A PCL program without the `options` blocks that name only the plugin (`version` and
+ * `pluginDownloadURL`, which Pulumi YAML's converter writes for each resource), and those
+ * options, in order.
+ */
+function withoutPluginOptions(pcl: string): {
+  pcl: string;
+  options: { version: string; pluginDownloadURL: string }[];
+} {
+  const options: { version: string; pluginDownloadURL: string }[] = [];
+  const rest = pcl.replace(
+    /\n\s*options\s*\{\s*version\s*=\s*"([^"]*)"\s*pluginDownloadURL\s*=\s*"([^"]*)"\s*\}/g,
+    (_m, version: string, pluginDownloadURL: string) => {
+      options.push({ version, pluginDownloadURL });
+      return "";
+    },
+  );
+  return { pcl: rest, options };
+}
+
+/**
+ * The plugin options (`version`, `pluginDownloadURL`) of each resource of the Pulumi YAML program
+ * `programYaml` that takes the package `service` from a provider it does not name: a
+ * `pulumi:providers:service`, or a `service:` resource without `options.provider` (the stack's
+ * default provider). By resource name.
+ */
+function pluginOptions(
+  programYaml: string,
+): Record<string, { version?: unknown; pluginDownloadURL?: unknown }> {
+  const program = parseYaml(programYaml) as {
+    resources?: Record<string, { type: string; options?: Record<string, unknown> }>;
+  };
+  const out: Record<string, { version?: unknown; pluginDownloadURL?: unknown }> = {};
+  for (const [name, r] of Object.entries(program.resources ?? {})) {
+    const ownProvider = r.type === "pulumi:providers:service";
+    if (ownProvider || (r.type.startsWith("service:") && r.options?.provider === undefined))
+      out[name] = { version: r.options?.version, pluginDownloadURL: r.options?.pluginDownloadURL };
+  }
+  return out;
+}
+
+/**
+ * Copies the project folder `dir` as it is (without stack settings, `Pulumi.<stack>.yaml`, which
+ * a run in place may have left) into a new folder below `tmp`, and returns that folder.
+ */
 function copyProject(dir: string, tmp: string): string {
   const program = path.join(tmp, path.basename(dir));
-  fs.cpSync(dir, program, { recursive: true });
-  const manifest = path.join(program, "Pulumi.yaml");
-  const yaml = fs.readFileSync(manifest, "utf8");
-  expect(yaml).toContain(RELATIVE_PLUGIN_PATH);
-  fs.writeFileSync(manifest, yaml.replace(RELATIVE_PLUGIN_PATH, `path: ${REPO_ROOT}/bin`));
+  fs.cpSync(dir, program, {
+    recursive: true,
+    filter: (src) => !/^Pulumi\..+\.yaml$/.test(path.basename(src)),
+  });
   return program;
 }
 
-describe("a Pulumi YAML program on the native plugin through the engine (real engine, real emulator)", () => {
+/**
+ * The PATH of a YAML user's machine: the Pulumi CLI and Pulumi YAML's host, no Node.js, npm or
+ * plugin, nothing of the repository. Checked here, so that a machine where the CLI shares a
+ * folder with `node` fails the test rather than hiding Node.js from nothing.
+ */
+function yamlUserPath(): string {
+  const userPath = pathWithoutPlugin(
+    pathWithoutNode([...requirePulumi().dirs, process.env.PATH ?? ""].join(path.delimiter)),
+  );
+  for (const absent of ["node", "npm", "npx", "pulumi-resource-service"])
+    expect([absent, findOnPath(absent, userPath)]).toEqual([absent, null]);
+  for (const present of ["pulumi", "pulumi-language-yaml", "pulumi-converter-yaml"])
+    expect([present, findOnPath(present, userPath)]).toEqual([present, expect.any(String)]);
+  return userPath;
+}
+
+/**
+ * {@link startEngineStack} with the engine and the program in a YAML user's environment: PATH
+ * {@link yamlUserPath}, the fresh Pulumi home `home` (no plugin installed) and the download URL
+ * the programs name mapped to the local release `plugin`. The stack's environment is made from
+ * this process's (engine-stack.ts), so the variables are set there for the call only.
+ */
+async function startYamlUserStack(
+  plugin: PluginRelease,
+  home: string,
+  opts: Parameters<typeof startEngineStack>[0],
+): Promise<EngineStack> {
+  const vars: Record<string, string> = {
+    PATH: yamlUserPath(),
+    PULUMI_HOME: home,
+    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${PLUGIN_DOWNLOAD_URL}=${plugin.server.url}`,
+  };
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, vars);
+  try {
+    return await startEngineStack(opts);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** The plugin releases installed in the Pulumi home `home` (`resource-service-v<version>`). */
+function installedPlugins(home: string): string[] {
+  const dir = path.join(home, "plugins");
+  return fs.existsSync(dir)
+    ? fs.readdirSync(dir).filter((f) => /^resource-service-v[^.]+\.\d+\.\d+$/.test(f))
+    : [];
+}
+
+/** The local release of the plugin both examples download, shared by the file's tests. */
+let plugin: PluginRelease;
+
+beforeAll(async () => {
+  if (!findYaml())
+    throw new Error(`no Pulumi YAML host in ${yamlCacheBinDir()}: run \`node scripts/ensure-pulumi.js\``);
+  plugin = await startCachedPluginRelease();
+}, RELEASE_TIMEOUT);
+
+afterAll(async () => {
+  await plugin?.server.close();
+});
+
+describe("what the YAML examples and docs name: the package's release of the plugin", () => {
+  const programs = {
+    "examples/yaml/quickstart/Pulumi.yaml": fs.readFileSync(path.join(EXAMPLE, "Pulumi.yaml"), "utf8"),
+    "examples/yaml/multi-account/Pulumi.yaml": fs.readFileSync(
+      path.join(EXAMPLES, "multi-account", "Pulumi.yaml"),
+      "utf8",
+    ),
+  };
+
+  it("each example names no plugin path, and each of its providers names the package's version and the schema's download URL", () => {
+    for (const [file, yaml] of Object.entries(programs)) {
+      expect([file, (parseYaml(yaml) as Record<string, unknown>).plugins]).toEqual([file, undefined]);
+      const options = pluginOptions(yaml);
+      expect(Object.keys(options).length).toBeGreaterThan(0);
+      for (const [name, o] of Object.entries(options))
+        expect([file, name, o]).toEqual([
+          file,
+          name,
+          { version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL },
+        ]);
+    }
+    // The explicit providers carry them; the resources they manage take their plugin.
+    expect(Object.keys(pluginOptions(programs["examples/yaml/multi-account/Pulumi.yaml"]))).toEqual([
+      "prod",
+      "dev",
+    ]);
+  });
+
+  it("every YAML block of the docs that names the plugin names the package's version and the schema's download URL", () => {
+    const blocks = ["docs/resources.md", "docs/installation-configuration.md"].flatMap((doc) =>
+      docBlocks(path.join(REPO_ROOT, doc), doc).filter(
+        (b) => b.lang === "yaml" && /^resources:/m.test(b.body),
+      ),
+    );
+    expect(blocks.map((b) => b.doc).sort()).toEqual([
+      "docs/installation-configuration.md",
+      "docs/resources.md",
+    ]);
+    for (const b of blocks)
+      for (const [name, o] of Object.entries(pluginOptions(b.body)))
+        expect([`${b.doc}:${b.line}`, name, o]).toEqual([
+          `${b.doc}:${b.line}`,
+          name,
+          { version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL },
+        ]);
+  });
+});
+
+describe("the YAML quickstart from a fresh folder, the plugin downloaded by the engine (real engine, real emulator)", () => {
   let e2e: EngineStack;
   let tmp: string;
+  let home: string;
   let program: string;
 
   beforeAll(async () => {
-    if (!findYaml())
-      throw new Error(`no Pulumi YAML host in ${yamlCacheBinDir()}: run \`node scripts/ensure-pulumi.js\``);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-deploy-"));
     program = copyProject(EXAMPLE, tmp);
-    e2e = await startEngineStack({ workDir: program, stackName: "yaml", backendName: "e2e-yaml" });
+    home = path.join(tmp, "pulumi-home");
+    e2e = await startYamlUserStack(plugin, home, {
+      workDir: program,
+      stackName: "yaml",
+      backendName: "e2e-yaml",
+    });
     await e2e.stack.setConfig("datadogApiKey", { value: DD_KEY, secret: true });
   }, STEP_TIMEOUT);
 
@@ -94,21 +276,28 @@ describe("a Pulumi YAML program on the native plugin through the engine (real en
   });
 
   it(
-    "Pulumi YAML's converter turns it into the program of docs/examples/quickstart.pp",
+    "Pulumi YAML's converter downloads the plugin and turns the project into the program of docs/examples/quickstart.pp",
     async () => {
       const out = path.join(tmp, "pcl");
       const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
+      expect(installedPlugins(home)).toEqual([]);
+      const before = plugin.server.requests.length;
       await exec(pulumi, ["convert", "--from", "yaml", "--language", "pcl", "--out", out], {
         cwd: program,
         env: e2e.env,
       });
+      // The fresh home got the release the program names, from the (mapped) download URL.
+      expect(plugin.server.requests.slice(before)).toEqual([`/${plugin.archive}`]);
+      expect(installedPlugins(home)).toEqual([`resource-service-v${VERSION}`]);
       const converted = fs
         .readdirSync(out)
         .filter((f) => f.endsWith(".pp"))
         .map((f) => fs.readFileSync(path.join(out, f), "utf8"))
         .join("\n");
+      const { pcl, options } = withoutPluginOptions(converted);
+      expect(options).toEqual(Array(3).fill({ version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL }));
       const source = fs.readFileSync(path.join(REPO_ROOT, "docs", "examples", "quickstart.pp"), "utf8");
-      expect(normalizePcl(converted)).toBe(normalizePcl(source));
+      expect(normalizePcl(pcl)).toBe(normalizePcl(source));
     },
     STEP_TIMEOUT,
   );
@@ -116,11 +305,12 @@ describe("a Pulumi YAML program on the native plugin through the engine (real en
   itDeploysTheQuickstart(() => e2e, DD_KEY, STEP_TIMEOUT);
 });
 
-describe("a Pulumi YAML program with two explicit providers (real engine, real emulator)", () => {
+describe("the YAML program with two explicit providers from a fresh folder, the plugin downloaded by the engine (real engine, real emulator)", () => {
   const KEYS = { prod: "sk_prod_yaml_e2e_3f8a1c", dev: "sk_dev_yaml_e2e_9b2d7e" };
   const DEFAULT_KEY = "sk_default_yaml_e2e_6e4c02";
   let e2e: EngineStack;
   let tmp: string;
+  let home: string;
   let clients: Record<keyof typeof KEYS, ServiceClient>;
 
   /** Every subscription and destination ID the account of `client` holds, sorted. */
@@ -132,12 +322,11 @@ describe("a Pulumi YAML program with two explicit providers (real engine, real e
   }
 
   beforeAll(async () => {
-    if (!findYaml())
-      throw new Error(`no Pulumi YAML host in ${yamlCacheBinDir()}: run \`node scripts/ensure-pulumi.js\``);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-multi-"));
-    const program = copyProject(path.join(REPO_ROOT, "examples", "yaml", "multi-account"), tmp);
+    const program = copyProject(path.join(EXAMPLES, "multi-account"), tmp);
+    home = path.join(tmp, "pulumi-home");
     // The stack's default provider (service:apiKey) gets the first key: its account must stay empty.
-    e2e = await startEngineStack({
+    e2e = await startYamlUserStack(plugin, home, {
       workDir: program,
       stackName: "yaml-multi",
       backendName: "e2e-yaml-multi",
@@ -163,8 +352,12 @@ describe("a Pulumi YAML program with two explicit providers (real engine, real e
   it(
     "up puts each destination and subscription in its provider's account and in no other",
     async () => {
+      expect(installedPlugins(home)).toEqual([]);
+      const before = plugin.server.requests.length;
       const up = await e2e.stack.up();
       expect(up.summary.resourceChanges?.create).toBe(7); // 2 providers, 4 resources, the stack
+      expect(plugin.server.requests.slice(before)).toEqual([`/${plugin.archive}`]);
+      expect(installedPlugins(home)).toEqual([`resource-service-v${VERSION}`]);
       const o = await e2e.outputs<Record<string, string>>();
       for (const account of ["prod", "dev"] as const) {
         const ids = [o[`${account}DestinationId`], o[`${account}SubscriptionId`]].sort();
@@ -174,7 +367,11 @@ describe("a Pulumi YAML program with two explicit providers (real engine, real e
         expect(subscription.destinations.map((d) => d.id)).toEqual([o[`${account}DestinationId`]]);
       }
       expect(await contents(e2e.client)).toEqual([]);
-      expect((await e2e.resource("prod"))?.type).toBe("pulumi:providers:service");
+      for (const account of ["prod", "dev"]) {
+        const provider = await e2e.resource(account);
+        expect(provider?.type).toBe("pulumi:providers:service");
+        expect(provider?.outputs?.version).toBe(VERSION);
+      }
     },
     STEP_TIMEOUT,
   );
