@@ -11,8 +11,11 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { PULUMI_VERSION } from "../../scripts/pulumi-env";
 import { docBlocks, isRun } from "../helpers/doc-blocks";
 import { startPrebuildMirror, type PrebuildMirror } from "../helpers/prebuilds";
 import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } from "../helpers/tarballs";
@@ -94,6 +97,51 @@ async function copyAndRun(name: string): Promise<string> {
   return r.out;
 }
 
+/** A registry for `npm ci` that serves this repository's packed packages: see {@link startPackedRegistry}. */
+interface PackedRegistry {
+  /** Its address, for `npm ci --registry`. */
+  url: string;
+  /** The paths of the tarballs it served, in order. */
+  served: string[];
+  /** Stops serving. */
+  close(): Promise<void>;
+}
+
+/**
+ * The registry `npm ci` of examples/gitops/infra talks to: that lock file names this repository's
+ * packages as the npm registry serves a published package (`<registry>/<name>/-/<name>-<version>.tgz`),
+ * and this server answers those paths with the packed tarballs (`packed`), uncached; every other
+ * request is sent on to the registry npm is configured with (a redirect). npm points a lock
+ * file's registry addresses at the registry given with `--registry` (its `replace-registry-host`
+ * default), and takes a package its cache holds by the lock file's hash without asking at all.
+ */
+async function startPackedRegistry(packedPackages: Record<PackageName, Packed>): Promise<PackedRegistry> {
+  const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" })
+    .trim()
+    .replace(/\/$/, "");
+  const tarballs = new Map(
+    Object.values(packedPackages).map((p) => [`/${p.name}/-/${path.basename(p.tarball)}`, p.tarball]),
+  );
+  const served: string[] = [];
+  const server = http.createServer((req, res) => {
+    const tarball = tarballs.get(req.url ?? "");
+    if (tarball) {
+      served.push(req.url!);
+      res.writeHead(200, { "content-type": "application/octet-stream", "cache-control": "no-store" });
+      fs.createReadStream(tarball).pipe(res);
+      return;
+    }
+    res.writeHead(302, { location: `${upstream}${req.url}` });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    served,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** The JSON after `summary: ` in an example's output. */
 function summary<T>(out: string): T {
   const line = out.split("\n").find((l) => l.startsWith("summary: "));
@@ -160,6 +208,7 @@ describe("examples, copied out of the repository and run by the command of their
       steps: { what: string; codes: Record<string, number>; openIssues: string[]; issues: number }[];
       issueBodyNamesTheEdit: boolean;
       closedWith: string[];
+      cli: { installedByTheWorkflow: string; ran: string };
     }>(out);
     const clean = { dev: 0, prod: 0 };
     const open = ["Drift in stack dev"];
@@ -179,5 +228,53 @@ describe("examples, copied out of the repository and run by the command of their
     ]);
     expect(s.issueBodyNamesTheEdit).toBe(true);
     expect(s.closedWith).toEqual([expect.stringMatching(/^\*\*No drift in stack `dev`:\*\*/)]);
+    // The jobs ran on the CLI release the workflow installs, the one this suite tests.
+    expect(s.cli).toEqual({ installedByTheWorkflow: PULUMI_VERSION, ran: `v${PULUMI_VERSION}` });
+    // prod's settings file was made against another backend: the workflow's first job created
+    // the stack (`pulumi stack select --create`); dev's existed.
+    expect(out.match(/Created stack '\w+'/g)).toEqual(["Created stack 'prod'"]);
   }, 1_800_000);
+
+  it("gitops: npm ci installs infra/ from its package-lock.json: the registry's packages by their hash, this repository's from its tarballs", async () => {
+    const infra = path.join(fs.mkdtempSync(path.join(tmp, "gitops-infra-")), "infra");
+    fs.mkdirSync(infra);
+    const files = execFileSync("git", ["ls-files", "-z", "--", "examples/gitops/infra"], {
+      cwd: REPO,
+      encoding: "utf8",
+    })
+      .split("\0")
+      .filter((f) => f !== "");
+    expect(files.map((f) => path.basename(f))).toContain("package-lock.json");
+    for (const f of files) fs.copyFileSync(path.join(REPO, f), path.join(infra, path.basename(f)));
+    const home = path.join(path.dirname(infra), "home");
+    fs.mkdirSync(home);
+    const registry = await startPackedRegistry(packed);
+    try {
+      const started = Date.now();
+      const r = await run("npm", ["ci", "--registry", registry.url], infra, strangerEnv(home));
+      console.log(`examples/gitops/infra: npm ci in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      if (r.code !== 0) throw new Error(`npm ci failed (exit code ${r.code}):\n${r.out.slice(-8000)}`);
+      expect(registry.served.sort()).toEqual(
+        ["pulumi-service", "service-cli-kit", "service-contract"].map(
+          (n) => `/${n}/-/${path.basename(packed[n as PackageName].tarball)}`,
+        ),
+      );
+    } finally {
+      await registry.close();
+    }
+    // Every package of the lock file installed at its locked version, and the drift job's command.
+    const lock = JSON.parse(fs.readFileSync(path.join(infra, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version?: string }>;
+    };
+    const wrong = Object.entries(lock.packages)
+      .filter(([k]) => k !== "")
+      .filter(([k, v]) => {
+        const manifest = path.join(infra, k, "package.json");
+        return (
+          !fs.existsSync(manifest) || JSON.parse(fs.readFileSync(manifest, "utf8")).version !== v.version
+        );
+      });
+    expect(wrong).toEqual([]);
+    expect(fs.existsSync(path.join(infra, "node_modules", ".bin", "service-drift"))).toBe(true);
+  }, 600_000);
 });
