@@ -536,74 +536,50 @@ export async function removePending<T extends { id: string; createdAt: string }>
   const marker = pendingMarker(props);
   if (!marker) return true;
   const sent = sentValues(props as Props);
+  const placeholder = `${kind.what} ${id} (the placeholder of a create that timed out)`;
+  const nameCandidates = (why: string) => warnCandidates(kind, id, marker, sent, registry, why);
   const taken = pendingReplacements.taken(id);
   if (taken) {
     if (!taken.settled)
-      await warnCandidates(
-        kind,
-        id,
-        marker,
-        sent,
-        registry,
-        "its replacement was created anew without proof of what it had made",
-      );
+      await nameCandidates("its replacement was created anew without proof of what it had made");
     return true;
   }
   assertSameKey(kind.what, id, marker, context);
   const key = marker.idempotencyKey;
-  if (key === undefined || !kind.replay || context.keysHonoured() === false) {
-    const why =
-      key === undefined || !kind.replay
-        ? "its marker holds no Idempotency-Key to send it again with"
-        : "the service does not honour Idempotency-Key";
-    await warnCandidates(kind, id, marker, sent, registry, why);
+  if (key === undefined || !kind.replay) {
+    await nameCandidates("its marker holds no Idempotency-Key to send it again with");
     return true;
   }
-  let live: T | undefined;
+  if (context.keysHonoured() === false) {
+    await nameCandidates("the service does not honour Idempotency-Key");
+    return true;
+  }
+  let live: T;
   try {
     live = await kind.replay(sent, key);
   } catch (err) {
     if (maybeApplied(err))
       throw new Error(
-        `${kind.what} ${id} (the placeholder of a create that timed out): sending its create again under the same Idempotency-Key, ` +
-          `to find what it made, failed without an answer (${err instanceof Error ? err.message : String(err)}). Run pulumi destroy (or up) again.`,
+        `${placeholder}: sending its create again under the same Idempotency-Key, to find what it made, failed without ` +
+          `an answer (${err instanceof Error ? err.message : String(err)}). Run pulumi destroy (or up) again.`,
         { cause: err },
       );
     // Refused (a destination it named is gone, say): under a key the service honours, nothing was made.
     if (!replayProves(marker, key, context))
-      await warnCandidates(
-        kind,
-        id,
-        marker,
-        sent,
-        registry,
-        "sending it again under its Idempotency-Key was refused",
-      );
+      await nameCandidates("sending it again under its Idempotency-Key was refused");
     return true;
   }
   registry.claim(live.id);
   await remove(live);
   if (context.wasReplayed(key)) {
-    await warn(
-      `${kind.what} ${id} (the placeholder of a create that timed out): the service had made ${live.id} under its Idempotency-Key; deleted it`,
-    );
+    await warn(`${placeholder}: the service had made ${live.id} under its Idempotency-Key; deleted it`);
   } else if (replayProves(marker, key, context)) {
     await warn(
-      `${kind.what} ${id} (the placeholder of a create that timed out): the service had made nothing under its Idempotency-Key; ` +
-        `sending it again to find out made ${live.id}, which was deleted`,
+      `${placeholder}: the service had made nothing under its Idempotency-Key; sending it again to find out made ${live.id}, which was deleted`,
     );
   } else {
-    await warn(
-      `${kind.what} ${id} (the placeholder of a create that timed out): sending it again made ${live.id}, which was deleted`,
-    );
-    await warnCandidates(
-      kind,
-      id,
-      marker,
-      sent,
-      registry,
-      "the service did not show that it honours Idempotency-Key",
-    );
+    await warn(`${placeholder}: sending it again made ${live.id}, which was deleted`);
+    await nameCandidates("the service did not show that it honours Idempotency-Key");
   }
   return true;
 }
