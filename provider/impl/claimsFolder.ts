@@ -38,20 +38,41 @@ import {
   constants,
   existsSync,
   fstatSync,
-  linkSync,
   lstatSync,
-  mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
-  readdirSync,
-  readlinkSync,
   rmSync,
-  writeSync,
   type Stats,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
+import {
+  ClaimsFolderError,
+  O_NOFOLLOW,
+  createExclusive,
+  createOnly,
+  describe,
+  myUid,
+  openPrivateDir,
+  privateDirProblem,
+  readOr,
+  touch,
+  writeAll,
+} from "./privateFiles";
+import { formatIdentity, liveness, parseIdentity, processIdentity } from "./processIdentity";
+
+export { ClaimsFolderError } from "./privateFiles";
+export {
+  formatIdentity,
+  liveness,
+  parseIdentity,
+  processAlive,
+  processIdentity,
+  processStartTime,
+  type ProcessIdentity,
+} from "./processIdentity";
 
 /** How often a process waiting for another's lookup or creates looks again, in **milliseconds**. */
 export const POLL_MS = 10;
@@ -65,9 +86,6 @@ export const POLL_MS = 10;
  */
 export const LOCK_WAIT_MS = 15 * 60_000;
 
-/** `O_NOFOLLOW` where the platform has it (0 on Windows, which has no such flag). */
-const O_NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
-
 /** What a create waiting to look tells the other processes of the deployment about itself. */
 export interface SharedWaiting {
   /** A hash of the values `matches` compares (`CreateOnceSpec.matchKey`); absent when the kind gives none. */
@@ -80,22 +98,6 @@ export interface SharedWaiting {
 export interface ClaimsFolderOptions {
   /** Longest wait on another process's lock or mark, in **milliseconds** (default {@link LOCK_WAIT_MS}). */
   lockWaitMs?: number;
-}
-
-/**
- * A claims folder (or its root, a sub-folder, or its key) that this user cannot safely use, or
- * whose file system failed: the message says where (`path`), what is wrong, and what to run.
- */
-export class ClaimsFolderError extends Error {
-  constructor(
-    /** The folder or file at fault. */
-    readonly path: string,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = "ClaimsFolderError";
-  }
 }
 
 /**
@@ -114,99 +116,6 @@ export class ClaimsLockTimeoutError extends ClaimsFolderError {
   }
 }
 
-/** True when process `pid` is running (or exists under another user), by its PID alone. */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/**
- * Who a process is, as far as this machine tells: its PID, its start time (clock ticks since
- * boot, field 22 of `/proc/<pid>/stat`) and its PID namespace (the inode of `/proc/self/ns/pid`).
- * The last two are absent where `/proc` is missing (or in names written before they were kept).
- */
-export interface ProcessIdentity {
-  pid: number;
-  startTime?: string;
-  pidNamespace?: string;
-}
-
-/** This process's PID namespace; `null` until read. */
-let ownNamespace: string | undefined | null = null;
-
-/** The inode of this process's PID namespace, or `undefined` where `/proc` does not tell. */
-function pidNamespace(): string | undefined {
-  if (ownNamespace === null) {
-    try {
-      ownNamespace = /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1];
-    } catch {
-      ownNamespace = undefined;
-    }
-  }
-  return ownNamespace;
-}
-
-/**
- * The start time of process `pid`: field 22 of `/proc/<pid>/stat` (clock ticks since boot, as
- * digits), or `undefined` where `/proc` is missing or the process is gone.
- */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 2 (the command, in parentheses) may hold spaces: count from the last ")". The field
-    // after it is field 3, so field 22 is the 20th.
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-    return start !== undefined && /^\d+$/.test(start) ? start : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The identity of process `pid` now (see {@link ProcessIdentity}); a process of this PID namespace. */
-export function processIdentity(pid: number): ProcessIdentity {
-  return { pid, startTime: processStartTime(pid), pidNamespace: pidNamespace() };
-}
-
-/** `<pid>.<start time>.<namespace>` (the parts unknown left empty, trailing dots dropped). */
-export function formatIdentity(id: ProcessIdentity): string {
-  return `${id.pid}.${id.startTime ?? ""}.${id.pidNamespace ?? ""}`.replace(/\.+$/, "");
-}
-
-/**
- * The identity at the head of a folder's name or an owner token (before its first `-`):
- * `<pid>.<start time>.<namespace>`, or a bare `<pid>` as names were before start times were kept.
- * @returns `undefined` when the head is not one.
- */
-export function parseIdentity(nameOrToken: string): ProcessIdentity | undefined {
-  const dash = nameOrToken.indexOf("-");
-  const head = dash < 0 ? nameOrToken : nameOrToken.slice(0, dash);
-  const m = /^(\d+)(?:\.(\d*)(?:\.(\d*))?)?$/.exec(head);
-  if (!m) return undefined;
-  return { pid: Number(m[1]), startTime: m[2] || undefined, pidNamespace: m[3] || undefined };
-}
-
-/**
- * Whether the process `id` names still runs: `"unknown"` for a process of another PID namespace
- * (another container sharing the folder: its PIDs mean nothing here). A PID that runs under
- * another start time is a later process: `"dead"`. Without a start time (`/proc` missing, or an
- * older name), the PID alone decides.
- */
-export function liveness(id: ProcessIdentity): "alive" | "dead" | "unknown" {
-  if (!Number.isInteger(id.pid) || id.pid <= 0) return "dead";
-  if (id.pidNamespace !== undefined && id.pidNamespace !== pidNamespace()) return "unknown";
-  if (!processAlive(id.pid)) return "dead";
-  if (id.startTime === undefined) return "alive";
-  const now = processStartTime(id.pid);
-  // Running, but its start time cannot be read (a /proc that hides it): the PID alone decides.
-  if (now === undefined) return "alive";
-  return now === id.startTime ? "alive" : "dead";
-}
-
 /** The liveness of an owner token's process (a token that names none counts as dead). */
 function ownerLiveness(owner: string): "alive" | "dead" | "unknown" {
   const id = parseIdentity(owner);
@@ -220,169 +129,6 @@ function sleep(ms: number): Promise<void> {
 /** A file name for any string (IDs and kinds hold no `/`, but nothing here relies on it). */
 function fileName(s: string): string {
   return encodeURIComponent(s);
-}
-
-/** An error's message (Node.js's own errors included, whatever realm made them). */
-function describe(err: unknown): string {
-  return typeof err === "object" && err !== null && "message" in err ? String(err.message) : String(err);
-}
-
-/** This user's ID, or `undefined` where there is none (Windows: owner and mode are not checked). */
-function myUid(): number | undefined {
-  return process.getuid?.();
-}
-
-/** What makes `st` (as `lstat` gave it) unfit for a private folder of user `uid`, or `undefined`. */
-function privateDirProblem(st: Stats, uid: number | undefined): string | undefined {
-  if (st.isSymbolicLink()) return "is a symbolic link";
-  if (!st.isDirectory()) return "is not a directory";
-  if (uid === undefined) return undefined;
-  if (st.uid !== uid) return `is owned by uid ${st.uid}, not by this user (uid ${uid})`;
-  if ((st.mode & 0o077) !== 0)
-    return `has mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}, which lets other users in`;
-  return undefined;
-}
-
-/** What to run about a folder refused for `problem`. */
-function remedy(p: string, problem: string): string {
-  if (problem.startsWith("is owned by"))
-    return (
-      `Another user may have made it to reach this user's deployments. Ask its owner or an administrator to remove it ` +
-      `(sudo rm -r '${p}'), or point TMPDIR (or XDG_RUNTIME_DIR) at a folder only you can use.`
-    );
-  if (problem.startsWith("has mode"))
-    return `Others may have written in it: remove it (rm -r '${p}'); the next operation makes it again, private.`;
-  return (
-    `If it is yours, remove it (rm '${p}'); the next operation makes a private folder there. ` +
-    `Else ask its owner or an administrator to, or point TMPDIR (or XDG_RUNTIME_DIR) at a folder only you can use.`
-  );
-}
-
-/**
- * Makes the folder `dir` (mode 0700) unless it exists, without `recursive`, then checks it with
- * `lstat`: a directory, not a link, owned by this user, no permission for group or others.
- * @param what - what the folder is, for the error (`the claims root`, `the claims folder`).
- * @throws ClaimsFolderError naming `dir`, what is wrong and what to run, when it cannot be made or
- *   is not such a folder; nothing in it is then touched.
- */
-function openPrivateDir(dir: string, what: string): void {
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST")
-      throw new ClaimsFolderError(
-        dir,
-        `${what} ${dir} cannot be made (${describe(err)}): check that ${path.dirname(dir)} exists and this user may write in it, ` +
-          `or point TMPDIR (or XDG_RUNTIME_DIR) at a folder that does.`,
-        { cause: err },
-      );
-  }
-  let st: Stats;
-  try {
-    st = lstatSync(dir);
-  } catch (err) {
-    throw new ClaimsFolderError(
-      dir,
-      `${what} ${dir} cannot be read (${describe(err)}): check it (ls -ld '${dir}').`,
-      {
-        cause: err,
-      },
-    );
-  }
-  const problem = privateDirProblem(st, myUid());
-  if (problem)
-    throw new ClaimsFolderError(
-      dir,
-      `${what} ${dir} ${problem}, so it is not used and nothing in it is touched. ${remedy(dir, problem)}`,
-    );
-}
-
-/** Writes all of `text` at `fd`'s position (a short write is continued). */
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text);
-  for (let done = 0; done < buf.length;) done += writeSync(fd, buf, done, buf.length - done);
-}
-
-/** Creates `file` (mode 0600) unless it exists, never through a link. @returns its descriptor, or `undefined` when it exists. */
-function openNew(file: string): number | undefined {
-  try {
-    return openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return undefined;
-    throw err;
-  }
-}
-
-/**
- * Creates `file` holding `content` unless it exists, in one step: the content is written to a
- * file of its own and linked in place, so a reader never sees a file half written.
- * @returns true when this call made it.
- * @throws the file system's error other than the file existing (nothing is left behind).
- */
-function createExclusive(file: string, content: string): boolean {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openNew(tmp);
-  if (fd === undefined) throw new Error(`${tmp} exists already: run the operation again`);
-  try {
-    try {
-      writeAll(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-    linkSync(tmp, file);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw err;
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-}
-
-/**
- * Creates `file` holding `content` unless it exists, with one exclusive open (no temporary file).
- * A reader may find the file empty while it is being written: use it only where an empty or
- * partial content reads as "made by another owner", as an ID's owner token does. A write that
- * fails (a full disk) removes the file, so that no empty file is left to read as another's.
- * @returns true when this call made it.
- * @throws the file system's error other than the file existing.
- */
-function createOnly(file: string, content: string): boolean {
-  const fd = openNew(file);
-  if (fd === undefined) return false;
-  try {
-    try {
-      writeAll(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-  } catch (err) {
-    rmSync(file, { force: true });
-    throw err;
-  }
-  return true;
-}
-
-/** Makes `file` (empty, mode 0600) unless it exists, never through a link. */
-function touch(file: string): void {
-  closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | O_NOFOLLOW, 0o600));
-}
-
-/** The text of `file`, read without following a link; `fallback` when it cannot be read. */
-function readOr(file: string, fallback: string): string {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
-  } catch {
-    return fallback;
-  }
-  try {
-    return readFileSync(fd, "utf8");
-  } catch {
-    return fallback;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
