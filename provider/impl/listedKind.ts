@@ -18,13 +18,10 @@ import {
   notPlaceholder,
   pendingDiff,
   readPending,
-  removePending,
-  replayAnswered,
-  replayOf,
   timedCreate,
-  type PendingKind,
   type PendingReplacement,
 } from "./pendingCreate";
+import { removePending, replayAnswered, replayOf, type PendingKind } from "./placeholderSettlement";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import type { Page } from "../../client/collections";
 import { readThroughListing, whileWriting, type ListableKind } from "./listReads";

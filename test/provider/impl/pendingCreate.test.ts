@@ -14,7 +14,6 @@ import * as eventDestination from "../../../provider/impl/eventDestination";
 import * as eventSubscription from "../../../provider/impl/eventSubscription";
 import * as pulumi from "@pulumi/pulumi";
 import {
-  KEY_RETENTION_MS,
   LEGACY_WINDOW_MS,
   PENDING_CREATE_OUTPUT,
   PendingCreateError,
@@ -25,15 +24,18 @@ import {
   pendingDiff,
   pendingWindow,
   readPending,
-  removePending,
-  replayAnswered,
-  replayOf,
   sentValues,
   timedCreate,
   type PendingContext,
   type PendingCreateMarker,
-  type PendingKind,
 } from "../../../provider/impl/pendingCreate";
+import {
+  KEY_RETENTION_MS,
+  removePending,
+  replayAnswered,
+  replayOf,
+  type PendingKind,
+} from "../../../provider/impl/placeholderSettlement";
 import { KEY_CHANGE_ENV } from "../../../provider/impl/configChange";
 import * as runtime from "../../../provider/impl/runtime";
 import { RESOURCE_OPTIONS_INPUT } from "../../../provider/impl/resourceOptions";
