@@ -9,7 +9,7 @@
 import { SERVICE_VERSION } from "service-contract";
 import { LISTINGS, maybeApplied, withArticle } from "./ambiguous";
 import { processClaims, type ClaimRegistry } from "./claims";
-import { KEY_CHANGE_ENV } from "./configChange";
+import { KEY_CHANGE_ENV, rotationInEffect } from "./configChange";
 import { listSince } from "./listing";
 import {
   isPlaceholderId,
@@ -65,8 +65,9 @@ function deleteCommand(live: { id: string; uri?: unknown }): string {
  *   key was rotated within the account.
  */
 function assertSameKey(what: string, id: string, marker: PendingCreateMarker, context: PendingContext): void {
-  if (marker.keyStamp === undefined || process.env[KEY_CHANGE_ENV] === "rotation") return;
-  if (context.isCurrentKeyStamp(marker.keyStamp) !== false) return;
+  if (marker.keyStamp === undefined || context.isCurrentKeyStamp(marker.keyStamp) !== false) return;
+  // The user says the key was rotated within the account, for this run (warned once per process).
+  if (rotationInEffect()) return;
   throw new Error(
     `${what} ${id} (the placeholder of a create that timed out) was sent with another service API key than this provider's: ` +
       `what it made would be in that key's account, which this provider cannot see, so it neither sends it again nor looks for it. ` +
