@@ -20,7 +20,7 @@ import { Transport } from "./transport";
 import { RESOURCES } from "service-contract";
 
 /** Version of this client, sent in the default `User-Agent`. */
-export const SDK_VERSION = "0.1.0";
+export const SDK_VERSION = "0.2.0";
 
 /** Options of {@link ServiceClient}. Every one is optional. */
 export interface ServiceClientOptions {

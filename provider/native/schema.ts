@@ -34,6 +34,46 @@ export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-service";
 /** The package's logo (SVG), as the Pulumi registry shows it: docs/logo.svg on the main branch. */
 export const LOGO_URL = "https://raw.githubusercontent.com/pulumi-service/pulumi-service/main/docs/logo.svg";
 
+/**
+ * The README of the Python SDK (`language.python.readme` of the schema), which the generator
+ * writes to sdk/python/README.md and the wheel carries as its PyPI page: install, configure
+ * (the service's URL and the API key as a secret), a program, and where the rest is documented.
+ */
+const PYTHON_README = `# pulumi_service
+
+Pulumi resources of the service: event subscriptions, event destinations and abuse reports.
+
+\`\`\`sh
+pip install pulumi_service
+\`\`\`
+
+The Pulumi engine downloads the provider's plugin (\`pulumi-resource-service\`, one
+self-contained executable per platform) the first time a program needs it; no Node.js is needed.
+
+Configure the stack with the service's base URL and an API key, kept encrypted as a secret:
+
+\`\`\`sh
+pulumi config set service:baseUrl https://api.example.com
+pulumi config set --secret service:apiKey
+\`\`\`
+
+\`\`\`python
+import pulumi
+import pulumi_service as service
+
+sub = service.EventSubscription(
+    "ip-policy-changes",
+    description="IP policy changes",
+    sources=[{"type": "ip_policy_created.v0"}],
+)
+pulumi.export("subscription_id", sub.id)
+\`\`\`
+
+Several accounts in one program: one \`service.Provider\` per account, passed with
+\`pulumi.ResourceOptions(provider=...)\`. Resources, configuration and a local emulator for tests:
+https://github.com/pulumi-service/pulumi-service#readme
+`;
+
 /** Description of a property the contract's metadata does not describe, by property name. */
 const PROSE: Record<string, string> = {
   uri: "Absolute URI of the resource: `{base_url}/<collection>/<id>`.",
@@ -503,7 +543,15 @@ export function buildSchema(version: string): Json {
         dependencies: { "@pulumi/pulumi": "^3.248.0" },
         respectSchemaVersion: true,
       },
-      python: { packageName: "pulumi_service", respectSchemaVersion: true, pyproject: { enabled: true } },
+      python: {
+        packageName: "pulumi_service",
+        // The Python SDK's floor is the oldest engine and SDK release the suite deploys with
+        // (OLDEST_PULUMI_VERSION of scripts/pulumi-env.js), not the generator's default.
+        requires: { pulumi: ">=3.248.0,<4.0.0" },
+        readme: PYTHON_README,
+        respectSchemaVersion: true,
+        pyproject: { enabled: true },
+      },
       go: {
         importBasePath: "github.com/pulumi-service/pulumi-service/sdk/go/service",
         generateResourceContainerTypes: true,
