@@ -1,7 +1,7 @@
 /**
  * Lookups for programs on the dynamic door: the functions the native provider offers as invokes
  * (`service:index:getEventSubscription`…, provider/native/invokes.ts), run by the same
- * implementation (provider/impl/lookups.ts) in the program's own process.
+ * implementation (provider/impl/reads/lookups.ts) in the program's own process.
  *
  * **Why `Output`-returning functions, not plain async functions over the client.** A lookup
  * is used as a resource's outputs are: its values feed other resources' inputs and stack
@@ -44,7 +44,7 @@ import type {
   EventDestinationFormat,
   EventSource,
 } from "service-contract";
-import type * as Lookups from "../impl/lookups";
+import type * as Lookups from "../impl/reads/lookups";
 import type * as Runtime from "../impl/runtime";
 
 /**
@@ -141,7 +141,7 @@ async function lookups(): Promise<typeof Lookups.LOOKUPS> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const runtime = require("../impl/runtime") as typeof Runtime;
   await runtime.configure({ config: { get: (key) => pulumi.runtime.getConfig(key) } });
-  return (require("../impl/lookups") as typeof Lookups).LOOKUPS;
+  return (require("../impl/reads/lookups") as typeof Lookups).LOOKUPS;
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 

@@ -11,10 +11,12 @@ import { RESOURCES } from "service-contract";
 import type { AbuseReport } from "../../client";
 import { checkAbuseReportInputs } from "./inputChecks";
 import { changedProperties, sameSet } from "./compare";
-import { createOnce } from "./ambiguous";
+import { createOnce } from "./create/ambiguous";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
-import { getClient, getUnlessGone, stamped, warn } from "./runtime";
+import { getUnlessGone, stamped } from "./keyChecks";
+import { getClient } from "./process/client";
+import { warn } from "./process/debugLog";
 
 /** Inputs as the provider receives them (after `check`). */
 export interface ReportInputs {

@@ -25,7 +25,7 @@
 import type * as Client from "../../client/client";
 import { AuthenticationError } from "../../client/errors";
 import { UNKNOWN } from "./inputChecks";
-import type * as Runtime from "./runtime";
+import { warn } from "./process/debugLog";
 
 /**
  * The environment variable, for one run, that decides an `apiKey` change the listing cannot:
@@ -46,7 +46,7 @@ function looksPersistent(env: NodeJS.ProcessEnv): boolean {
 /**
  * Whether `SERVICE_KEY_CHANGE=rotation` is set in `env`: call it only where it takes effect (an
  * `apiKey` change taken for a rotation, another key's 404 taken for "gone"). When it is set, the
- * first call of the process warns, through runtime.ts `warn` (Pulumi's log, shown by `pulumi up`),
+ * first call of the process warns, through process/debugLog.ts `warn` (Pulumi's log, shown by `pulumi up`),
  * that the key stamp checks are off for this run and to unset the variable afterwards; louder when
  * `env.CI` is set (a CI job's environment keeps it for every later run). Never throws.
  * @returns `true` when `env[KEY_CHANGE_ENV]` is `rotation`.
@@ -65,9 +65,7 @@ export function rotationInEffect(env: NodeJS.ProcessEnv = process.env): boolean 
         `If the CI job's configuration sets it, remove it there now: left in place, every later run takes ` +
         `another account's 404 for "gone", dropping from the state, or counting as deleted, resources that still exist.`;
     }
-    // Loaded here, not at the top: runtime.ts loads keyStamp.ts, which loads this module.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    void (require("./runtime") as typeof Runtime).warn(message);
+    void warn(message);
   }
   return true;
 }

@@ -26,7 +26,7 @@ import {
 import { checkEventDestinationInputs } from "./inputChecks";
 import { sameJson } from "./compare";
 import { collectionCalls, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
-import { getClient } from "./runtime";
+import { getClient } from "./process/client";
 
 /** Inputs as the provider receives them (after `check`): the contract's create body and `adoptId`. */
 export type DestinationInputs = EventDestinationCreate & { adoptId?: string };

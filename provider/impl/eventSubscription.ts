@@ -7,7 +7,7 @@
 import { EventSubscriptionCreate, RESOURCES, writableFields, type WritableField } from "service-contract";
 import type { EventSubscription } from "../../client";
 import { checkEventSubscriptionInputs } from "./inputChecks";
-import { getClient } from "./runtime";
+import { getClient } from "./process/client";
 import { sameList, sameSet } from "./compare";
 import { collectionCalls, listedOperations, withoutBlanks, type ListedKind } from "./listedKind";
 

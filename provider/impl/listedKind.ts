@@ -9,9 +9,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceDescriptor } from "service-contract";
-import { adopting, readForAdoption } from "./adopt";
-import { createOnce } from "./ambiguous";
-import { claimId } from "./claims";
+import { adopting, readForAdoption } from "./create/adopt";
+import { createOnce } from "./create/ambiguous";
+import { claimId } from "./create/claims";
 import { changedProperties } from "./compare";
 import {
   canonical,
@@ -20,12 +20,15 @@ import {
   readPending,
   timedCreate,
   type PendingReplacement,
-} from "./pendingCreate";
-import { removePending, replayAnswered, replayOf, type PendingKind } from "./placeholderSettlement";
+} from "./create/pendingCreate";
+import { removePending, replayAnswered, replayOf, type PendingKind } from "./create/placeholderSettlement";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import type { Page } from "../../client/collections";
-import { readThroughListing, whileWriting, type ListableKind } from "./listReads";
-import { adoptionCandidates, deleteUnlessGone, getClient, getUnlessGone, stamped, warn } from "./runtime";
+import { readThroughListing, whileWriting, type ListableKind } from "./reads/listReads";
+import { adoptionCandidates } from "./create/recoveryAdoption";
+import { deleteUnlessGone, getUnlessGone, stamped } from "./keyChecks";
+import { getClient } from "./process/client";
+import { warn } from "./process/debugLog";
 import { timed } from "./timeouts";
 
 /** A live resource of a listed kind, as the client returns it. */

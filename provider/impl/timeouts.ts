@@ -24,7 +24,7 @@
  * @packageDocumentation
  */
 import { withDeadline } from "../../client/deadline";
-import { maybeApplied } from "./ambiguous";
+import { maybeApplied } from "./create/ambiguous";
 import { RESOURCE_OPTIONS_INPUT, carryOptions } from "./resourceOptions";
 
 /** How long after its timeout an operation may still take to fail, in **milliseconds**. */

@@ -1,6 +1,6 @@
 /**
  * `Invoke` of the native plugin: the schema's functions ({@link FUNCTIONS} of ./schema.ts),
- * answered by the lookups both doors share (provider/impl/lookups.ts) with the client of the
+ * answered by the lookups both doors share (provider/impl/reads/lookups.ts) with the client of the
  * provider process (provider/impl/runtime.ts, configured by the engine's `Configure`).
  *
  * - `service:index:get<Type>` (`getEventSubscription`, `getEventDestination`, `getAbuseReport`):
@@ -23,7 +23,7 @@
  */
 import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { LOOKUPS, type Lookup, type LookupKind } from "../impl/lookups";
+import { LOOKUPS, type Lookup, type LookupKind } from "../impl/reads/lookups";
 import { fromStruct, secret, toStruct, type Props } from "./properties";
 import { FUNCTIONS, type FunctionSpec } from "./schema";
 
@@ -63,7 +63,7 @@ function withSecrets(props: Props, secrets: readonly string[]): Props {
 function implement(spec: FunctionSpec): FunctionImpl {
   const kind = spec.resource.descriptor.names.camel as LookupKind;
   const lookup: Lookup<object> | undefined = LOOKUPS[kind];
-  if (!lookup) throw new Error(`provider/impl/lookups.ts has no lookups of ${spec.resource.token}`);
+  if (!lookup) throw new Error(`provider/impl/reads/lookups.ts has no lookups of ${spec.resource.token}`);
   const { names, idPrefix } = spec.resource.descriptor;
   if (spec.kind === "get") {
     return {
@@ -81,7 +81,7 @@ function implement(spec: FunctionSpec): FunctionImpl {
     };
   }
   const list = lookup.list;
-  if (!list) throw new Error(`provider/impl/lookups.ts does not list ${names.plural}`);
+  if (!list) throw new Error(`provider/impl/reads/lookups.ts does not list ${names.plural}`);
   return {
     spec,
     async run() {

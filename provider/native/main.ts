@@ -10,9 +10,9 @@
  */
 import type * as grpc from "@grpc/grpc-js";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
-import { deploymentClaimsFolder, type ClaimsFolder } from "../impl/claimsFolder";
-import { processClaims, type ClaimRegistry } from "../impl/claims";
-import { warn } from "../impl/runtime";
+import { deploymentClaimsFolder, type ClaimsFolder } from "../impl/create/claimsFolder";
+import { processClaims, type ClaimRegistry } from "../impl/create/claims";
+import { warn } from "../impl/process/debugLog";
 import { fromPulumi } from "./deps";
 import { SERVER } from "./server";
 

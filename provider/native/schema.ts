@@ -14,7 +14,7 @@
  */
 import { z } from "zod";
 import * as contract from "service-contract";
-import { SETTINGS } from "../impl/runtime";
+import { SETTINGS } from "../impl/process/settings";
 
 /** A JSON object of the schema. */
 type Json = Record<string, unknown>;

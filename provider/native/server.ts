@@ -28,7 +28,8 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
-import { configure, flushDebugLog } from "../impl/runtime";
+import { configure } from "../impl/process/client";
+import { flushDebugLog } from "../impl/process/debugLog";
 import { UNKNOWN } from "../impl/inputChecks";
 import { configVerdict } from "../impl/configChange";
 import { fromPulumi } from "./deps";
@@ -37,7 +38,7 @@ import { implementationOf } from "./implementations";
 import { invoke } from "./invokes";
 import type { ServiceDiffResult } from "../impl/resourceOptions";
 import { schemaText } from "./schema";
-import { PendingCreateError } from "../impl/pendingCreate";
+import { PendingCreateError } from "../impl/create/pendingCreate";
 
 const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
 const { Empty } = fromPulumi<typeof import("google-protobuf/google/protobuf/empty_pb")>(

@@ -1,5 +1,5 @@
 /**
- * Fixtures of the claims folder's tests (test/provider/impl/claimsFolder.test.ts, claims.test.ts):
+ * Fixtures of the claims folder's tests (test/provider/impl/create/claimsFolder.test.ts, claims.test.ts):
  * a dead process's PID, a folder's files with their content, another user's project to point
  * links at, and a file system error to inject.
  */

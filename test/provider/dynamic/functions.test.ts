@@ -12,7 +12,7 @@ import * as service from "../../../provider";
 import type { ReportOutputs } from "../../../provider/impl/abuseReport";
 import type { DestinationOutputs } from "../../../provider/impl/eventDestination";
 import type { SubscriptionOutputs } from "../../../provider/impl/eventSubscription";
-import { LOOKUPS, type Found } from "../../../provider/impl/lookups";
+import { LOOKUPS, type Found } from "../../../provider/impl/reads/lookups";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
 
 /** `true` only when `A` and `B` have the same keys. */

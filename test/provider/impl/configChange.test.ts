@@ -6,7 +6,7 @@
  */
 import { ServiceClient } from "../../../client";
 import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChange";
-import * as runtime from "../../../provider/impl/runtime";
+import * as debugLog from "../../../provider/impl/process/debugLog";
 import { startEmulator } from "../../helpers/emulator";
 
 const A = "sk_config_change_account_a_51d0";
@@ -71,7 +71,7 @@ describe("configVerdict", () => {
     await expect(configVerdict(before, after, NO_ENV)).rejects.toThrow(
       /cannot tell whether the new service apiKey belongs to the account of the old one: the old key is refused \(401\).*SERVICE_KEY_CHANGE=rotation pulumi up.*SERVICE_KEY_CHANGE=move pulumi up.*Set SERVICE_KEY_CHANGE for that one run only, never in a lasting environment such as a CI job's/,
     );
-    jest.spyOn(runtime, "warn").mockResolvedValue(undefined);
+    jest.spyOn(debugLog, "warn").mockResolvedValue(undefined);
     await expect(configVerdict(before, after, { [KEY_CHANGE_ENV]: "rotation" })).resolves.toEqual({
       replaces: [],
     });

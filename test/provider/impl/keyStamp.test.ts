@@ -20,6 +20,7 @@ import {
   stampIn,
   stampMatches,
 } from "../../../provider/impl/keyStamp";
+import * as debugLog from "../../../provider/impl/process/debugLog";
 import * as runtime from "../../../provider/impl/runtime";
 import { addApiKey, startEmulator, type RunningEmulator } from "../../helpers/emulator";
 
@@ -183,7 +184,7 @@ describe("assertGoneForThisKey", () => {
   });
 
   it("takes SERVICE_KEY_CHANGE=rotation as the user's word, for this run, that the key was rotated within the account", () => {
-    const warn = jest.spyOn(runtime, "warn").mockResolvedValue(undefined);
+    const warn = jest.spyOn(debugLog, "warn").mockResolvedValue(undefined);
     expect(() =>
       assertGoneForThisKey("event subscription sub_1", "delete", check(a, KEY_B), {
         SERVICE_KEY_CHANGE: "rotation",

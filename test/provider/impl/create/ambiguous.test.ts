@@ -10,8 +10,8 @@
  * property test (fast-check's scheduler) drives random ones.
  */
 import fc from "fast-check";
-import { APIConnectionError } from "../../../client";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
+import { APIConnectionError } from "../../../../client";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
 
 type R = { id: string; createdAt: string; v: string };
 const T0 = Date.parse("2026-11-21T10:00:00Z");

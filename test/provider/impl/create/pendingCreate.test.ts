@@ -1,5 +1,5 @@
 /**
- * Pending creates (provider/impl/pendingCreate.ts): a create that timed out after its request may
+ * Pending creates (provider/impl/create/pendingCreate.ts): a create that timed out after its request may
  * have reached the service fails with a placeholder the engine keeps; the placeholder's diff asks
  * for a replacement, whose create sends the timed-out create again under its Idempotency-Key and
  * takes what that key made (or makes it); its delete and read send nothing, and a destroy deletes
@@ -8,10 +8,10 @@
  * emulator behind a proxy that holds the create's answer past the timeout.
  */
 import { randomUUID } from "node:crypto";
-import { ServiceClient } from "../../../client";
-import { ClaimRegistry, processClaims } from "../../../provider/impl/claims";
-import * as eventDestination from "../../../provider/impl/eventDestination";
-import * as eventSubscription from "../../../provider/impl/eventSubscription";
+import { ServiceClient } from "../../../../client";
+import { ClaimRegistry, processClaims } from "../../../../provider/impl/create/claims";
+import * as eventDestination from "../../../../provider/impl/eventDestination";
+import * as eventSubscription from "../../../../provider/impl/eventSubscription";
 import * as pulumi from "@pulumi/pulumi";
 import {
   LEGACY_WINDOW_MS,
@@ -28,19 +28,24 @@ import {
   timedCreate,
   type PendingContext,
   type PendingCreateMarker,
-} from "../../../provider/impl/pendingCreate";
+} from "../../../../provider/impl/create/pendingCreate";
 import {
   KEY_RETENTION_MS,
   removePending,
   replayAnswered,
   replayOf,
   type PendingKind,
-} from "../../../provider/impl/placeholderSettlement";
-import { KEY_CHANGE_ENV } from "../../../provider/impl/configChange";
-import * as runtime from "../../../provider/impl/runtime";
-import { RESOURCE_OPTIONS_INPUT } from "../../../provider/impl/resourceOptions";
-import { clearRequestLog, getRequestLog, startEmulator, type RunningEmulator } from "../../helpers/emulator";
-import { startHoldingProxy, type HoldingProxy } from "../../helpers/held-answers";
+} from "../../../../provider/impl/create/placeholderSettlement";
+import { KEY_CHANGE_ENV } from "../../../../provider/impl/configChange";
+import * as runtime from "../../../../provider/impl/runtime";
+import { RESOURCE_OPTIONS_INPUT } from "../../../../provider/impl/resourceOptions";
+import {
+  clearRequestLog,
+  getRequestLog,
+  startEmulator,
+  type RunningEmulator,
+} from "../../../helpers/emulator";
+import { startHoldingProxy, type HoldingProxy } from "../../../helpers/held-answers";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const T0 = Date.parse("2026-11-21T10:00:00Z");

@@ -6,9 +6,9 @@
  * @packageDocumentation
  */
 import type { ResourceDescriptor } from "service-contract";
-import { ValidationError } from "../../client/errors";
+import { ValidationError } from "../../../client/errors";
 import { processClaims } from "./claims";
-import { isNotFound } from "./runtime";
+import { isNotFound } from "../process/client";
 
 /**
  * Runs the adoption of `id` (`adopt`: read it, and write the program's values to it) holding

@@ -1,6 +1,6 @@
 /**
  * A claims folder that fails never loses a resource the service has made
- * (provider/impl/claims.ts): once a create has its answer, no error of the folder (removed, a
+ * (provider/impl/create/claims.ts): once a create has its answer, no error of the folder (removed, a
  * full disk) fails it. The ID is kept in the process's own claims and a warning names it and the
  * cause; a write that fails leaves no empty ID file behind; and a plugin whose folder cannot be
  * opened at its start (provider/native/main.ts) runs with process-local claims and a warning,
@@ -9,10 +9,10 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
-import { ClaimsFolder, deploymentClaimsFolder } from "../../../provider/impl/claimsFolder";
-import { shareDeploymentClaims } from "../../../provider/native/main";
-import { noSpaceError } from "../../helpers/claims-fixtures";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
+import { ClaimsFolder, deploymentClaimsFolder } from "../../../../provider/impl/create/claimsFolder";
+import { shareDeploymentClaims } from "../../../../provider/native/main";
+import { noSpaceError } from "../../../helpers/claims-fixtures";
 
 type R = { id: string; createdAt: string };
 

@@ -1,10 +1,10 @@
 /**
- * `adopting` (provider/impl/adopt.ts): an `adoptId` is held for one resource of the deployment,
+ * `adopting` (provider/impl/create/adopt.ts): an `adoptId` is held for one resource of the deployment,
  * as a lost create's lookup holds what it adopts, and given back when the adoption fails.
  */
 import { RESOURCES } from "service-contract";
-import { adopting } from "../../../provider/impl/adopt";
-import { processClaims } from "../../../provider/impl/claims";
+import { adopting } from "../../../../provider/impl/create/adopt";
+import { processClaims } from "../../../../provider/impl/create/claims";
 
 const what = RESOURCES.eventSubscription;
 

@@ -6,8 +6,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
-import { ADOPT_FROM_ENV, adoptionCandidates } from "../../../provider/impl/runtime";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
+import { ADOPT_FROM_ENV, adoptionCandidates } from "../../../../provider/impl/runtime";
 
 type R = { id: string; createdAt: string; v: string };
 const SINCE = Date.parse("2026-11-21T10:00:00Z");

@@ -1,18 +1,18 @@
 /**
- * The lookups both doors' functions run (provider/impl/lookups.ts), against the real emulator
+ * The lookups both doors' functions run (provider/impl/reads/lookups.ts), against the real emulator
  * with the runtime's client: a get gives the values the kind's `read` gives plus `id`, a list
  * every resource, "not found" and "not an ID of the kind" become messages naming the ID (or the
  * phrase a caller gives instead of a secret ID), and any other error of the client is passed on
  * as is. The native door's `Invoke` on top of them: test/provider/native/invokes.test.ts; the
  * dynamic door's functions: test/provider/dynamic/functions.test.ts.
  */
-import { AuthenticationError } from "../../../client/errors";
-import { ServiceClient } from "../../../client";
-import * as eventSubscription from "../../../provider/impl/eventSubscription";
-import { LOOKUPS } from "../../../provider/impl/lookups";
-import * as runtime from "../../../provider/impl/runtime";
-import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
-import { publicOutputs } from "../../helpers/public-outputs";
+import { AuthenticationError } from "../../../../client/errors";
+import { ServiceClient } from "../../../../client";
+import * as eventSubscription from "../../../../provider/impl/eventSubscription";
+import { LOOKUPS } from "../../../../provider/impl/reads/lookups";
+import * as runtime from "../../../../provider/impl/runtime";
+import { startEmulator, type RunningEmulator } from "../../../helpers/emulator";
+import { publicOutputs } from "../../../helpers/public-outputs";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 

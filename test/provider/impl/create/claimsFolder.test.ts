@@ -1,5 +1,5 @@
 /**
- * Claims shared by the provider processes of one deployment (provider/impl/claimsFolder.ts):
+ * Claims shared by the provider processes of one deployment (provider/impl/create/claimsFolder.ts):
  * IDs held once across owners, each kind's lookup alone across them, lost creates of other
  * owners counted as twins, entries of dead processes ignored, and nothing secret on disk. Two
  * registries on one folder stand for two plugin processes (the default provider and an explicit
@@ -25,8 +25,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { APIConnectionError } from "../../../client";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../provider/impl/ambiguous";
+import { APIConnectionError } from "../../../../client";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
 import {
   ClaimsFolder,
   ClaimsLockTimeoutError,
@@ -34,8 +34,8 @@ import {
   deploymentClaimsFolder,
   formatIdentity,
   processIdentity,
-} from "../../../provider/impl/claimsFolder";
-import { anotherUsersProject, contents, deadPid } from "../../helpers/claims-fixtures";
+} from "../../../../provider/impl/create/claimsFolder";
+import { anotherUsersProject, contents, deadPid } from "../../../helpers/claims-fixtures";
 
 type R = { id: string; createdAt: string; v: string };
 

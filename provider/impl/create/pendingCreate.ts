@@ -53,11 +53,12 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { monotonicNowMs } from "../../client/serviceClock";
+import { monotonicNowMs } from "../../../client/serviceClock";
 import { CLOCK_SKEW_MS, SERVICE_CLOCK_MARGIN_MS } from "./ambiguous";
-import type { ServiceDiffResult } from "./resourceOptions";
-import { OperationTimeoutError, TIMEOUT_MARGIN_MS, timed } from "./timeouts";
-import { currentKeyStamp, getClient, isCurrentKeyStamp } from "./runtime";
+import type { ServiceDiffResult } from "../resourceOptions";
+import { OperationTimeoutError, TIMEOUT_MARGIN_MS, timed } from "../timeouts";
+import { currentKeyStamp, isCurrentKeyStamp } from "../keyChecks";
+import { getClient } from "../process/client";
 
 /** Plain property values. */
 type Props = Record<string, unknown>;

@@ -9,8 +9,8 @@
 import { SERVICE_VERSION } from "service-contract";
 import { LISTINGS, maybeApplied, withArticle } from "./ambiguous";
 import { processClaims, type ClaimRegistry } from "./claims";
-import { KEY_CHANGE_ENV, rotationInEffect } from "./configChange";
-import { listSince } from "./listing";
+import { KEY_CHANGE_ENV, rotationInEffect } from "../configChange";
+import { listSince } from "../reads/listing";
 import {
   isPlaceholderId,
   pendingMarker,
@@ -23,7 +23,7 @@ import {
   type PendingReplacement,
   type PendingReplacements,
 } from "./pendingCreate";
-import { warn } from "./runtime";
+import { warn } from "../process/debugLog";
 
 /** Plain property values. */
 type Props = Record<string, unknown>;

@@ -46,8 +46,8 @@
  * @packageDocumentation
  */
 import { PAGE_LIMIT_MAX } from "service-contract";
-import type { Page } from "../../client/collections";
-import { getClient } from "./runtime";
+import type { Page } from "../../../client/collections";
+import { getClient } from "../process/client";
 
 /**
  * How long a listing answers reads: **10 000 ms** (10 s) after its first page was requested.

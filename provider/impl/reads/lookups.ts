@@ -14,11 +14,11 @@
  * @packageDocumentation
  */
 import { RESOURCES, type ResourceDescriptor } from "service-contract";
-import { ValidationError } from "../../client/errors";
-import * as abuseReport from "./abuseReport";
-import * as eventDestination from "./eventDestination";
-import * as eventSubscription from "./eventSubscription";
-import { getClient, isNotFound } from "./runtime";
+import { ValidationError } from "../../../client/errors";
+import * as abuseReport from "../abuseReport";
+import * as eventDestination from "../eventDestination";
+import * as eventSubscription from "../eventSubscription";
+import { getClient, isNotFound } from "../process/client";
 
 /** A resource found by a lookup: its ID and the outputs of the resource of its kind. */
 export type Found<Outputs> = Outputs & { id: string };

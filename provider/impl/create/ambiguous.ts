@@ -61,12 +61,12 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { APIConnectionError, APIError } from "../../client/errors";
-import { isLostAnswer } from "../../client/retry";
-import { monotonicNowMs } from "../../client/serviceClock";
+import { APIConnectionError, APIError } from "../../../client/errors";
+import { isLostAnswer } from "../../../client/retry";
+import { monotonicNowMs } from "../../../client/serviceClock";
 import { ClaimRegistry, processClaims, type Waiter } from "./claims";
 import type { CreateOnceSpec } from "./createOnceSpec";
-import { listSince } from "./listing";
+import { listSince } from "../reads/listing";
 import { adoptListed } from "./recoveryAdoption";
 
 export { ClaimRegistry, claimId, processClaims } from "./claims";

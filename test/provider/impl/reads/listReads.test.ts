@@ -1,27 +1,27 @@
 /**
- * Reads that scale (provider/impl/listReads.ts): many reads of one kind are answered from its
+ * Reads that scale (provider/impl/reads/listReads.ts): many reads of one kind are answered from its
  * list endpoint, page by page, few with single GETs; a resource the listing does not hold is
  * re-checked with a GET (gone on a 404 to the key that made it, an error for another key's), a
  * destination's write-only secrets are kept, and a write of this process drops the listing.
  * Through the providers' `read` (eventSubscription.ts, eventDestination.ts) against the emulator,
  * counting the requests it logs, by method and route.
  */
-import { ServiceClient } from "../../../client";
-import type { EventSubscription } from "../../../client";
-import * as eventDestination from "../../../provider/impl/eventDestination";
-import * as eventSubscription from "../../../provider/impl/eventSubscription";
-import type { DestinationOutputs } from "../../../provider/impl/eventDestination";
-import type { SubscriptionOutputs } from "../../../provider/impl/eventSubscription";
-import { keyStamp, shortStamp } from "../../../provider/impl/keyStamp";
+import { ServiceClient } from "../../../../client";
+import type { EventSubscription } from "../../../../client";
+import * as eventDestination from "../../../../provider/impl/eventDestination";
+import * as eventSubscription from "../../../../provider/impl/eventSubscription";
+import type { DestinationOutputs } from "../../../../provider/impl/eventDestination";
+import type { SubscriptionOutputs } from "../../../../provider/impl/eventSubscription";
+import { keyStamp, shortStamp } from "../../../../provider/impl/keyStamp";
 import {
   EXPECTED_READS_ENV,
   LISTING_LIFETIME_MS,
   LIST_FROM_READS,
   announcedReads,
   forgetListings,
-} from "../../../provider/impl/listReads";
-import * as runtime from "../../../provider/impl/runtime";
-import { getRequestLog, startEmulator, type RunningEmulator } from "../../helpers/emulator";
+} from "../../../../provider/impl/reads/listReads";
+import * as runtime from "../../../../provider/impl/runtime";
+import { getRequestLog, startEmulator, type RunningEmulator } from "../../../helpers/emulator";
 
 const KEY_A = "sk_listreads_account_a_0123456789";
 const KEY_B = "sk_listreads_account_b_9876543210";

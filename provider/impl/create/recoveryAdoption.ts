@@ -1,0 +1,125 @@
+/**
+ * Recovery adoption ({@link CreateOnceSpec.adoptFrom}, set by `SERVICE_ADOPT_FROM`): a
+ * `pulumi up` killed while it skipped checkpoints leaves none of its creates in the state, so the
+ * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
+ * resource with exactly its values among those `service-recover --since` found (made since the
+ * killed run started, held by no resource of the stack); the deployment's claims (claims.ts) keep
+ * two creates from taking one. The limit of ambiguous.ts applies: an identical resource made by
+ * another deployment in that window is among them and can be taken.
+ *
+ * @packageDocumentation
+ */
+import { readFileSync } from "node:fs";
+import type { CreateOnceSpec } from "./createOnceSpec";
+import type { ClaimRegistry } from "./claims";
+import { listSince } from "../reads/listing";
+
+/**
+ * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
+ * `from.ids`, listed once per registry, newest first; claims the first that matches and that no
+ * resource of this deployment holds.
+ *
+ * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
+ * @param listings - how many times the kind is listed before the create gives up.
+ * @throws Error when the listing fails `listings` times (nothing is created then).
+ */
+export async function adoptListed<T extends { id: string; createdAt: string }>(
+  spec: CreateOnceSpec<T>,
+  registry: ClaimRegistry,
+  from: { ids: ReadonlySet<string>; oldestMs: number },
+  listings: number,
+): Promise<T | undefined> {
+  const candidates = await registry.once(`recovery:${spec.what}`, () =>
+    listSince(
+      spec.list!,
+      from.oldestMs,
+      (live) => from.ids.has(live.id),
+      listings,
+      (err) =>
+        new Error(
+          `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${listings} times ` +
+            `(last: ${err instanceof Error ? err.message : String(err)}); nothing was created. Run pulumi up again.`,
+        ),
+    ),
+  );
+  // From the match to the claim, nothing awaits: no other create can take the same one.
+  const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
+  if (adopted) {
+    await spec.warn?.(
+      `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
+        `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+    );
+  }
+  return adopted;
+}
+
+/**
+ * The environment variable that turns on **recovery adoption** of the providers' creates: the
+ * path of the file `service-recover --since TIME --found FILE` writes, listing the event
+ * subscriptions and destinations the service made since an interrupted `pulumi up` started that
+ * the stack holds nowhere. Set it in the environment of the `pulumi up` that finishes such a run
+ * (the provider process inherits it from the CLI). See {@link adoptionCandidates}.
+ */
+export const ADOPT_FROM_ENV = "SERVICE_ADOPT_FROM";
+
+/** The resources of one kind that recovery adoption may take (see {@link adoptionCandidates}). */
+export interface AdoptionCandidates {
+  /** Their IDs. */
+  ids: ReadonlySet<string>;
+  /** The oldest one's `created_at`, in **milliseconds** since the Unix epoch: a listing stops there. */
+  oldestMs: number;
+}
+
+/** The file of {@link ADOPT_FROM_ENV}, read once per process. */
+let candidates: { file: string; byKind: Record<string, AdoptionCandidates> } | undefined;
+
+/**
+ * When {@link ADOPT_FROM_ENV} is set: the resources of `kind` listed in its file. Every create
+ * of an event subscription or destination then first looks among them for one with exactly its
+ * values that no other resource of the deployment holds, and adopts it instead of creating one
+ * (see `createOnce` in ambiguous.ts, {@link adoptListed}). This is how a deployment finishes one that was killed with
+ * `PULUMI_SKIP_CHECKPOINTS=true`, whose creates the state does not record. Only resources the
+ * stack did not hold when `service-recover` read it are listed, so none is ever taken from
+ * another resource of the stack.
+ *
+ * @returns `undefined` when the variable is unset or empty, or the file lists nothing of `kind`.
+ * @throws Error naming the variable and the file when it cannot be read or is not the JSON
+ *   `service-recover --found` writes (`{ "since": …, "resources": [{ "kind", "id", "createdAt" }…] }`).
+ */
+export function adoptionCandidates(kind: "subscription" | "destination"): AdoptionCandidates | undefined {
+  const file = process.env[ADOPT_FROM_ENV]?.trim();
+  if (!file) return undefined;
+  if (candidates?.file !== file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new Error(
+        `${ADOPT_FROM_ENV}=${file}: cannot read the file (${err instanceof Error ? err.message : String(err)}); give the file written by service-recover --found`,
+      );
+    }
+    const resources = (parsed as { resources?: unknown } | null)?.resources;
+    const valid =
+      Array.isArray(resources) &&
+      resources.every(
+        (r: { kind?: unknown; id?: unknown; createdAt?: unknown }) =>
+          (r?.kind === "subscription" || r?.kind === "destination") &&
+          typeof r.id === "string" &&
+          typeof r.createdAt === "string" &&
+          !Number.isNaN(Date.parse(r.createdAt)),
+      );
+    if (!valid) {
+      throw new Error(
+        `${ADOPT_FROM_ENV}=${file}: not a file written by service-recover --found (it needs "resources": [{ "kind", "id", "createdAt" }, …])`,
+      );
+    }
+    const byKind: Record<string, { ids: Set<string>; oldestMs: number }> = {};
+    for (const r of resources as { kind: string; id: string; createdAt: string }[]) {
+      const k = (byKind[r.kind] ??= { ids: new Set(), oldestMs: Infinity });
+      k.ids.add(r.id);
+      k.oldestMs = Math.min(k.oldestMs, Date.parse(r.createdAt));
+    }
+    candidates = { file, byKind };
+  }
+  return candidates.byKind[kind];
+}
