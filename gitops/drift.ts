@@ -53,7 +53,7 @@ import {
   type PendingChange,
 } from "./events";
 import { RESOURCES } from "service-contract";
-import { EXPECTED_READS_ENV } from "../provider/impl/listReads";
+import { EXPECTED_READS_ENV } from "../provider/impl/reads/listReads";
 import { EXIT_CODES, redact } from "./io";
 
 export * from "./events";

@@ -17,7 +17,7 @@
  * - one that cannot be settled is **kept** (and reported): several candidates match, or an
  *   abuse report (reports cannot be listed).
  *
- * A pending create is matched like an ambiguous create (provider/impl/ambiguous.ts): an ID the
+ * A pending create is matched like an ambiguous create (provider/impl/create/ambiguous.ts): an ID the
  * engine recorded is checked with a GET; otherwise the resources of the kind made since
  * {@link CLOCK_SKEW_MS} before the operation started, not already in the stack and not adopted
  * for another pending create, whose fields equal the create's inputs exactly.
@@ -27,7 +27,7 @@
  * then found by time instead: {@link findUnrecorded} lists what the service made since the run
  * started that the stack holds nowhere (`service-recover --since TIME --found FILE`), and the
  * next `pulumi up --refresh` with `SERVICE_ADOPT_FROM=FILE` adopts, create by create, those whose
- * values equal the program's (provider/impl/recoveryAdoption.ts): only the program's inputs, which that
+ * values equal the program's (provider/impl/create/recoveryAdoption.ts): only the program's inputs, which that
  * `up` has and an exported stack does not, can tell which resource is which.
  *
  * The command line is `service-recover` (gitops/recover-cli.ts); docs/reliability.md has the
@@ -37,7 +37,7 @@
  */
 import type { ServiceClient } from "../client";
 import { NotFoundError } from "../client";
-import { CLOCK_SKEW_MS } from "../provider/impl/ambiguous";
+import { CLOCK_SKEW_MS } from "../provider/impl/create/ambiguous";
 import {
   matchesInputs as destinationMatches,
   type DestinationInputs,
