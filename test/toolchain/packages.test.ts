@@ -167,6 +167,76 @@ describe.each(manifests)("$name", ({ name, dir, m }) => {
   });
 });
 
+/**
+ * The module paths of `pulumi-service` that README.md and docs/ tell a program to import or
+ * require (`from "pulumi-service/…"`, `require("pulumi-service/…")`), as export keys (`./client`).
+ */
+function documentedModulePaths(): Set<string> {
+  const docs = [
+    path.join(REPO, "README.md"),
+    ...fs
+      .readdirSync(path.join(REPO, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => path.join(REPO, "docs", f)),
+  ];
+  const found = new Set<string>();
+  for (const doc of docs) {
+    const text = fs.readFileSync(doc, "utf8");
+    for (const m of text.matchAll(/(?:from |require\(|import\()["'`]pulumi-service(\/[\w/]+)?["'`]/g))
+      found.add(`.${m[1] ?? ""}`);
+  }
+  return found;
+}
+
+describe("pulumi-service's published surface: exports", () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as Manifest;
+  /** The modules deployed dynamic states load by package name (docs/development.md, the frozen paths). */
+  const FROZEN = ["runtime", "eventSubscription", "eventDestination", "abuseReport"].map(
+    (m) => `./provider/impl/${m}`,
+  );
+
+  /** What Node.js answers for `require.resolve(specifier)` from a program beside this repository's node_modules. */
+  function resolve(specifier: string): string {
+    const r = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `try { process.stdout.write(require.resolve(${JSON.stringify(specifier)})) } catch (e) { process.stdout.write(e.code) }`,
+      ],
+      { cwd: REPO, encoding: "utf8" },
+    );
+    return r.stdout;
+  }
+
+  it("lists the documented entry points, the 0.1.0 alias ./sdk and the paths deployed states load, nothing else", () => {
+    const documented = documentedModulePaths();
+    expect([...documented].filter((p) => !(p in manifest.exports!))).toEqual([]);
+    expect(Object.keys(manifest.exports!).sort()).toEqual(
+      [...new Set([...documented, "./sdk", ...FROZEN, "./package.json"])].sort(),
+    );
+  });
+
+  it("resolves every export to a built file, and an undocumented module not at all", () => {
+    for (const key of Object.keys(manifest.exports!)) {
+      const specifier = `pulumi-service${key.slice(1)}`;
+      expect({ specifier, resolved: resolve(specifier).startsWith(path.join(REPO, "/")) }).toEqual({
+        specifier,
+        resolved: true,
+      });
+    }
+    for (const inner of [
+      "pulumi-service/provider/impl/create/claims",
+      "pulumi-service/provider/impl/listedKind",
+      "pulumi-service/dist/client/client.js",
+    ]) {
+      expect({ inner, resolved: resolve(inner) }).toEqual({
+        inner,
+        resolved: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+      });
+    }
+  });
+});
+
 /** The `package.json` inside a packed tarball. */
 function packedManifest(tarball: string): Manifest {
   return JSON.parse(
