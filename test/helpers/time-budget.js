@@ -73,7 +73,7 @@ const SLOWEST_FIRST = [
   "test/e2e/provider-config.test.ts",
   "test/e2e/typescript-native.test.ts",
   "test/upgrade/upgrade.test.ts",
-  "test/reliability/fuzz.test.ts",
+  "test/reliability/fuzz-requests.test.ts",
 ];
 
 /**
