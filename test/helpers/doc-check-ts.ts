@@ -31,7 +31,8 @@ export function fragmentPrelude(docText: string, block: DocBlock): string | unde
 
 /**
  * Compiler options of a reader's project: strict, Node.js 20's ES2022, Node's module resolution
- * (package.json `exports` honoured), `@types/node`; no output. `skipLibCheck` as in the projects
+ * (package.json `exports` honoured), `@types/node`; unused imports reported (see
+ * `unusedLocalNotImport`); no output. `skipLibCheck` as in the projects
  * `pulumi new` makes (the packages' declarations are checked by their own builds).
  */
 export const READER_OPTIONS: ts.CompilerOptions = {
@@ -44,6 +45,7 @@ export const READER_OPTIONS: ts.CompilerOptions = {
   esModuleInterop: true,
   skipLibCheck: true,
   noEmit: true,
+  noUnusedLocals: true,
 };
 
 /**
@@ -81,7 +83,7 @@ export function checkTypeScript(repo: string, blocks: { block: DocBlock; docText
       : getSourceFile.call(host, f, lang, onError, create);
   };
   const program = ts.createProgram({ rootNames: [...files.keys()], options: READER_OPTIONS, host });
-  for (const d of ts.getPreEmitDiagnostics(program)) {
+  for (const d of ts.getPreEmitDiagnostics(program).filter((d) => !unusedLocalNotImport(d))) {
     const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
     const v = d.file ? files.get(d.file.fileName) : undefined;
     if (!d.file || d.start === undefined) {
@@ -98,6 +100,31 @@ export function checkTypeScript(repo: string, blocks: { block: DocBlock; docText
     }
   }
   return problems;
+}
+
+/**
+ * Whether `d` is an unused-name diagnostic (`noUnusedLocals`: TS6133, TS6196) about anything but
+ * an import. A resource a program declares and never reads is usual (it is made for its effect);
+ * an import a block never uses is not, and is reported, as pyflakes reports it in Python blocks.
+ */
+function unusedLocalNotImport(d: ts.Diagnostic): boolean {
+  if ((d.code !== 6133 && d.code !== 6196) || !d.file || d.start === undefined) return false;
+  let node: ts.Node | undefined = findNode(d.file, d.start);
+  while (node && !ts.isImportDeclaration(node)) node = node.parent;
+  return node === undefined;
+}
+
+/** The innermost node of `file` that starts at `pos`. */
+function findNode(file: ts.SourceFile, pos: number): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (n: ts.Node) => {
+    if (pos >= n.getStart(file) && pos < n.getEnd()) {
+      found = n;
+      n.forEachChild(visit);
+    }
+  };
+  file.forEachChild(visit);
+  return found;
 }
 
 /** Whether the packages the blocks import are built (their declarations exist). */
