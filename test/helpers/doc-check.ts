@@ -460,7 +460,9 @@ export interface PulumiReleases {
 /**
  * In each sentence that names a Pulumi release as the tested or supported one (it says
  * `tested` or `supported`), every Pulumi version (`3.x` or `3.x.y`, with or without `v`) is one of
- * `releases` (a `3.x` is a prefix of one).
+ * `releases` (a `3.x` is a prefix of one); and every Pulumi SDK a reader is told to install (an
+ * install line, an example's manifest) is the oldest supported release, the one the lock file
+ * holds and `npm test` runs.
  */
 export function checkPulumiVersions(texts: DocText[], releases: PulumiReleases): string[] {
   const known = [releases.engine, releases.oldest, releases.newestSdk];
@@ -477,8 +479,33 @@ export function checkPulumiVersions(texts: DocText[], releases: PulumiReleases):
           );
       }
     }
+    for (const pin of pulumiSdkPins(file, text))
+      if (pin.version !== releases.oldest)
+        problems.push(
+          `${file}:${lineOf(text, pin.index)}: the Pulumi SDK is installed at ${pin.version}, not the oldest supported ${releases.oldest} the repository tests with`,
+        );
   }
   return problems;
+}
+
+/**
+ * The Pulumi SDK releases a reader installs beside our packages: `@pulumi/pulumi@x` of an
+ * `npm install`, `"@pulumi/pulumi": "~x"` of an example's package.json, `pulumi==x` (or `~=`)
+ * of a `pip install` or a requirements file, `github.com/pulumi/pulumi/sdk/v3 vx` of a go.mod.
+ */
+function pulumiSdkPins(file: string, text: string): { index: number; version: string }[] {
+  const pins: { index: number; version: string }[] = [];
+  const add = (re: RegExp, within = text, offset = 0) => {
+    for (const m of within.matchAll(re)) pins.push({ index: offset + m.index, version: m[1] });
+  };
+  for (const line of text.matchAll(/\bnpm\s+(?:install|i|add)\b[^\n]*/g))
+    add(/@pulumi\/pulumi@[~^]?(\d+\.\d+\.\d+)/g, line[0], line.index);
+  for (const line of text.matchAll(/\bpip3?\s+install\b[^\n]*/g))
+    add(/(?<![\w-])pulumi\s*(?:==|~=)\s*(\d+\.\d+\.\d+)/g, line[0], line.index);
+  if (file.endsWith("package.json")) add(/"@pulumi\/pulumi"\s*:\s*"[~^]?(\d+\.\d+\.\d+)"/g);
+  if (/requirements[\w-]*\.txt$/.test(file)) add(/^pulumi\s*(?:==|~=)\s*(\d+\.\d+\.\d+)/gm);
+  if (file.endsWith("go.mod")) add(/github\.com\/pulumi\/pulumi\/sdk\/v3 v(\d+\.\d+\.\d+)/g);
+  return pins;
 }
 
 /** The sentences of a text (split at `. `, `; `, `: ` before a capital, and at blank lines), with offsets. */
