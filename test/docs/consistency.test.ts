@@ -5,7 +5,8 @@
  *   sdk/python/pyproject.toml, sdk/go/go.mod), and every version written next to one of our
  *   packages is the manifests' one, except history, told apart by the rule of `isHistory`
  *   (test/helpers/doc-check.ts): an older version the text dates ("its name in 0.1.0", a
- *   measurement's record with its date), or Go's `v0.0.0` beside a `replace` of our module;
+ *   measurement's record with its date), or Go's `v0.0.0` beside a `replace` of our module
+ *   (CHANGELOG.md and test/upgrade, history by nature, are not read);
  * - every module path (`pulumi-service/native`, `pulumi-service/provider/impl/runtime`,
  *   `pulumi_service.<name>`) resolves through package.json `exports` to a built file, or to the
  *   Python SDK;
@@ -14,7 +15,8 @@
  *   fallback), so the required ones are those the provider refuses to run without, found by
  *   asking it (`getClient` with nothing set, then with each setting its error names);
  * - the Pulumi releases named as tested or supported are those of scripts/pulumi-env.js (and the
- *   newest SDK the consumer test runs);
+ *   newest SDK the consumer test runs), and the Pulumi SDK a reader is told to install is the
+ *   oldest supported one;
  * - every TypeScript block of README.md and docs/*.md type-checks against the built packages, one
  *   program for all (rules for fragments and module kinds: test/helpers/doc-check-ts.ts);
  * - every Python block compiles and has no undefined name (pyflakes, pinned in
