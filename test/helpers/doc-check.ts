@@ -5,6 +5,7 @@
  * test/docs/consistency.test.ts; each function returns the problems it finds as
  * `<file>:<line>: <what is wrong>` strings (an empty list when all agree).
  */
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { commands, docBlocks, isRun } from "./doc-blocks";
@@ -35,7 +36,9 @@ const NOT_DOCS = new Set(["package-lock.json", "go.sum"]);
 
 /**
  * README.md, every `.md` of docs/ (and docs/examples/*.pp) and every text file under examples/
- * (skipping `node_modules`, dot folders, lock files and go.sum), read from `repo`.
+ * that git does not ignore (tracked or new; not `node_modules`, stack settings written by runs,
+ * venvs), lock files and go.sum aside, read from `repo`.
+ * @throws Error when git cannot list the files of `repo`.
  */
 export function docTexts(repo: string): DocText[] {
   const out: DocText[] = [];
@@ -43,17 +46,19 @@ export function docTexts(repo: string): DocText[] {
   add("README.md");
   for (const f of fs.readdirSync(path.join(repo, "docs")).sort()) if (f.endsWith(".md")) add(`docs/${f}`);
   for (const f of fs.readdirSync(path.join(repo, "docs/examples")).sort()) add(`docs/examples/${f}`);
-  const walk = (rel: string) => {
-    for (const e of fs
-      .readdirSync(path.join(repo, rel), { withFileTypes: true })
-      .sort((a, b) => a.name.localeCompare(b.name))) {
-      const child = `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (e.name !== "node_modules" && !e.name.startsWith(".")) walk(child);
-      } else if (e.isFile() && TEXT_EXTENSIONS.has(path.extname(e.name)) && !NOT_DOCS.has(e.name)) add(child);
-    }
-  };
-  walk("examples");
+  const git = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z", "examples"], {
+    cwd: repo,
+    encoding: "utf8",
+  });
+  if (git.status !== 0)
+    throw new Error(`git ls-files in ${repo} failed: ${git.error?.message ?? git.stderr}`);
+  for (const rel of [...new Set(git.stdout.split("\0").filter(Boolean))].sort())
+    if (
+      TEXT_EXTENSIONS.has(path.extname(rel)) &&
+      !NOT_DOCS.has(path.basename(rel)) &&
+      fs.existsSync(path.join(repo, rel))
+    )
+      add(rel);
   return out;
 }
 
