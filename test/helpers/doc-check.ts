@@ -285,18 +285,13 @@ export function checkVersions(texts: DocText[], m: Manifests): { problems: strin
           /(?<![\d.])v?(\d+\.\d+\.\d+(?:-(?:rc|alpha|beta|pre|dev)[\w.]*)?)(?!\.?\d)/g,
         )) {
           const before = line.slice(0, v.index);
-          // Another package's version: its name and an operator or `@` right before, or a JSON dependency of another name.
+          // A version attached to a name (`name==`, `name@`, `"name": "^`) is that name's.
           const owner =
             /(@?[\w./-]*[\w])\s*(?:==|>=|<=|~=|!=|@|>|<)\s*['"]?$/.exec(before)?.[1] ??
             /"(@?[\w./-]+)"\s*:\s*"[\^~>=<]*$/.exec(before)?.[1];
           if (owner !== undefined) {
-            const name = owner.replace(/^.*?(@?[\w.-]+(?:\/[\w.-]+)?)$/, "$1");
             const mine =
-              ourNames.has(name) ||
-              ourNames.has(owner) ||
-              owner.endsWith(m.goModule) ||
-              owner.startsWith(m.goModule) ||
-              owner.includes(`${m.goModule}/`);
+              ourNames.has(owner) || ourNames.has(owner.split("/").pop()!) || owner.includes(m.goModule);
             if (!mine) continue;
           } else if (v[1].split(".")[0] !== m.version.split(".")[0]) continue; // another major: another product's
           judge({ file, text, index: offset + v.index, version: v[1] });
