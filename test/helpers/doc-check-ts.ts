@@ -72,7 +72,7 @@ export function checkTypeScript(repo: string, blocks: { block: DocBlock; docText
     const head = prelude === undefined ? "" : `${prelude}\n`;
     files.set(file, { text: head + block.body + "\n", block, preludeLines: head.split("\n").length - 1 });
   }
-  const host = ts.createCompilerHost(READER_OPTIONS, true);
+  const host = ts.createCompilerHost(READER_OPTIONS);
   const { fileExists, readFile, getSourceFile } = host;
   host.fileExists = (f) => files.has(f) || fileExists.call(host, f);
   host.readFile = (f) => files.get(f)?.text ?? readFile.call(host, f);
