@@ -11,8 +11,9 @@
 // at run time). The interpreter is `$PYTHON`, else `python3`. A venv whose install did not finish
 // (no `.complete` marker) is made again; two runs at once wait for each other (a lock folder).
 //
-// Used by test/conformance/schemathesis.test.ts with scripts/requirements/schemathesis.txt, and
-// by scripts/build-python-sdk.js with scripts/requirements/python-build.txt.
+// Used by test/conformance/schemathesis.test.ts with scripts/requirements/schemathesis.txt, by
+// scripts/build-python-sdk.js with scripts/requirements/python-build.txt, and by
+// test/docs/consistency.test.ts with scripts/requirements/pyflakes.txt.
 "use strict";
 
 const crypto = require("crypto");
