@@ -17,8 +17,8 @@
 // settings; the project's other files (Pulumi.yaml, the manifest, README.md) are written by hand.
 //
 // Usage: node scripts/gen-examples.js [--check] [--examples DIR] [FILE.md...]
-// Without FILE.md and --examples: docs/resources.md, docs/_index.md and the programs of the
-// example projects in examples/. With FILE.md: only those documents. With --examples DIR: the
+// Without FILE.md and --examples: docs/resources.md, docs/_index.md, docs/providers.md and the
+// programs of the example projects in examples/. With FILE.md: only those documents. With --examples DIR: the
 // programs go to DIR/<language>/<name>/<file> instead (the folders are made), e.g. a temporary
 // folder to compare with examples/.
 // --check writes nothing and exits 1, naming each stale file, when a file differs from what
@@ -39,6 +39,7 @@ const SCHEMA = path.join(REPO_ROOT, "provider", "native", "schema.json");
 const DEFAULT_DOCUMENTS = [
   path.join(REPO_ROOT, "docs", "resources.md"),
   path.join(REPO_ROOT, "docs", "_index.md"),
+  path.join(REPO_ROOT, "docs", "providers.md"),
 ];
 /** The Node.js SDK ships in the package pulumi-service (exports "./native"). */
 const NODEJS_PACKAGE = "pulumi-service/native";
@@ -47,6 +48,8 @@ const PROJECTS = [
   { name: "quickstart", language: "typescript", file: "index.ts" },
   { name: "quickstart", language: "python", file: "__main__.py" },
   { name: "quickstart", language: "go", file: "main.go" },
+  { name: "multi-account", language: "python", file: "__main__.py" },
+  { name: "multi-account", language: "go", file: "main.go" },
 ];
 /** Fence language of each generated language. */
 const FENCES = { typescript: "ts", python: "python", go: "go" };

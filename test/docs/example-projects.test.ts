@@ -1,14 +1,16 @@
 /**
  * The example projects examples/<language>/quickstart (TypeScript on the native SDK, Python,
- * Go) stay what their source gives: each program file is exactly what scripts/gen-examples.js
- * generates from docs/examples/quickstart.pp (the source of the docs' blocks too), a hand edit is
- * reported stale, and each manifest names the packages a user installs at this repository's
- * version. test/e2e/typescript-native.test.ts, python.test.ts and go.test.ts deploy them.
+ * Go) and examples/<language>/multi-account (Python, Go) stay what their source gives: each
+ * program file is exactly what scripts/gen-examples.js generates from docs/examples/<name>.pp
+ * (the source of the docs' blocks too), a hand edit is reported stale, each manifest names the
+ * packages a user installs at this repository's version, and each README gives the stack's
+ * commands, then the install command and `pulumi up`. test/e2e/typescript-native.test.ts,
+ * python.test.ts and go.test.ts deploy them.
  */
 import * as fs from "fs";
 import * as path from "path";
 import { OLDEST_PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
-import { readmeInstallCommand } from "../helpers/quickstart-deploy";
+import { DOCUMENTED_BASE_URL, readmeCommands } from "../helpers/quickstart-deploy";
 import { GEN_EXAMPLES_TIMEOUT_MS, genExamples } from "../helpers/gen-examples";
 import { useTempDir } from "../helpers/temp-dir";
 
@@ -18,7 +20,13 @@ const VERSION = (
   JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 /** The generated program of each project, relative to examples/ (PROJECTS of gen-examples.js). */
-const PROGRAMS = ["go/quickstart/main.go", "python/quickstart/__main__.py", "typescript/quickstart/index.ts"];
+const PROGRAMS = [
+  "go/multi-account/main.go",
+  "go/quickstart/main.go",
+  "python/multi-account/__main__.py",
+  "python/quickstart/__main__.py",
+  "typescript/quickstart/index.ts",
+];
 
 /** Every file below `dir`, relative to it, sorted. */
 function filesBelow(dir: string): string[] {
@@ -27,12 +35,12 @@ function filesBelow(dir: string): string[] {
     .sort();
 }
 
-/** A file of examples/<language>/quickstart. */
-function exampleFile(language: string, file: string): string {
-  return fs.readFileSync(path.join(REPO_ROOT, "examples", language, "quickstart", file), "utf8");
+/** A file of examples/<language>/<name>. */
+function exampleFile(language: string, file: string, name = "quickstart"): string {
+  return fs.readFileSync(path.join(REPO_ROOT, "examples", language, name, file), "utf8");
 }
 
-describe("examples/<language>/quickstart, generated from docs/examples/quickstart.pp", () => {
+describe("examples/<language>/<name>, generated from docs/examples/<name>.pp", () => {
   const tmp = useTempDir("example-projects-");
 
   it(
@@ -78,13 +86,16 @@ describe("examples/<language>/quickstart, generated from docs/examples/quickstar
   );
 
   it("each manifest names the published packages at this repository's version", () => {
-    expect(exampleFile("python", "requirements.txt")).toBe(
-      `pulumi~=${OLDEST_PULUMI_VERSION}\npulumi_service==${VERSION}\n`,
-    );
-    const goMod = exampleFile("go", "go.mod");
-    expect(goMod).toContain(`\tgithub.com/pulumi-service/pulumi-service/sdk/go v${VERSION}\n`);
-    expect(goMod).toContain(`\tgithub.com/pulumi/pulumi/sdk/v3 v${OLDEST_PULUMI_VERSION}\n`);
-    expect(goMod).not.toContain("replace");
+    for (const name of ["quickstart", "multi-account"]) {
+      expect([name, exampleFile("python", "requirements.txt", name)]).toEqual([
+        name,
+        `pulumi~=${OLDEST_PULUMI_VERSION}\npulumi_service==${VERSION}\n`,
+      ]);
+      const goMod = exampleFile("go", "go.mod", name);
+      expect(goMod).toContain(`\tgithub.com/pulumi-service/pulumi-service/sdk/go v${VERSION}\n`);
+      expect(goMod).toContain(`\tgithub.com/pulumi/pulumi/sdk/v3 v${OLDEST_PULUMI_VERSION}\n`);
+      expect(goMod).not.toContain("replace");
+    }
     const pkg = JSON.parse(exampleFile("typescript", "package.json")) as {
       dependencies: Record<string, string>;
     };
@@ -92,14 +103,48 @@ describe("examples/<language>/quickstart, generated from docs/examples/quickstar
     expect(pkg.dependencies).toEqual({ "@pulumi/pulumi": `~${minor}.0`, "pulumi-service": `^${VERSION}` });
   });
 
-  it("each README gives two commands: an install command, then pulumi up", () => {
-    const installs = ["typescript", "python", "go"].map((language) =>
-      readmeInstallCommand(path.join(REPO_ROOT, "examples", language, "quickstart", "README.md")),
-    );
+  it("each README gives the stack's commands, pointing it at the service, then an install command and pulumi up", () => {
+    const readme = (language: string, name: string) =>
+      readmeCommands(path.join(REPO_ROOT, "examples", language, name, "README.md"));
+    const installs = ["typescript", "python", "go"].map((language) => readme(language, "quickstart").install);
     expect(installs).toEqual([
       "npm install",
       "python3 -m venv venv && venv/bin/pip install -r requirements.txt",
       "go mod tidy",
     ]);
+    const quickstartStack = [
+      "pulumi stack init dev",
+      `pulumi config set service:baseUrl ${DOCUMENTED_BASE_URL}`,
+      'pulumi config set --secret service:apiKey "$SERVICE_API_KEY"',
+      "pulumi config set --secret datadogApiKey dd-example-api-key",
+    ];
+    const multiStack = [
+      "pulumi stack init dev",
+      `pulumi config set baseUrl ${DOCUMENTED_BASE_URL}`,
+      'pulumi config set --secret prodApiKey "$PROD_API_KEY"',
+      'pulumi config set --secret devApiKey "$DEV_API_KEY"',
+      "pulumi config set --secret ddApiKey dd-example-api-key",
+    ];
+    for (const language of ["typescript", "python", "go", "yaml"])
+      expect([language, readme(language, "quickstart").stack]).toEqual([language, quickstartStack]);
+    for (const language of ["python", "go", "yaml"])
+      expect([language, readme(language, "multi-account").stack]).toEqual([language, multiStack]);
+    expect(readme("python", "multi-account").install).toBe(installs[1]);
+    expect(readme("go", "multi-account").install).toBe(installs[2]);
+    expect(readme("yaml", "quickstart").install).toBeUndefined();
+  });
+
+  it("no README of a Python, Go or YAML example sends its reader to Node.js: no npx or npm install, no link to the README's emulator section, the emulator without Node.js linked", () => {
+    for (const language of ["python", "go", "yaml"])
+      for (const name of ["quickstart", "multi-account"]) {
+        const text = exampleFile(language, "README.md", name);
+        expect([language, name, text.match(/\bnpx\b|\bnpm install\b/g)]).toEqual([language, name, null]);
+        expect([language, name, text]).toEqual([
+          language,
+          name,
+          expect.stringContaining("docs/emulator.md#the-emulator-without-nodejs"),
+        ]);
+        expect(text).not.toContain("README.md#against-the-emulator");
+      }
   });
 });

@@ -1,7 +1,9 @@
 /**
- * A deployment from Go through the real Pulumi engine against the real emulator: the example
+ * Deployments from Go through the real Pulumi engine against the real emulator, as a Go user
+ * without Node.js runs them (no `node` on PATH, the plugin downloaded by the engine): the example
  * project examples/go/quickstart (the Go example of docs/resources.md), copied out of the
- * repository, its modules fetched by its README's command (`go mod tidy`) with no `replace`:
+ * repository, its stack made by its README's stack commands, its modules fetched by its README's
+ * command (`go mod tidy`) with no `replace`:
  * `github.com/pulumi-service/pulumi-service/sdk/go` at the version its go.mod names comes from a
  * local Go module proxy serving sdk/go as that version (a folder first in `GOPROXY`, as
  * `file://`; `GONOSUMDB` names our module), the others from this machine's module cache or its
@@ -9,6 +11,7 @@
  * git) from which the test first removes our module: a cache keeps a version's files forever, so
  * a regenerated SDK would otherwise not be fetched again, and a cache of its own keeps this
  * machine's clean. Built and run by this repository's Go language host (tools/pulumi/pulumi-language-go).
+ * Then examples/go/multi-account (two explicit providers) in the same set-up and module cache.
  * The steps: test/helpers/quickstart-deploy.ts.
  */
 import { execFile } from "child_process";
@@ -28,10 +31,10 @@ async function goEnv(name: string): Promise<string> {
 }
 
 describeQuickstartDeployment(
-  "examples/go/quickstart on the generated Go SDK through the engine (real engine, real emulator)",
+  "examples/go/quickstart and multi-account on the generated Go SDK through the engine, no Node.js (real engine, real emulator)",
   {
     lang: "go",
-    async install(program, command, tmp) {
+    async install(program, command, tmp, env) {
       expect(command).toBe("go mod tidy");
       const version = /^\s*github\.com\/pulumi-service\/pulumi-service\/sdk\/go v(\S+)$/m.exec(
         fs.readFileSync(path.join(program, "go.mod"), "utf8"),
@@ -68,7 +71,7 @@ describeQuickstartDeployment(
         GOFLAGS: goFlags("-modcacherw"),
         GOMODCACHE: modCache,
       };
-      await runCommand(command, program, { ...process.env, ...goSettings });
+      await runCommand(command, program, { ...env, ...goSettings });
       const goMod = fs.readFileSync(path.join(program, "go.mod"), "utf8");
       expect(goMod).not.toContain("replace");
       // The module's files are those of sdk/go, from the local proxy.
@@ -79,6 +82,11 @@ describeQuickstartDeployment(
       // The host's `go build` reads the same module cache.
       return goSettings;
     },
-    pluginDir: () => path.join(REPO_ROOT, "bin"),
+    plugin: "download",
+    async installMultiAccount(program, quickstart, command, env) {
+      // The same module cache and local proxy (env holds the quickstart's Go settings).
+      await runCommand(command, program, env);
+      expect(fs.readFileSync(path.join(program, "go.mod"), "utf8")).not.toContain("replace");
+    },
   },
 );

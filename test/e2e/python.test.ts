@@ -1,12 +1,15 @@
 /**
- * A deployment from Python through the real Pulumi engine against the real emulator: the example
- * project examples/python/quickstart (the Python example of docs/resources.md), copied out of
- * the repository, installed by its README's command (a virtual environment, then
+ * Deployments from Python through the real Pulumi engine against the real emulator, as a Python
+ * user without Node.js runs them (no `node` on PATH, the plugin downloaded by the engine): the
+ * example project examples/python/quickstart (the Python example of docs/resources.md), copied
+ * out of the repository, its stack made by its README's stack commands, installed by its
+ * README's command (a virtual environment, then
  * `pip install -r requirements.txt`), which takes `pulumi_service==<version>` from the wheel
  * `npm run build:python-sdk` builds of sdk/python (a folder pip is given with `PIP_FIND_LINKS`,
  * whose files pip prefers to an index's of the same version) and `pulumi` from PyPI; run by this
- * repository's Python language host (tools/pulumi/pulumi-language-python). The steps:
- * test/helpers/quickstart-deploy.ts.
+ * repository's Python language host (tools/pulumi/pulumi-language-python); then
+ * examples/python/multi-account (two explicit providers) in the same set-up and virtual
+ * environment (its requirements are the quickstart's). The steps: test/helpers/quickstart-deploy.ts.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -21,16 +24,16 @@ function sources(dir: string): string[] {
 }
 
 describeQuickstartDeployment(
-  "examples/python/quickstart on pulumi_service through the engine (real engine, real emulator)",
+  "examples/python/quickstart and multi-account on pulumi_service through the engine, no Node.js (real engine, real emulator)",
   {
     lang: "python",
-    async install(program, command, tmp) {
+    async install(program, command, tmp, env) {
       expect(command).toBe("python3 -m venv venv && venv/bin/pip install -r requirements.txt");
       const wheels = path.join(tmp, "dist");
       await runCommand(`node scripts/build-python-sdk.js --out ${wheels}`, REPO_ROOT, process.env);
       expect(fs.readdirSync(wheels).some((f) => f.endsWith(".whl"))).toBe(true);
       const links = [wheels, process.env.PIP_FIND_LINKS ?? ""].join(" ").trim();
-      await runCommand(command, program, { ...process.env, PIP_FIND_LINKS: links });
+      await runCommand(command, program, { ...env, PIP_FIND_LINKS: links });
       // What pip installed is the package of this checkout, file for file.
       const [site] = fs.readdirSync(path.join(program, "venv", "lib"));
       const installed = path.join(program, "venv", "lib", site, "site-packages", "pulumi_service");
@@ -44,6 +47,13 @@ describeQuickstartDeployment(
         );
       return {};
     },
-    pluginDir: () => path.join(REPO_ROOT, "bin"),
+    plugin: "download",
+    async installMultiAccount(program, quickstart) {
+      // The same requirements: the quickstart's virtual environment serves both.
+      expect(fs.readFileSync(path.join(program, "requirements.txt"), "utf8")).toBe(
+        fs.readFileSync(path.join(quickstart, "requirements.txt"), "utf8"),
+      );
+      fs.symlinkSync(path.join(quickstart, "venv"), path.join(program, "venv"));
+    },
   },
 );

@@ -16,7 +16,10 @@
  * on each resource), and it deploys: up (checked on the emulator), a preview with no changes,
  * refresh of a change made on the emulator, no secret in plain form in the state, destroy
  * leaving the account empty. examples/yaml/multi-account: two explicit providers
- * (`pulumi:providers:service`), each resource in its provider's account only. Both examples, and
+ * (`pulumi:providers:service`), each resource in its provider's account only, and the converter
+ * turns it into docs/examples/multi-account.pp (the source of the Python and Go versions). Each
+ * stack is made by its README's stack commands, run as printed (the service's address the
+ * emulator's: test/helpers/quickstart-deploy.ts runReadmeStackCommands). Both examples, and
  * the YAML the docs show, name the package's version (package.json's) and the schema's download
  * URL; the command of docs/installation-configuration.md that installs that release ahead of
  * time is run as printed into a fresh Pulumi home.
@@ -30,7 +33,8 @@ import { parse as parseYaml } from "yaml";
 import { findOnPath, findYaml, REPO_ROOT, yamlCacheBinDir } from "../../scripts/pulumi-env";
 import { ServiceClient } from "../../client";
 import { docBlocks } from "../helpers/doc-blocks";
-import { startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { startEmulator, type RunningEmulator } from "../helpers/emulator";
+import type { EngineStack } from "../helpers/engine-stack";
 import {
   PLUGIN_DOWNLOAD_URL,
   pathWithoutNode,
@@ -40,7 +44,12 @@ import {
   type PluginRelease,
 } from "../helpers/fetched-plugin";
 import { requirePulumi } from "../helpers/pulumi";
-import { itDeploysTheQuickstart } from "../helpers/quickstart-deploy";
+import {
+  installedPlugins,
+  itDeploysTheQuickstart,
+  readmeCommands,
+  runReadmeStackCommands,
+} from "../helpers/quickstart-deploy";
 
 const exec = promisify(execFile);
 
@@ -48,7 +57,8 @@ const exec = promisify(execFile);
 const STEP_TIMEOUT = 300_000;
 /** The local release's set-up, in **milliseconds**: minutes when the executable must be built. */
 const RELEASE_TIMEOUT = 900_000;
-const DD_KEY = "dd-yaml-quickstart-secret-5c1a9e";
+/** The Datadog key the READMEs' stack commands set. */
+const DD_KEY = "dd-example-api-key";
 const EXAMPLES = path.join(REPO_ROOT, "examples", "yaml");
 const EXAMPLE = path.join(EXAMPLES, "quickstart");
 /** The package's version (package.json's), the plugin release the examples must name. */
@@ -95,6 +105,24 @@ function withoutPluginOptions(pcl: string): {
     },
   );
   return { pcl: rest, options };
+}
+
+/**
+ * A PCL program without the `options` blocks that name only a resource's provider
+ * (`options { provider = prod }`), and each such resource's provider, by resource name.
+ */
+function withoutProviderOptions(pcl: string): { pcl: string; providers: Record<string, string> } {
+  const providers: Record<string, string> = {};
+  const rest = pcl
+    .split(/^(?=resource )/m)
+    .map((chunk) =>
+      chunk.replace(/\n\s*options\s*\{\s*provider\s*=\s*(\w+)\s*\}/, (_m, provider: string) => {
+        providers[/^resource (\w+)/.exec(chunk)![1]] = provider;
+        return "";
+      }),
+    )
+    .join("");
+  return { pcl: rest, providers };
 }
 
 /**
@@ -148,39 +176,16 @@ function yamlUserPath(): string {
 }
 
 /**
- * {@link startEngineStack} with the engine and the program in a YAML user's environment: PATH
- * {@link yamlUserPath}, the fresh Pulumi home `home` (no plugin installed) and the download URL
- * the programs name mapped to the local release `plugin`. The stack's environment is made from
- * this process's (engine-stack.ts), so the variables are set there for the call only.
+ * The variables of a YAML user's environment: PATH {@link yamlUserPath}, the fresh Pulumi home
+ * `home` (no plugin installed) and the download URL the programs name mapped to the local release
+ * `plugin`.
  */
-async function startYamlUserStack(
-  plugin: PluginRelease,
-  home: string,
-  opts: Parameters<typeof startEngineStack>[0],
-): Promise<EngineStack> {
-  const vars: Record<string, string> = {
+function yamlUserEnv(plugin: PluginRelease, home: string): Record<string, string> {
+  return {
     PATH: yamlUserPath(),
     PULUMI_HOME: home,
     PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${PLUGIN_DOWNLOAD_URL}=${plugin.server.url}`,
   };
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return await startEngineStack(opts);
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
-
-/** The plugin releases installed in the Pulumi home `home` (`resource-service-v<version>`). */
-function installedPlugins(home: string): string[] {
-  const dir = path.join(home, "plugins");
-  return fs.existsSync(dir)
-    ? fs.readdirSync(dir).filter((f) => /^resource-service-v[^.]+\.\d+\.\d+$/.test(f))
-    : [];
 }
 
 /** The local release of the plugin both examples download, shared by the file's tests. */
@@ -288,7 +293,9 @@ describe("the install command of installation-configuration.md's Pulumi YAML sec
 });
 
 describe("the YAML quickstart from a fresh folder, the plugin downloaded by the engine (real engine, real emulator)", () => {
+  const KEY = "sk_yaml_quickstart_e2e_7a1c3f";
   let e2e: EngineStack;
+  let emulator: RunningEmulator;
   let tmp: string;
   let home: string;
   let program: string;
@@ -297,16 +304,24 @@ describe("the YAML quickstart from a fresh folder, the plugin downloaded by the 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-deploy-"));
     program = copyProject(EXAMPLE, tmp);
     home = path.join(tmp, "pulumi-home");
-    e2e = await startYamlUserStack(plugin, home, {
-      workDir: program,
-      stackName: "yaml",
+    emulator = await startEmulator({ apiKeys: [KEY] });
+    const readme = readmeCommands(path.join(program, "README.md"));
+    expect(readme.install).toBeUndefined();
+    e2e = await runReadmeStackCommands({
+      program,
+      commands: readme.stack,
+      stackName: readme.stackName,
       backendName: "e2e-yaml",
+      emulator,
+      apiKey: KEY,
+      env: yamlUserEnv(plugin, home),
+      vars: { SERVICE_API_KEY: KEY },
     });
-    await e2e.stack.setConfig("datadogApiKey", { value: DD_KEY, secret: true });
   }, STEP_TIMEOUT);
 
   afterAll(async () => {
     await e2e?.close();
+    await emulator?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -353,8 +368,10 @@ describe("the YAML program with two explicit providers from a fresh folder, the 
   const KEYS = { prod: "sk_prod_yaml_e2e_3f8a1c", dev: "sk_dev_yaml_e2e_9b2d7e" };
   const DEFAULT_KEY = "sk_default_yaml_e2e_6e4c02";
   let e2e: EngineStack;
+  let emulator: RunningEmulator;
   let tmp: string;
   let home: string;
+  let program: string;
   let clients: Record<keyof typeof KEYS, ServiceClient>;
 
   /** Every subscription and destination ID the account of `client` holds, sorted. */
@@ -367,29 +384,34 @@ describe("the YAML program with two explicit providers from a fresh folder, the 
 
   beforeAll(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-multi-"));
-    const program = copyProject(path.join(EXAMPLES, "multi-account"), tmp);
+    program = copyProject(path.join(EXAMPLES, "multi-account"), tmp);
     home = path.join(tmp, "pulumi-home");
-    // The stack's default provider (service:apiKey) gets the first key: its account must stay empty.
-    e2e = await startYamlUserStack(plugin, home, {
-      workDir: program,
-      stackName: "yaml-multi",
+    emulator = await startEmulator({ apiKeys: [DEFAULT_KEY, KEYS.prod, KEYS.dev] });
+    const readme = readmeCommands(path.join(program, "README.md"));
+    expect(readme.install).toBeUndefined();
+    e2e = await runReadmeStackCommands({
+      program,
+      commands: readme.stack,
+      stackName: readme.stackName,
       backendName: "e2e-yaml-multi",
-      apiKeys: [DEFAULT_KEY, KEYS.prod, KEYS.dev],
+      emulator,
+      apiKey: DEFAULT_KEY,
+      env: yamlUserEnv(plugin, home),
+      vars: { PROD_API_KEY: KEYS.prod, DEV_API_KEY: KEYS.dev },
     });
-    const client = (apiKey: string) =>
-      new ServiceClient({ apiKey, baseUrl: e2e.emulator.url, maxRetries: 0 });
+    const client = (apiKey: string) => new ServiceClient({ apiKey, baseUrl: emulator.url, maxRetries: 0 });
     clients = { prod: client(KEYS.prod), dev: client(KEYS.dev) };
+    // Beyond the README: the stack's default provider gets a third account, which must stay empty.
     await e2e.stack.setAllConfig({
-      baseUrl: { value: e2e.emulator.url },
-      prodApiKey: { value: KEYS.prod, secret: true },
-      devApiKey: { value: KEYS.dev, secret: true },
-      ddApiKey: { value: DD_KEY, secret: true },
+      "service:baseUrl": { value: emulator.url },
+      "service:apiKey": { value: DEFAULT_KEY, secret: true },
     });
   }, STEP_TIMEOUT);
 
   afterAll(async () => {
     await Promise.all(Object.values(clients ?? {}).map((c) => c.close()));
     await e2e?.close();
+    await emulator?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -444,6 +466,48 @@ describe("the YAML program with two explicit providers from a fresh folder, the 
       const destroy = await e2e.stack.destroy();
       expect(destroy.summary.resourceChanges?.delete).toBe(7);
       for (const c of Object.values(clients)) expect(await contents(c)).toEqual([]);
+    },
+    STEP_TIMEOUT,
+  );
+
+  it(
+    "Pulumi YAML's converter turns the project into the program of docs/examples/multi-account.pp, the source of the Python and Go examples",
+    async () => {
+      const out = path.join(tmp, "pcl");
+      const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
+      await exec(pulumi, ["convert", "--from", "yaml", "--language", "pcl", "--out", out], {
+        cwd: program,
+        env: e2e.env,
+      });
+      const converted = fs
+        .readdirSync(out)
+        .filter((f) => f.endsWith(".pp"))
+        .map((f) => fs.readFileSync(path.join(out, f), "utf8"))
+        .join("\n");
+      // Pulumi YAML 1.25's converter writes each resource's plugin options (its provider's) and
+      // drops its `provider` option: compared apart, from the project's YAML.
+      const { pcl, options } = withoutPluginOptions(converted);
+      expect(options).toEqual(Array(6).fill({ version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL }));
+      const source = withoutProviderOptions(
+        fs.readFileSync(path.join(REPO_ROOT, "docs", "examples", "multi-account.pp"), "utf8"),
+      );
+      expect(withoutProviderOptions(pcl).providers).toEqual({});
+      expect(normalizePcl(pcl)).toBe(normalizePcl(source.pcl));
+      const yaml = parseYaml(fs.readFileSync(path.join(program, "Pulumi.yaml"), "utf8")) as {
+        resources: Record<string, { options?: { provider?: string } }>;
+      };
+      const yamlProviders = Object.fromEntries(
+        Object.entries(yaml.resources)
+          .filter(([, r]) => r.options?.provider !== undefined)
+          .map(([name, r]) => [name, /^\$\{(\w+)\}$/.exec(r.options!.provider!)?.[1]]),
+      );
+      expect(yamlProviders).toEqual(source.providers);
+      expect(Object.keys(source.providers).sort()).toEqual([
+        "devAudit",
+        "devPolicies",
+        "prodAudit",
+        "prodPolicies",
+      ]);
     },
     STEP_TIMEOUT,
   );
