@@ -20,6 +20,8 @@ import { useTempDir } from "../helpers/temp-dir";
 // The first run builds the generator; the Go build compiles Pulumi's Go SDK when not cached.
 const TIMEOUT = GEN_EXAMPLES_TIMEOUT_MS;
 const DOC = "docs/resources.md";
+/** The documents that show generated examples (DEFAULT_DOCUMENTS of scripts/gen-examples.js). */
+const DOCS = [DOC, "docs/_index.md", "docs/providers.md"];
 const EXAMPLES = path.join(REPO_ROOT, "docs", "examples");
 const LANGUAGES = ["typescript", "python", "go"];
 
@@ -27,7 +29,7 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
   const tmp = useTempDir("doc-examples-");
 
   it("shows every example of docs/examples in TypeScript, Python and Go", () => {
-    const text = fs.readFileSync(path.join(REPO_ROOT, DOC), "utf8");
+    const text = DOCS.map((doc) => fs.readFileSync(path.join(REPO_ROOT, doc), "utf8")).join("\n");
     const names = fs
       .readdirSync(EXAMPLES)
       .filter((f) => f.endsWith(".pp"))
@@ -100,13 +102,13 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
     fs.mkdirSync(path.join(REPO_ROOT, ".pulumi-state"), { recursive: true });
     const dir = fs.mkdtempSync(path.join(REPO_ROOT, ".pulumi-state", "doc-example-ts-"));
     try {
-      const blocks = docBlocks(path.join(REPO_ROOT, DOC), DOC).filter(
+      const blocks = DOCS.flatMap((doc) => docBlocks(path.join(REPO_ROOT, doc), doc)).filter(
         (b) => b.lang === "ts" && /pulumi-service\/native/.test(b.body),
       );
-      // The generated quick-start example and the functions' example.
-      expect(blocks.length).toBeGreaterThanOrEqual(2);
+      // The generated quick-start and multi-account examples, the functions' example, providers.md's program.
+      expect(blocks.length).toBeGreaterThanOrEqual(4);
       const failures = blocks.map((block) => {
-        const file = path.join(dir, `line-${block.line}.ts`);
+        const file = path.join(dir, `${path.basename(block.doc, ".md")}-line-${block.line}.ts`);
         fs.writeFileSync(file, block.body);
         const program = ts.createProgram([file], {
           module: ts.ModuleKind.Node16,
@@ -119,9 +121,9 @@ describe("docs/resources.md examples in three languages, generated from PCL", ()
         const messages = ts
           .getPreEmitDiagnostics(program)
           .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-        return { line: block.line, messages };
+        return { doc: block.doc, line: block.line, messages };
       });
-      expect(failures).toEqual(blocks.map((b) => ({ line: b.line, messages: [] })));
+      expect(failures).toEqual(blocks.map((b) => ({ doc: b.doc, line: b.line, messages: [] })));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
