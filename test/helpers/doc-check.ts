@@ -354,6 +354,14 @@ export function resolveSubpath(m: Manifests, pkg: string, sub: string): string |
       ? undefined
       : `${pkg}/${sub} maps to ${file}, which does not exist (npm run build)`;
   }
+  // A folder (`provider/impl/`) or a placeholder (`provider/impl/<kind>`, `provider/impl/*`) named
+  // where the exports list its modules one by one: some listed module lies in it.
+  const folder = key.replace(/\*$/, "");
+  if (
+    (folder.endsWith("/") || sub === "") &&
+    Object.keys(entry.exports).some((k) => k.startsWith(folder) && k !== folder)
+  )
+    return undefined;
   return `"${pkg}/${sub}" is not in ${pkg}'s package.json exports (${Object.keys(entry.exports).join(", ")})`;
 }
 
