@@ -357,10 +357,7 @@ export function resolveSubpath(m: Manifests, pkg: string, sub: string): string |
   // A folder (`provider/impl/`) or a placeholder (`provider/impl/<kind>`, `provider/impl/*`) named
   // where the exports list its modules one by one: some listed module lies in it.
   const folder = key.replace(/\*$/, "");
-  if (
-    (folder.endsWith("/") || sub === "") &&
-    Object.keys(entry.exports).some((k) => k.startsWith(folder) && k !== folder)
-  )
+  if (folder.endsWith("/") && Object.keys(entry.exports).some((k) => k.startsWith(folder) && k !== folder))
     return undefined;
   return `"${pkg}/${sub}" is not in ${pkg}'s package.json exports (${Object.keys(entry.exports).join(", ")})`;
 }
