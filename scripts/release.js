@@ -9,8 +9,10 @@
 //      package metadata (sdk/nodejs/package.json, sdk/python's pyproject.toml and
 //      pulumi-plugin.json, sdk/go's pulumi-plugin.json) all at the version;
 //   2. plugin/: the plugin's executable per platform (scripts/build-plugin-binaries.js, built
-//      into dist/plugin-binaries) packed into pulumi-resource-service-v<version>-<os>-<arch>.tar.gz
-//      with the checksums file (scripts/release-archives.js): the GitHub release's assets;
+//      into dist/plugin-binaries) packed into pulumi-resource-service-v<version>-<os>-<arch>.tar.gz,
+//      and the emulator's (scripts/build-emulator-binaries.js, into dist/emulator-binaries) into
+//      service-emulator-v<version>-<os>-<arch>.tar.gz, with the checksums file of them all
+//      (scripts/release-archives.js): the GitHub release's assets;
 //   3. python/: the wheel and sdist of pulumi_service (scripts/build-python-sdk.js): PyPI's;
 //   4. go: the Go SDK module builds (`go build ./...` in sdk/go); its release is the git tag
 //      `sdk/go/v<version>` (Go's rule for a module in the folder sdk/go of the repository).
@@ -30,6 +32,7 @@ const { spawnSync } = require("child_process");
 const { GO_BUILD_FLAGS, REPO_ROOT } = require("./pulumi-env");
 const { check: checkPackages, PACKAGES } = require("./check-release");
 const { buildPluginBinaries, run } = require("./build-plugin-binaries");
+const { buildEmulatorBinaries } = require("./build-emulator-binaries");
 const { releaseArchives, checksumsName } = require("./release-archives");
 
 /** Where a release is made. */
@@ -75,8 +78,8 @@ function checkVersions(tag) {
 }
 
 /**
- * Makes the release of `tag` into `out` (see the file's comment): checks, plugin archives,
- * Python distributions, Go build.
+ * Makes the release of `tag` into `out` (see the file's comment): checks, the plugin's and the
+ * emulator's archives, Python distributions, Go build.
  * @returns {Promise<{ archives: string[], python: string[], goTag: string }>} the files made and the Go tag.
  * @throws Error listing the version problems, or the failing step's output.
  */
@@ -92,8 +95,18 @@ async function build(tag, out = OUT) {
   // (the build takes a lock on the folder, so two builds at once wait for each other).
   const binaries = path.join(REPO_ROOT, "dist", "plugin-binaries");
   await buildPluginBinaries({ outDir: binaries });
-  const archives = await releaseArchives({ binaries, out: path.join(out, "plugin"), version });
-  say("plugin", `${archives.length} archives and ${checksumsName(version)} in ${path.join(out, "plugin")}`);
+  const emulatorBinaries = path.join(REPO_ROOT, "dist", "emulator-binaries");
+  await buildEmulatorBinaries({ outDir: emulatorBinaries });
+  const archives = await releaseArchives({
+    binaries,
+    emulatorBinaries,
+    out: path.join(out, "plugin"),
+    version,
+  });
+  say(
+    "plugin",
+    `${archives.length} archives (the plugin's and the emulator's) and ${checksumsName(version)} in ${path.join(out, "plugin")}`,
+  );
 
   const pythonOut = path.join(out, "python");
   run(process.execPath, [path.join(__dirname, "build-python-sdk.js"), "--out", pythonOut]);

@@ -223,6 +223,8 @@ async function writePidFile(emulator: RunningEmulator, pidFile: string): Promise
  * Runs `service-emulator` with `argv` (as `process.argv`): parses the options, starts the
  * emulator and prints one JSON line `{ url, apiKeys, restrictedApiKeys, adminKey }` on stdout.
  *
+ * @param script - what `--detach` starts with `process.execPath` before the arguments: this
+ *   file; `null` in the self-contained executable, which is the command line itself.
  * @returns the running emulator, or an exit code ({@link EXIT_CODES}) when it did not start (0
  *   after `--help` or `--version`, 1 for a bad command line).
  * @throws Error when a key is malformed, the port is taken or the data file cannot be opened.
@@ -230,6 +232,7 @@ async function writePidFile(emulator: RunningEmulator, pidFile: string): Promise
 export async function main(
   argv: readonly string[],
   io: CliIo = processIo,
+  script: string | null = __filename,
 ): Promise<RunningEmulator | number> {
   if (argv[2] === "stop") return stop(argv.slice(3), io);
   const program = emulatorCommand(io);
@@ -255,7 +258,7 @@ export async function main(
     return EXIT_CODES.error;
   }
   const keys = startKeys(o, io.env);
-  if (o.detach) return detach(__filename, argv, o, io);
+  if (o.detach) return detach(script, argv, o, io);
   await warnIfReachable(o.host, io);
   const emulator = await startEmulator(startOptions(o, keys));
   if (o.pidFile !== undefined) await writePidFile(emulator, o.pidFile);
@@ -264,7 +267,14 @@ export async function main(
   return emulator;
 }
 
-if (require.main === module) {
+/**
+ * Runs `service-emulator` as a process: {@link main} with `process.argv`, SIGINT and SIGTERM
+ * closing the emulator and exiting 0, and the exit code of a start that did not happen (an error
+ * is printed by `exitWithError`). What `node dist/cli.js` and the self-contained executable run.
+ *
+ * @param script - see {@link main}: this file, or `null` in the self-contained executable.
+ */
+export function runCli(script: string | null = __filename): void {
   const fail = (e: unknown) => exitWithError("service-emulator", e);
   // The background process of --detach sends its JSON line to the command that started it.
   const detached = process.env[DETACHED_ENV] === "1" && typeof process.send === "function";
@@ -276,7 +286,7 @@ if (require.main === module) {
     : processIo;
   // The signal handlers come first: a SIGTERM that arrives while the emulator starts (its PID
   // file is written, its JSON line perhaps sent) waits for the start, then closes it cleanly.
-  const startup = main(process.argv, io);
+  const startup = main(process.argv, io, script);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -297,3 +307,5 @@ if (require.main === module) {
     if (detached) process.disconnect();
   }, fail);
 }
+
+if (require.main === module) runCli();

@@ -64,7 +64,8 @@ function readFrom(file: string, start: number): Buffer {
 }
 
 /**
- * `--detach`: starts `script` (the command line) with the same arguments, without `--detach` and
+ * `--detach`: starts `script` (the command line; `null`: `process.execPath` itself, the
+ * self-contained executable) with the same arguments, without `--detach` and
  * with a PID file, as a background process in a session of its own, its stdout and stderr
  * appended to the log file. Waits until it listens (its JSON line arrives over IPC), prints that
  * line with `pid`, `pidFile` and `logFile` added, and how to stop it on stderr.
@@ -73,7 +74,7 @@ function readFrom(file: string, start: number): Buffer {
  *   the server exited or did not listen within 60 s (its log is printed on stderr).
  */
 export async function detach(
-  script: string,
+  script: string | null,
   argv: readonly string[],
   o: CliOptions,
   io: CliIo,
@@ -93,7 +94,7 @@ export async function detach(
   const log = openSync(logFile, "a");
   const args = argv.slice(2).filter((a) => a !== "--detach");
   if (o.pidFile === undefined) args.push("--pid-file", pidFile);
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, script === null ? args : [script, ...args], {
     detached: true,
     stdio: ["ignore", log, log, "ipc"],
     env: { ...io.env, [DETACHED_ENV]: "1" },

@@ -4,10 +4,11 @@
  * packages with provenance (the `id-token: write` permission, `npm publish --provenance --access
  * public`, the token from a secret), each after the packages it depends on; and its version check
  * passes for the packages' own version and fails for any other tag. Then the rest of a release:
- * the plugin's archives on the GitHub release, PyPI and the Go tag, in the workflow's order, and
+ * the plugin's and the emulator's archives on the GitHub release, PyPI and the Go tag, in the workflow's order, and
  * `npm run release:dry` (scripts/release.js) making every artefact and dry-running every upload.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
@@ -127,7 +128,7 @@ describe("release workflow", () => {
   });
 });
 
-describe("the release beyond npm: plugin archives, PyPI, the Go tag (.github/workflows/release.yml, scripts/release.js)", () => {
+describe("the release beyond npm: plugin and emulator archives, PyPI, the Go tag (.github/workflows/release.yml, scripts/release.js)", () => {
   /** The index of the first step whose `run` or `uses` matches. */
   const stepIndex = (pattern: RegExp) =>
     steps.findIndex((s) => pattern.test(s.run ?? "") || pattern.test(s.uses ?? ""));
@@ -160,10 +161,27 @@ describe("the release beyond npm: plugin archives, PyPI, the Go tag (.github/wor
     expect({ status: r.status, stderr: r.status === 0 ? "" : r.stderr }).toEqual({ status: 0, stderr: "" });
     const lines = r.stdout.split("\n").filter((l) => l.startsWith("release: "));
     const platforms = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
-    const archives = platforms.map((p) => `pulumi-resource-service-v${version}-${p}.tar.gz`);
+    const archives = [
+      ...platforms.map((p) => `pulumi-resource-service-v${version}-${p}.tar.gz`),
+      ...platforms.map((p) => `service-emulator-v${version}-${p}.tar.gz`),
+    ];
+    const checksums = `pulumi-resource-service_${version}_checksums.txt`;
     expect(fs.readdirSync(path.join(REPO, "dist/release/plugin")).sort()).toEqual(
-      [...archives, `pulumi-resource-service_${version}_checksums.txt`].sort(),
+      [...archives, checksums].sort(),
     );
+    // One checksum line per archive, the plugin's then the emulator's, each the archive's SHA-256.
+    const listed = fs
+      .readFileSync(path.join(REPO, "dist/release/plugin", checksums), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split("  "));
+    expect(listed.map(([, file]) => file)).toEqual(archives);
+    for (const [sha, file] of listed)
+      expect(sha).toBe(
+        createHash("sha256")
+          .update(fs.readFileSync(path.join(REPO, "dist/release/plugin", file)))
+          .digest("hex"),
+      );
     expect(fs.readdirSync(path.join(REPO, "dist/release/python")).sort()).toEqual([
       `pulumi_service-${version}-py3-none-any.whl`,
       `pulumi_service-${version}.tar.gz`,
