@@ -46,9 +46,8 @@ import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator, type RateLimitOptions } from "service-emulator";
-import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
+import { FAST_MODE_ENV, openEngine, REPO_ROOT, timed, type Engine } from "./engine";
 import { benchVersions, machineInfo, writeCharts, type MachineInfo, type Versions } from "./report";
-import { FAST_MODE_ENV } from "./scale";
 import { configure, onNewStack, routeKey, type Variant } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
 
@@ -74,7 +73,7 @@ export interface LatencyBenchOptions {
   runs: number;
   /** Runs of each cell from N = 1,000. */
   runsLarge: number;
-  /** The engine without checkpoints ({@link FAST_MODE_ENV}). */
+  /** The engine without checkpoints ({@link FAST_MODE_ENV}, bench/engine.ts). */
   fast: boolean;
   /** Progress lines (to stderr). */
   log: (line: string) => void;
