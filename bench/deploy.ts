@@ -13,41 +13,44 @@
  *   dynamic door in the same runs, against the same floor.
  * - **Requests per operation**: in the first run, each door's stack also gets service-drift's
  *   report (after the refresh), untimed, and the emulator's requests during every operation are
- *   counted by method (bench/requests.ts).
+ *   counted by method (bench/request-counts.ts).
  *
  * With `env` set to fast mode's settings (`BENCH_FAST=1` of bench/run.ts), every stack runs
  * without the engine's checkpoints.
  *
- * The state benchmark is bench/state.ts.
+ * Its results are the shapes of bench/deploy-results.ts, computed from the samples by
+ * bench/measure.ts. The state benchmark is bench/state.ts.
  *
  * @packageDocumentation
  */
 import type { Stack } from "@pulumi/pulumi/automation";
+import type { DeployResults } from "./deploy-results";
 import { timed, type Engine } from "./engine";
-import { compare, costs, type Compared, type PerResourceCosts, type Sample } from "./measure";
+import {
+  deployResults,
+  emptySamples,
+  record,
+  type OperationFigures,
+  type Sample,
+  type UpFigures,
+} from "./measure";
 import {
   operationRequests,
   REQUEST_OPS,
-  requestsResults,
   routesSince,
-  serviceDrift,
   type RequestCell,
   type RequestOp,
-  type RequestsResults,
-} from "./requests";
-import type { ScaleOp } from "./scale-results";
+} from "./request-counts";
 import {
   measureLifecycle,
+  serviceDrift,
   VARIANTS,
   withEmulator,
   withPeakRss,
   type EmulatorMeter,
+  type ScaleOp,
   type Variant,
 } from "./stacks";
-import { summarize, type Summary } from "./stats";
-
-export type { Compared, PerResourceCost } from "./measure";
-export type { Variant } from "./stacks";
 
 /** Options of {@link benchDeploy}. */
 export interface DeployBenchOptions {
@@ -63,164 +66,14 @@ export interface DeployBenchOptions {
   env?: Readonly<Record<string, string>>;
 }
 
-/** Results of {@link benchDeploy}. */
-export interface DeployResults {
-  /** The N measured. */
-  counts: number[];
-  /** `pulumi up` from empty, for each N. */
-  up: ({ n: number } & Compared)[];
-  /** Per-resource cost from wall time, and from CPU time when measured (null with a single N). */
-  perResource: PerResourceCosts | null;
-  /** Every N's stack after `up`: `up` with no changes, preview (no changes), refresh, destroy, timed. */
-  operations: { n: number; upNoChange: Compared; preview: Compared; refresh: Compared; destroy: Compared }[];
-  /**
-   * What grows with N besides time, for each N (goal: nothing of ours faster than linear):
-   * state per resource, peak memory of the processes of `up`, and the emulator's time per
-   * request it served during `up`.
-   */
-  scale: ScaleFigures[];
-  /** The largest N's stack after `up`: `up` with no changes, preview (no changes), refresh, destroy. */
-  largest: {
-    n: number;
-    upNoChange: Compared;
-    preview: Compared;
-    refresh: Compared;
-    destroy: Compared;
-    /** Bytes of the exported state (compact JSON) divided by the number of resources. */
-    stateBytesPerResource: { floor: Summary; real: Summary };
-  };
-  /** The native door beside the floor, for each N, from the same runs. */
-  native: NativeDoorFigures[];
-  /**
-   * The requests the emulator answered per resource, by method, during each operation of the
-   * first run's stacks of both doors (`up`, `up` with no changes, `preview`, `refresh`,
-   * `service-drift`, `destroy`), and the goals' verdicts (bench/requests.ts).
-   */
-  requests: RequestsResults;
-}
-
-/**
- * The native door's figures of one N (bench/fixtures/native). Each {@link Compared} holds the
- * floor (`floorMs`) against the native door (`realMs`), run by run.
- */
-export interface NativeDoorFigures {
-  n: number;
-  /** `pulumi up` from empty. */
-  up: Compared;
-  /** A second `pulumi up`, with no changes. */
-  upNoChange: Compared;
-  preview: Compared;
-  refresh: Compared;
-  destroy: Compared;
-  /** Bytes of the exported state (compact JSON) divided by the number of resources. */
-  stateBytesPerResource: Summary;
-  /** Peak resident memory, in bytes, of the plugin's process and of the program during `up`. */
-  peakRssBytes: { provider: Summary | null; program: Summary | null };
-}
-
-/** Figures of one N that show how the cost grows (see {@link DeployResults.scale}). */
-export interface ScaleFigures {
-  n: number;
-  /** Bytes of the exported state (compact JSON) divided by the number of resources. */
-  stateBytesPerResource: { floor: Summary; real: Summary };
-  /**
-   * Peak resident memory (getrusage's maxrss), in bytes, of the dynamic-provider process and of
-   * the Pulumi program during `up`; null where a process wrote none (bench/fixtures/peak-rss.js).
-   */
-  peakRssBytes: {
-    provider: { floor: Summary; real: Summary } | null;
-    program: { floor: Summary; real: Summary } | null;
-  };
-  /**
-   * The emulator during the real `up`: requests it answered, and its mean time per request
-   * (Fastify's `reply.elapsedTime`, from receiving the request to sending the answer), in ms.
-   */
-  emulator: { requests: Summary; msPerRequest: Summary };
-}
-
-/** Per variant, per N index: one list of each run's values. */
-function perVariant<T>(counts: number[]): Record<Variant, T[][]> {
-  return Object.fromEntries(VARIANTS.map((v) => [v, counts.map((): T[] => [])])) as Record<Variant, T[][]>;
-}
-
-/** A summary of the samples, or null when there are none. */
-const maybe = (v: number[]) => (v.length > 0 ? summarize(v) : null);
-
-/** An operation timed after `up` on each stack. */
-type Op = "upNoChange" | "preview" | "refresh" | "destroy";
-
-/** The operations of each measured stack, in order: `up` from empty, then each {@link Op}. */
+/** The operations of each measured stack, in order: `up` from empty, then each `Op` of bench/measure.ts. */
 const DEPLOY_OPS: readonly ScaleOp[] = ["up", "upNoChange", "preview", "refresh", "destroy"];
-
-/**
- * Every run's figures so far, one value per run in each list, the lists indexed by variant and by
- * `i`, the index of N in `counts` (e.g. `ops.refresh.native[i]`): wall and CPU milliseconds of
- * `up` and of each {@link Op}; bytes of state per resource; peak resident memory in bytes of the
- * provider process and of the program (runs where a process wrote none left out); and, during
- * the dynamic door's `up` alone, the emulator's requests and milliseconds per request.
- */
-interface DeploySamples {
-  up: Record<Variant, Sample[][]>;
-  ops: Record<Op, Record<Variant, Sample[][]>>;
-  stateBytes: Record<Variant, number[][]>;
-  providerRss: Record<Variant, number[][]>;
-  programRss: Record<Variant, number[][]>;
-  emulatorRequests: number[][];
-  emulatorMsPerRequest: number[][];
-  /** The requests of each operation of the first run, per door and N. */
-  requests: RequestCell[];
-}
-
-/** Empty lists of samples for each N of `counts` (sorted). */
-function emptySamples(counts: number[]): DeploySamples {
-  return {
-    up: perVariant<Sample>(counts),
-    ops: {
-      upNoChange: perVariant(counts),
-      preview: perVariant(counts),
-      refresh: perVariant(counts),
-      destroy: perVariant(counts),
-    },
-    stateBytes: perVariant<number>(counts),
-    providerRss: perVariant<number>(counts),
-    programRss: perVariant<number>(counts),
-    emulatorRequests: counts.map((): number[] => []),
-    emulatorMsPerRequest: counts.map((): number[] => []),
-    requests: [],
-  };
-}
 
 /** The in-process emulator of the benchmark, as {@link withEmulator} gives it. */
 interface BenchEmulator {
   url: string;
   apiKey: string;
   meter: EmulatorMeter;
-}
-
-/**
- * The figures of one `up` from empty: its wall and CPU milliseconds (`up`, with the engine's
- * result), the peak resident memory in bytes of the provider process and of the program (null
- * where a process wrote none), and the requests the emulator answered during it with their mean
- * milliseconds (0 without requests).
- */
-interface UpFigures {
-  up: Sample;
-  provider: number | null;
-  program: number | null;
-  emulator: { requests: number; msPerRequest: number };
-}
-
-/**
- * The figures of the operations after `up`: bytes of exported state per resource (the Stack
- * resource left out), and the wall and CPU milliseconds of `up` with no changes, preview (no
- * changes), refresh and destroy.
- */
-interface OperationFigures {
-  perRes: number;
-  upNoChange: Sample;
-  preview: Sample;
-  refresh: Sample;
-  destroy: Sample;
 }
 
 /**
@@ -338,30 +191,6 @@ function runOrder(run: number): Variant[] {
   return [...VARIANTS.slice(first), ...VARIANTS.slice(0, first)];
 }
 
-/**
- * Adds one measured deployment's figures to `samples` at N index `i`: the emulator's only for
- * the dynamic door (`real`), peak memory only where measured.
- */
-function record(
-  samples: DeploySamples,
-  variant: Variant,
-  i: number,
-  res: UpFigures & OperationFigures,
-): void {
-  samples.up[variant][i].push(res.up);
-  samples.ops.upNoChange[variant][i].push(res.upNoChange);
-  samples.ops.preview[variant][i].push(res.preview);
-  samples.ops.refresh[variant][i].push(res.refresh);
-  samples.ops.destroy[variant][i].push(res.destroy);
-  samples.stateBytes[variant][i].push(res.perRes);
-  if (res.provider !== null) samples.providerRss[variant][i].push(res.provider);
-  if (res.program !== null) samples.programRss[variant][i].push(res.program);
-  if (variant === "real") {
-    samples.emulatorRequests[i].push(res.emulator.requests);
-    samples.emulatorMsPerRequest[i].push(res.emulator.msPerRequest);
-  }
-}
-
 /** The progress line of one measured deployment: wall and CPU milliseconds of each operation, rounded. */
 function progressLine(
   run: number,
@@ -376,90 +205,6 @@ function progressLine(
     `deploy: run ${run + 1}/${runs} ${variant} N=${n}: up ${fmt(res.up)}` +
     `, up with no changes ${fmt(res.upNoChange)}, preview ${fmt(res.preview)}, refresh ${fmt(res.refresh)}, destroy ${fmt(res.destroy)}`
   );
-}
-
-/** The floor against one door, for N = counts[i]: `up` and each {@link Op}, run by run. */
-function against(samples: DeploySamples, door: "real" | "native", i: number) {
-  const { up, ops } = samples;
-  return {
-    up: compare(up.floor[i], up[door][i]),
-    upNoChange: compare(ops.upNoChange.floor[i], ops.upNoChange[door][i]),
-    preview: compare(ops.preview.floor[i], ops.preview[door][i]),
-    refresh: compare(ops.refresh.floor[i], ops.refresh[door][i]),
-    destroy: compare(ops.destroy.floor[i], ops.destroy[door][i]),
-  };
-}
-
-/**
- * What grows with N = `n` (index `i`), floor against the dynamic door: state per resource, peak
- * memory (null unless both were measured), the emulator's requests and time per request.
- *
- * @throws Error (from `summarize`) when a list of samples is empty.
- */
-function scaleFigures(samples: DeploySamples, n: number, i: number): ScaleFigures {
-  const { stateBytes, providerRss, programRss, emulatorRequests, emulatorMsPerRequest } = samples;
-  const both = (m: Record<Variant, number[][]>) =>
-    m.floor[i].length > 0 && m.real[i].length > 0
-      ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
-      : null;
-  return {
-    n,
-    stateBytesPerResource: {
-      floor: summarize(stateBytes.floor[i]),
-      real: summarize(stateBytes.real[i]),
-    },
-    peakRssBytes: { provider: both(providerRss), program: both(programRss) },
-    emulator: {
-      requests: summarize(emulatorRequests[i]),
-      msPerRequest: summarize(emulatorMsPerRequest[i]),
-    },
-  };
-}
-
-/**
- * The native door's figures of N = `n` (index `i`) against the floor.
- *
- * @throws Error (from `summarize`) when a list of samples is empty.
- */
-function nativeFigures(samples: DeploySamples, n: number, i: number): NativeDoorFigures {
-  return {
-    n,
-    ...against(samples, "native", i),
-    stateBytesPerResource: summarize(samples.stateBytes.native[i]),
-    peakRssBytes: {
-      provider: maybe(samples.providerRss.native[i]),
-      program: maybe(samples.programRss.native[i]),
-    },
-  };
-}
-
-/**
- * The results of every run's `samples` of `counts` (sorted): medians, ratios to the floor, the
- * per-resource cost when there are two N or more.
- *
- * @throws Error (from `summarize`) when a list of samples is empty (no runs).
- */
-function deployResults(counts: number[], samples: DeploySamples): DeployResults {
-  const operations = counts.map((n, i) => {
-    const { upNoChange, preview, refresh, destroy } = against(samples, "real", i);
-    return { n, upNoChange, preview, refresh, destroy };
-  });
-  const scale = counts.map((n, i) => scaleFigures(samples, n, i));
-  const { up } = samples;
-  return {
-    counts,
-    up: counts.map((n, i) => ({ n, ...compare(up.floor[i], up.real[i]) })),
-    perResource: counts.length >= 2 ? costs(counts, up) : null,
-    operations,
-    scale,
-    // The largest N's figures, as computed for every N.
-    largest: {
-      ...operations[operations.length - 1],
-      stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
-    },
-    native: counts.map((n, i) => nativeFigures(samples, n, i)),
-    requests: requestsResults(counts, samples.requests),
-  };
 }
 
 /**

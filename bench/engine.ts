@@ -112,6 +112,16 @@ export async function openEngine(label = "bench", backendUrl?: string): Promise<
   };
 }
 
+/**
+ * The engine's settings of fast mode: no checkpoints (the state written once, at the end, not
+ * after every step). Added to a stack's environment by `BENCH_FAST=1` and by the fast cells of
+ * the scale and latency benchmarks.
+ */
+export const FAST_MODE_ENV: Readonly<Record<string, string>> = {
+  PULUMI_EXPERIMENTAL: "true",
+  PULUMI_SKIP_CHECKPOINTS: "true",
+};
+
 /** Clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ, 100 on every mainstream kernel). */
 const CLOCK_TICKS = 100;
 

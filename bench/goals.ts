@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { Compared, DeployResults, ScaleFigures } from "./deploy";
+import type { Compared, DeployResults, ScaleFigures } from "./deploy-results";
 import type { EmulatorResults } from "./emulator";
 import type { ClientResults } from "./client";
 import type { StateResults } from "./state";

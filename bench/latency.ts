@@ -37,7 +37,9 @@
  * - `BENCH_OUT`: the results file (default `bench/results/<date>-latency.json`); its charts
  *   (`<stem>-latency.svg`, `-latency-requests.svg`, `-latency-parallel.svg`) are written beside it.
  *
- * Prints a Markdown table of the figures on stdout, progress on stderr.
+ * Prints a Markdown table of the figures on stdout (bench/latency-markdown.ts), progress on
+ * stderr. The settings are read by bench/latency-settings.ts; the figures have the shapes of
+ * bench/latency-results.ts.
  *
  * @packageDocumentation
  */
@@ -46,124 +48,23 @@ import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator, type RateLimitOptions } from "service-emulator";
-import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
-import { benchVersions, machineInfo, writeCharts, type MachineInfo, type Versions } from "./report";
-import { FAST_MODE_ENV } from "./scale";
+import { FAST_MODE_ENV, openEngine, REPO_ROOT, timed, type Engine } from "./engine";
+import { latencyMarkdown } from "./latency-markdown";
+import {
+  LATENCY_OPS,
+  type LatencyCell,
+  type LatencyDocument,
+  type LatencyOp,
+  type LatencyResults,
+  type OperationRequests,
+  type OperationSample,
+  type ParallelCell,
+  type VariantFigures,
+} from "./latency-results";
+import { latencyOptionsFromEnv, type LatencyBenchOptions } from "./latency-settings";
+import { benchVersions, machineInfo, writeCharts } from "./report";
 import { configure, onNewStack, routeKey, type Variant } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
-
-/** The operations timed on each stack, in order. */
-export const LATENCY_OPS = ["up", "refresh", "destroy"] as const;
-
-/** An operation of {@link LATENCY_OPS}. */
-export type LatencyOp = (typeof LATENCY_OPS)[number];
-
-/** The settings of {@link benchLatency}. */
-export interface LatencyBenchOptions {
-  /** The (round trip in ms, N) cells, in order. */
-  cells: { latencyMs: number; n: number }[];
-  /** Jitter of each round trip, in ms (the emulator's and the floor's alike). */
-  jitterMs: number;
-  /** The emulator's rate limit, per account. */
-  rateLimit: RateLimitOptions;
-  /** The `--parallel` values of the sweep (empty: no sweep). */
-  parallel: number[];
-  /** N of the sweep's stacks. */
-  parallelN: number;
-  /** Runs of each cell with N under 1,000 and of each sweep value. */
-  runs: number;
-  /** Runs of each cell from N = 1,000. */
-  runsLarge: number;
-  /** The engine without checkpoints ({@link FAST_MODE_ENV}). */
-  fast: boolean;
-  /** Progress lines (to stderr). */
-  log: (line: string) => void;
-}
-
-/** What the emulator answered during one operation. */
-export interface OperationRequests {
-  /** Every answer. */
-  requests: number;
-  /** Answers 200-299. */
-  ok: number;
-  /** Answers 429 (the rate limit): each one a request the client had to send again. */
-  limited: number;
-  /** Any other answer. */
-  other: number;
-  /** Every answer by method and route, e.g. `{ "POST /event_subscriptions": 1001 }`. */
-  routes: Record<string, number>;
-}
-
-/** One operation of one stack, one run. */
-export interface OperationSample {
-  /** Wall time, in ms. */
-  ms: number;
-  /** The emulator's count; null for the floor, which makes no request. */
-  requests: OperationRequests | null;
-  /**
-   * Service resources the operation did not get done, when the engine reported an error: for
-   * `up` and `destroy`, N + 1 minus the successful creates or deletes (at least 1), for `refresh`
-   * 1; 0 without an error. Goal: 0.
-   */
-  failures: number;
-  /** The engine's error when it reported one: its diagnostics ({@link diagnostics}). */
-  error?: string;
-}
-
-/** The figures of one variant in one cell, over the runs. */
-export interface VariantFigures {
-  /** Wall time of each operation, in ms. */
-  ms: Record<LatencyOp, Summary>;
-  /** Wall time of up + refresh + destroy, in ms. */
-  totalMs: Summary;
-  /** Every run's samples. */
-  samples: Record<LatencyOp, OperationSample>[];
-}
-
-/** One (latency, N) cell: the floor with the same latency, and both doors. */
-export interface LatencyCell {
-  latencyMs: number;
-  n: number;
-  floor: VariantFigures;
-  real: VariantFigures;
-  native: VariantFigures;
-}
-
-/** One `--parallel` value of the sweep, for one door. */
-export interface ParallelCell {
-  parallel: number;
-  door: "real" | "native";
-  figures: VariantFigures;
-}
-
-/** What {@link benchLatency} measured. */
-export interface LatencyResults {
-  cells: LatencyCell[];
-  /** The sweep of `--parallel`, at {@link LatencyResults.parallelN} and {@link LatencyResults.parallelLatencyMs}. */
-  parallel: ParallelCell[];
-  parallelN: number;
-  parallelLatencyMs: number;
-}
-
-/** The results file (`bench/results/<date>-latency.json`). */
-export interface LatencyDocument extends LatencyResults {
-  schemaVersion: 1;
-  kind: "latency";
-  date: string;
-  quick: boolean;
-  machine: MachineInfo;
-  versions: Versions;
-  settings: {
-    jitterMs: number;
-    rateLimit: RateLimitOptions;
-    runs: number;
-    runsLarge: number;
-    fastMode: boolean;
-    /** The engine's `--parallel` of the cells (its default: 4 per CPU). */
-    cellsParallel: string;
-  };
-  durationSeconds: number;
-}
 
 /**
  * The preload that gives the floor its latency: in the floor's provider process, it wraps the
@@ -401,122 +302,6 @@ export async function benchLatency(engine: Engine, opts: LatencyBenchOptions): P
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The first run's sample of an operation (the tables show its request counts). */
-function firstRun(f: VariantFigures, op: LatencyOp): OperationSample {
-  return f.samples[0][op];
-}
-
-/** `median (min–max)` of a summary in seconds. */
-function seconds(s: Summary): string {
-  const v = (ms: number) => (ms / 1000).toFixed(1);
-  return s.min === s.max ? `${v(s.median)} s` : `${v(s.median)} s (${v(s.min)}–${v(s.max)})`;
-}
-
-/** Failures over every run of a variant. */
-function failuresOf(f: VariantFigures): number {
-  return f.samples.reduce((sum, s) => sum + LATENCY_OPS.reduce((t, op) => t + s[op].failures, 0), 0);
-}
-
-/** The Markdown tables of the results: the cells, then the `--parallel` sweep. */
-export function latencyMarkdown(r: LatencyResults, rateLimit: RateLimitOptions): string {
-  const limit = `${rateLimit.max} requests per ${rateLimit.windowMs / 1000} s${
-    rateLimit.burst === undefined ? " (rolling window)" : `, bursts of ${rateLimit.burst}`
-  }`;
-  const lines = [
-    `**At a real service's latency**: rate limit ${limit} per account; time against the floor with the same latency (its provider sleeps one round trip per request); requests, 429s and failures counted at the emulator (first run).`,
-    "",
-    "| latency | N | door | op | floor | door | × floor | requests | 429 | failures |",
-    "| ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-  ];
-  for (const c of r.cells) {
-    for (const door of ["real", "native"] as const) {
-      for (const op of [...LATENCY_OPS, "total"] as const) {
-        const floor = op === "total" ? c.floor.totalMs : c.floor.ms[op];
-        const mine = op === "total" ? c[door].totalMs : c[door].ms[op];
-        const ratio = (mine.median / floor.median).toFixed(2);
-        const req =
-          op === "total"
-            ? LATENCY_OPS.map((o) => firstRun(c[door], o).requests!)
-            : [firstRun(c[door], op).requests!];
-        const sum = (k: "requests" | "limited") => req.reduce((t, q) => t + q[k], 0);
-        const failures =
-          op === "total" ? failuresOf(c[door]) : c[door].samples.reduce((t, s) => t + s[op].failures, 0);
-        lines.push(
-          `| ${c.latencyMs} ms | ${c.n} | ${door === "real" ? "dynamic" : "native"} | ${op} | ${seconds(floor)} | ${seconds(mine)} | ${ratio}× | ${sum("requests")} | ${sum("limited")} | ${failures} |`,
-        );
-      }
-    }
-  }
-  if (r.parallel.length > 0) {
-    lines.push(
-      "",
-      `**\`--parallel\` against the rate limit** (N = ${r.parallelN}, ${r.parallelLatencyMs} ms): up + refresh + destroy.`,
-      "",
-      "| --parallel | door | up | refresh | destroy | total | requests | 429 | failures |",
-      "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    );
-    for (const p of r.parallel) {
-      const f = p.figures;
-      const req = LATENCY_OPS.map((o) => firstRun(f, o).requests!);
-      lines.push(
-        `| ${p.parallel} | ${p.door === "real" ? "dynamic" : "native"} | ${seconds(f.ms.up)} | ${seconds(f.ms.refresh)} | ${seconds(f.ms.destroy)} | ${seconds(f.totalMs)} | ${req.reduce((t, q) => t + q.requests, 0)} | ${req.reduce((t, q) => t + q.limited, 0)} | ${failuresOf(f)} |`,
-      );
-    }
-  }
-  return lines.join("\n");
-}
-
-/**
- * A list of whole numbers from the environment variable `name`, or `fallback` when unset.
- * @throws Error naming the variable when an item is not a whole number from `min` up.
- */
-function wholeList(env: NodeJS.ProcessEnv, name: string, fallback: number[], min: number): number[] {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const values = raw.split(",").map((s) => Number(s.trim()));
-  if (!values.every((v) => Number.isSafeInteger(v) && v >= min))
-    throw new Error(`${name} must be whole numbers from ${min} up, separated by commas, got ${raw}`);
-  return values;
-}
-
-/**
- * The settings from the environment `env` (see the module comment).
- * @throws Error naming the variable and its rule when one is malformed.
- */
-export function latencyOptionsFromEnv(
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): LatencyBenchOptions & { quick: boolean } {
-  const quick = env.BENCH_QUICK === "1" || env.BENCH_QUICK === "true";
-  const latencies = wholeList(env, "BENCH_LATENCIES", quick ? [50] : [50, 150], 0);
-  const counts = wholeList(env, "BENCH_COUNTS", quick ? [5] : [100, 1000], 1);
-  let cells = latencies.flatMap((latencyMs) => counts.map((n) => ({ latencyMs, n })));
-  if (env.BENCH_CELLS) {
-    cells = env.BENCH_CELLS.split(",").map((item) => {
-      const m = /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(item);
-      if (!m || Number(m[2]) < 1)
-        throw new Error(
-          `BENCH_CELLS must be latency:N pairs separated by commas, e.g. 150:1000, got ${item}`,
-        );
-      return { latencyMs: Number(m[1]), n: Number(m[2]) };
-    });
-  }
-  const rateRaw = env.BENCH_RATE_LIMIT || (quick ? "2/1s" : "20/1s");
-  const rm = /^\s*(\d+)\s*\/\s*(\d+)\s*(ms|s|m)?\s*$/.exec(rateRaw);
-  if (!rm) throw new Error(`BENCH_RATE_LIMIT must be <max>/<window>, e.g. 20/1s or 120/60s, got ${rateRaw}`);
-  const windowMs = Number(rm[2]) * (rm[3] === "ms" ? 1 : rm[3] === "m" ? 60_000 : 1000);
-  const [burst] = wholeList(env, "BENCH_RATE_LIMIT_BURST", [quick ? 2 : 40], 0);
-  const rateLimit: RateLimitOptions =
-    burst === 0 ? { max: Number(rm[1]), windowMs } : { max: Number(rm[1]), windowMs, burst };
-  const parallel = wholeList(env, "BENCH_PARALLEL", quick ? [2] : [1, 4, 8, 16, 32], 0).filter((p) => p > 0);
-  const [parallelN] = wholeList(env, "BENCH_PARALLEL_N", [quick ? 5 : 100], 1);
-  const [runs] = wholeList(env, "BENCH_RUNS", [1], 1);
-  const [runsLarge] = wholeList(env, "BENCH_RUNS_LARGE", [1], 1);
-  const [jitterMs] = wholeList(env, "BENCH_JITTER_MS", [0], 0);
-  const fast = !(env.BENCH_CHECKPOINTS === "1" || env.BENCH_CHECKPOINTS === "true");
-  return { quick, cells, jitterMs, rateLimit, parallel, parallelN, runs, runsLarge, fast, log };
 }
 
 if (require.main === module) {

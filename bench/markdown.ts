@@ -4,9 +4,9 @@
  *
  * @packageDocumentation
  */
-import { requestsMarkdown } from "./requests";
-import type { Compared, PerResourceCost } from "./deploy";
-import type { BenchResults, DeployOnlyResults } from "./report";
+import type { Compared, PerResourceCost } from "./deploy-results";
+import { requestsMarkdown } from "./request-counts";
+import type { BenchResults, DeployOnlyResults } from "./run-results";
 import { round, type Summary } from "./stats";
 
 /** `median (min–max)` with a unit. */

@@ -1,53 +1,26 @@
 /**
- * The deploy benchmark's figures from its samples (bench/deploy.ts): the floor against the real
- * provider run by run, and the per-resource cost of `up` fitted over N.
+ * The deploy benchmark's figures from its samples (bench/deploy.ts): every run's samples kept by
+ * program and N ({@link DeploySamples}), the floor against each door run by run, the per-resource
+ * cost of `up` fitted over N, and the {@link DeployResults} they make.
  *
  * @packageDocumentation
  */
-import type { Variant } from "./stacks";
-import { linearFit, summarize, type LinearFit, type Summary } from "./stats";
-
-/** A figure of the floor and of the real provider, with their ratio (real / floor, per run). */
-export interface Compared {
-  /** Wall time of the floor program, in milliseconds. */
-  floorMs: Summary;
-  /** Wall time of the real program, in milliseconds. */
-  realMs: Summary;
-  /** real / floor wall time, computed within each run. */
-  ratio: Summary;
-  /**
-   * CPU time of the whole operation (Pulumi CLI, language host, program, dynamic-provider
-   * process, and the in-process emulator serving the real one), in milliseconds: floor, real and
-   * real / floor per run. Null where it cannot be measured (no /proc).
-   */
-  cpu: { floorMs: Summary; realMs: Summary; ratio: Summary } | null;
-}
+import type {
+  Compared,
+  DeployResults,
+  NativeDoorFigures,
+  PerResourceCost,
+  PerResourceCosts,
+  ScaleFigures,
+} from "./deploy-results";
+import { requestsResults, type RequestCell } from "./request-counts";
+import { VARIANTS, type Variant } from "./stacks";
+import { linearFit, summarize, type LinearFit } from "./stats";
 
 /** Wall and CPU milliseconds of one operation. */
 export interface Sample {
   ms: number;
   cpuMs: number | null;
-}
-
-/** Per-resource cost of one variant: the least-squares slope of `up` time against N. */
-export interface PerResourceCost {
-  /** Slope of the fit through the medians, in milliseconds per resource. */
-  msPerResource: number;
-  /** Intercept of that fit (fixed cost of a deployment), in milliseconds. */
-  fixedMs: number;
-  /** R² of that fit. */
-  r2: number;
-  /** Slope fitted within each run, in milliseconds per resource. */
-  slopePerRun: Summary;
-  /** Marginal cost between consecutive N (ms per resource), from the medians: `[10→100, 100→300]`. */
-  segmentSlopes: number[];
-}
-
-/** The per-resource cost of each variant, from wall time and from CPU time (null when not measured). */
-export interface PerResourceCosts {
-  floor: PerResourceCost;
-  real: PerResourceCost;
-  cpu: { floor: PerResourceCost; real: PerResourceCost } | null;
 }
 
 /** The floor's and the real provider's samples of one operation, compared run by run. */
@@ -104,5 +77,188 @@ export function costs(counts: number[], up: Record<Variant, Sample[][]>): PerRes
     floor: perResource(counts, up.floor)!,
     real: perResource(counts, up.real)!,
     cpu: cpuFloor && cpuReal ? { floor: cpuFloor, real: cpuReal } : null,
+  };
+}
+
+/** Per variant, per N index: one list of each run's values. */
+function perVariant<T>(counts: number[]): Record<Variant, T[][]> {
+  return Object.fromEntries(VARIANTS.map((v) => [v, counts.map((): T[] => [])])) as Record<Variant, T[][]>;
+}
+
+/** A summary of the samples, or null when there are none. */
+const maybe = (v: number[]) => (v.length > 0 ? summarize(v) : null);
+
+/** An operation timed after `up` on each stack. */
+export type Op = "upNoChange" | "preview" | "refresh" | "destroy";
+
+/**
+ * Every run's figures so far, one value per run in each list, the lists indexed by variant and by
+ * `i`, the index of N in `counts` (e.g. `ops.refresh.native[i]`): wall and CPU milliseconds of
+ * `up` and of each {@link Op}; bytes of state per resource; peak resident memory in bytes of the
+ * provider process and of the program (runs where a process wrote none left out); and, during
+ * the dynamic door's `up` alone, the emulator's requests and milliseconds per request.
+ */
+export interface DeploySamples {
+  up: Record<Variant, Sample[][]>;
+  ops: Record<Op, Record<Variant, Sample[][]>>;
+  stateBytes: Record<Variant, number[][]>;
+  providerRss: Record<Variant, number[][]>;
+  programRss: Record<Variant, number[][]>;
+  emulatorRequests: number[][];
+  emulatorMsPerRequest: number[][];
+  /** The requests of each operation of the first run, per door and N. */
+  requests: RequestCell[];
+}
+
+/** Empty lists of samples for each N of `counts` (sorted). */
+export function emptySamples(counts: number[]): DeploySamples {
+  return {
+    up: perVariant<Sample>(counts),
+    ops: {
+      upNoChange: perVariant(counts),
+      preview: perVariant(counts),
+      refresh: perVariant(counts),
+      destroy: perVariant(counts),
+    },
+    stateBytes: perVariant<number>(counts),
+    providerRss: perVariant<number>(counts),
+    programRss: perVariant<number>(counts),
+    emulatorRequests: counts.map((): number[] => []),
+    emulatorMsPerRequest: counts.map((): number[] => []),
+    requests: [],
+  };
+}
+
+/**
+ * The figures of one `up` from empty: its wall and CPU milliseconds (`up`, with the engine's
+ * result), the peak resident memory in bytes of the provider process and of the program (null
+ * where a process wrote none), and the requests the emulator answered during it with their mean
+ * milliseconds (0 without requests).
+ */
+export interface UpFigures {
+  up: Sample;
+  provider: number | null;
+  program: number | null;
+  emulator: { requests: number; msPerRequest: number };
+}
+
+/**
+ * The figures of the operations after `up`: bytes of exported state per resource (the Stack
+ * resource left out), and the wall and CPU milliseconds of `up` with no changes, preview (no
+ * changes), refresh and destroy.
+ */
+export interface OperationFigures {
+  perRes: number;
+  upNoChange: Sample;
+  preview: Sample;
+  refresh: Sample;
+  destroy: Sample;
+}
+
+/**
+ * Adds one measured deployment's figures to `samples` at N index `i`: the emulator's only for
+ * the dynamic door (`real`), peak memory only where measured.
+ */
+export function record(
+  samples: DeploySamples,
+  variant: Variant,
+  i: number,
+  res: UpFigures & OperationFigures,
+): void {
+  samples.up[variant][i].push(res.up);
+  samples.ops.upNoChange[variant][i].push(res.upNoChange);
+  samples.ops.preview[variant][i].push(res.preview);
+  samples.ops.refresh[variant][i].push(res.refresh);
+  samples.ops.destroy[variant][i].push(res.destroy);
+  samples.stateBytes[variant][i].push(res.perRes);
+  if (res.provider !== null) samples.providerRss[variant][i].push(res.provider);
+  if (res.program !== null) samples.programRss[variant][i].push(res.program);
+  if (variant === "real") {
+    samples.emulatorRequests[i].push(res.emulator.requests);
+    samples.emulatorMsPerRequest[i].push(res.emulator.msPerRequest);
+  }
+}
+
+/** The floor against one door, for N = counts[i]: `up` and each {@link Op}, run by run. */
+function against(samples: DeploySamples, door: "real" | "native", i: number) {
+  const { up, ops } = samples;
+  return {
+    up: compare(up.floor[i], up[door][i]),
+    upNoChange: compare(ops.upNoChange.floor[i], ops.upNoChange[door][i]),
+    preview: compare(ops.preview.floor[i], ops.preview[door][i]),
+    refresh: compare(ops.refresh.floor[i], ops.refresh[door][i]),
+    destroy: compare(ops.destroy.floor[i], ops.destroy[door][i]),
+  };
+}
+
+/**
+ * What grows with N = `n` (index `i`), floor against the dynamic door: state per resource, peak
+ * memory (null unless both were measured), the emulator's requests and time per request.
+ *
+ * @throws Error (from `summarize`) when a list of samples is empty.
+ */
+function scaleFigures(samples: DeploySamples, n: number, i: number): ScaleFigures {
+  const { stateBytes, providerRss, programRss, emulatorRequests, emulatorMsPerRequest } = samples;
+  const both = (m: Record<Variant, number[][]>) =>
+    m.floor[i].length > 0 && m.real[i].length > 0
+      ? { floor: summarize(m.floor[i]), real: summarize(m.real[i]) }
+      : null;
+  return {
+    n,
+    stateBytesPerResource: {
+      floor: summarize(stateBytes.floor[i]),
+      real: summarize(stateBytes.real[i]),
+    },
+    peakRssBytes: { provider: both(providerRss), program: both(programRss) },
+    emulator: {
+      requests: summarize(emulatorRequests[i]),
+      msPerRequest: summarize(emulatorMsPerRequest[i]),
+    },
+  };
+}
+
+/**
+ * The native door's figures of N = `n` (index `i`) against the floor.
+ *
+ * @throws Error (from `summarize`) when a list of samples is empty.
+ */
+function nativeFigures(samples: DeploySamples, n: number, i: number): NativeDoorFigures {
+  return {
+    n,
+    ...against(samples, "native", i),
+    stateBytesPerResource: summarize(samples.stateBytes.native[i]),
+    peakRssBytes: {
+      provider: maybe(samples.providerRss.native[i]),
+      program: maybe(samples.programRss.native[i]),
+    },
+  };
+}
+
+/**
+ * The results of every run's `samples` of `counts` (sorted): medians, ratios to the floor, the
+ * per-resource cost when there are two N or more.
+ *
+ * @throws Error (from `summarize`) when a list of samples is empty (no runs).
+ */
+export function deployResults(counts: number[], samples: DeploySamples): DeployResults {
+  const operations = counts.map((n, i) => {
+    const { upNoChange, preview, refresh, destroy } = against(samples, "real", i);
+    return { n, upNoChange, preview, refresh, destroy };
+  });
+  const scale = counts.map((n, i) => scaleFigures(samples, n, i));
+  const { up } = samples;
+  return {
+    counts,
+    up: counts.map((n, i) => ({ n, ...compare(up.floor[i], up.real[i]) })),
+    perResource: counts.length >= 2 ? costs(counts, up) : null,
+    operations,
+    scale,
+    // The largest N's figures, as computed for every N.
+    largest: {
+      ...operations[operations.length - 1],
+      stateBytesPerResource: scale[scale.length - 1].stateBytesPerResource,
+    },
+    native: counts.map((n, i) => nativeFigures(samples, n, i)),
+    requests: requestsResults(counts, samples.requests),
   };
 }

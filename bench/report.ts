@@ -1,7 +1,7 @@
 /**
- * The results document of `npm run bench` (bench/results/latest.json): the machine, the
- * versions, the figures of the four benchmarks, and each goal as met or missed (bench/goals.ts);
- * its rendering as Markdown tables is bench/markdown.ts.
+ * What every results document of the benchmarks says of its run besides its figures: the
+ * machine ({@link machineInfo}) and the versions ({@link benchVersions}) it was measured on; and
+ * its charts, drawn beside it ({@link writeCharts}, bench/charts.mjs).
  *
  * @packageDocumentation
  */
@@ -9,12 +9,6 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ClientResults } from "./client";
-import type { DeployResults } from "./deploy";
-import type { EmulatorResults } from "./emulator";
-import type { Goal } from "./goals";
-import type { StartupResults } from "./startup";
-import type { StateResults } from "./state";
 import { REPO_ROOT } from "./engine";
 import { round } from "./stats";
 
@@ -56,60 +50,6 @@ export function benchVersions(pulumiVersion: string): Versions {
     package: pkg(path.join(REPO_ROOT, "package.json")),
     pulumiSdk: pkg(require.resolve("@pulumi/pulumi/package.json", { paths: [REPO_ROOT] })),
   };
-}
-
-/** The whole document written to bench/results/latest.json. */
-export interface BenchResults {
-  /** Version of this document's shape. */
-  schemaVersion: 1;
-  /** ISO 8601 time the run started. */
-  date: string;
-  /** `BENCH_QUICK=1`: N=5 only, one run, short loads. */
-  quick: boolean;
-  /** Runs of each figure. */
-  runs: number;
-  /** `BENCH_FAST=1`: the deployments ran in the engine's fast mode (no checkpoints); absent in older documents. */
-  fastMode?: boolean;
-  /** Where the figures were taken. */
-  machine: MachineInfo;
-  /** What was measured. */
-  versions: Versions;
-  /** Benchmark 1. */
-  deploy: DeployResults;
-  /** Benchmark 1's fixed cost, by part (bench/startup.ts). */
-  startup: StartupResults;
-  /** Benchmark 2. */
-  state: StateResults;
-  /** Benchmark 3. */
-  client: ClientResults;
-  /** Benchmark 4. */
-  emulator: EmulatorResults;
-  /** Every performance goal, met or missed. */
-  goals: Goal[];
-  /** Wall time of the whole run, seconds. */
-  durationSeconds: number;
-}
-
-/**
- * The document of the deploy benchmark alone (`BENCH_ONLY=deploy npm run bench`): the header
- * fields and the deploy figures of {@link BenchResults}, and the goals judged on them.
- */
-export interface DeployOnlyResults extends Pick<
-  BenchResults,
-  | "schemaVersion"
-  | "date"
-  | "quick"
-  | "runs"
-  | "machine"
-  | "versions"
-  | "deploy"
-  | "goals"
-  | "durationSeconds"
-> {
-  /** Which benchmarks the document holds: the deploy benchmark alone. */
-  kind: "deploy";
-  /** `BENCH_FAST=1`: the deployments ran in the engine's fast mode (no checkpoints). */
-  fastMode: boolean;
 }
 
 /** The machine this process runs on. */

@@ -13,7 +13,7 @@
  * - `BENCH_OUT`: the results file (default `bench/results/latest.json`), e.g.
  *   `bench/results/2026-11-23.json` for a run to commit with its charts;
  * - `BENCH_FAST=1`: every deployment in the engine's fast mode (`PULUMI_EXPERIMENTAL=true
- *   PULUMI_SKIP_CHECKPOINTS=true`, bench/scale.ts's `FAST_MODE_ENV`), with the goals of fast mode;
+ *   PULUMI_SKIP_CHECKPOINTS=true`, bench/engine.ts's `FAST_MODE_ENV`), with the goals of fast mode;
  * - `BENCH_ONLY=deploy`: the deploy benchmark alone (both doors against the floor), written
  *   without charts as a {@link DeployOnlyResults} document.
  *
@@ -22,29 +22,19 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchClient, type Comparison } from "./client";
-import { benchDeploy, type DeployResults } from "./deploy";
+import { runFromCommandLine, type CommandOptions } from "./command";
+import { benchDeploy } from "./deploy";
+import type { DeployResults } from "./deploy-results";
 import { benchEmulator, spawnEmulatorProcess } from "./emulator";
-import { openEngine, REPO_ROOT, type Engine } from "./engine";
+import { FAST_MODE_ENV, openEngine, REPO_ROOT, type Engine } from "./engine";
 import { benchStartup } from "./startup";
 import { benchState } from "./state";
 import type { ClientResults } from "./client";
 import { deployGoals, evaluateGoals } from "./goals";
 import { deployMarkdown, toMarkdown } from "./markdown";
-import { benchVersions, machineInfo, writeCharts, type BenchResults, type DeployOnlyResults } from "./report";
-import { FAST_MODE_ENV } from "./scale";
+import { benchVersions, machineInfo, writeCharts } from "./report";
+import type { BenchResults, DeployOnlyResults } from "./run-results";
 import { round, summarize } from "./stats";
-
-/** The settings every benchmark command has (`npm run bench`, `npm run bench:scale`). */
-export interface CommandOptions {
-  /** Quick mode (`BENCH_QUICK=1`): a smoke run, not figures to compare. */
-  quick: boolean;
-  /** Runs of each figure (each figure is the median of these). */
-  runs: number;
-  /** Where to write the results document (JSON); its charts are written beside it. */
-  outFile: string;
-  /** Progress lines. */
-  log: (line: string) => void;
-}
 
 /** Settings of one benchmark run. */
 export interface BenchOptions extends CommandOptions {
@@ -255,29 +245,6 @@ export async function runBench(opts: BenchOptions): Promise<BenchResults> {
       durationSeconds: round((Date.now() - started) / 1000, 1),
     } satisfies BenchResults;
   });
-}
-
-/**
- * Runs a benchmark as its command does (`npm run bench`, `npm run bench:scale`): awaits `run`,
- * then writes `markdown` of its results to stdout and, through `opts.log`, where the results
- * file `opts.outFile` went and how long the run took (`durationSeconds`, in seconds). Returns at
- * once; throws nothing: an error of `run` or `markdown` is written to stderr (its stack) and the
- * process exits with status 1.
- */
-export function runFromCommandLine<R extends { durationSeconds: number }>(
-  run: Promise<R>,
-  markdown: (results: R) => string,
-  opts: Pick<CommandOptions, "outFile" | "log">,
-): void {
-  run
-    .then((r) => {
-      process.stdout.write(markdown(r) + "\n");
-      opts.log(`wrote ${path.relative(process.cwd(), opts.outFile)} in ${r.durationSeconds} s`);
-    })
-    .catch((e: unknown) => {
-      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-      process.exit(1);
-    });
 }
 
 if (require.main === module) {

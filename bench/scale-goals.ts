@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 import type { Goal } from "./goals";
-import type { Backend, Mode, ScaleCell, ScaleOp, ScaleResults } from "./scale-results";
-import type { Variant } from "./stacks";
+import type { Backend, Mode, ScaleCell, ScaleResults } from "./scale-results";
+import type { ScaleOp, Variant } from "./stacks";
 import { round, type Summary } from "./stats";
 
 /** The N of the time goals. */

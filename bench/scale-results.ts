@@ -1,13 +1,13 @@
 /**
- * What the benchmark at scale (bench/scale.ts) measures and writes: its backends, modes,
- * operations and the processes CPU time is split into, one cell of figures and the results
- * document, which bench/scale-goals.ts judges.
+ * What the benchmark at scale (bench/scale.ts) measures and writes: its backends, modes and the
+ * processes CPU time is split into, one cell of figures and the results document, which
+ * bench/scale-goals.ts judges. Its operations are `SCALE_OPS` of bench/stacks.ts.
  *
  * @packageDocumentation
  */
 import type { Goal } from "./goals";
 import type { MachineInfo } from "./report";
-import type { Variant } from "./stacks";
+import type { ScaleOp, Variant } from "./stacks";
 import type { Summary } from "./stats";
 
 /** Where the engine keeps the state: a local folder, or a PostgreSQL database. */
@@ -19,11 +19,6 @@ export const BACKENDS: readonly Backend[] = ["file", "postgres"];
 export type Mode = "checkpoints" | "fast";
 /** Every mode, in the order measured. */
 export const MODES: readonly Mode[] = ["checkpoints", "fast"];
-
-/** The operations timed on each stack, in the order run. */
-export const SCALE_OPS = ["up", "upNoChange", "preview", "refresh", "destroy"] as const;
-/** One of {@link SCALE_OPS}: `upNoChange` is a second `up` of the same program. */
-export type ScaleOp = (typeof SCALE_OPS)[number];
 
 /** The processes an operation's CPU time is split into (see {@link ScaleCell.cpuByPart}). */
 export const PARTS = ["engine", "program", "provider", "emulator"] as const;

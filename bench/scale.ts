@@ -25,30 +25,30 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startPostgres } from "../scripts/postgres-server";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
+import { FAST_MODE_ENV, openEngine, REPO_ROOT, timed, type Engine } from "./engine";
+import { runFromCommandLine, type CommandOptions } from "./command";
 import { machineInfo, writeCharts } from "./report";
-import { runFromCommandLine, type CommandOptions } from "./run";
 import { scaleGoals, scaleMarkdown } from "./scale-goals";
-import { measureLifecycle, VARIANTS, withEmulator, withPeakRss, type Variant } from "./stacks";
+import {
+  measureLifecycle,
+  SCALE_OPS,
+  VARIANTS,
+  withEmulator,
+  withPeakRss,
+  type ScaleOp,
+  type Variant,
+} from "./stacks";
 import { round, summarize, type Summary } from "./stats";
 import {
   BACKENDS,
   MODES,
   PARTS,
-  SCALE_OPS,
   type Backend,
   type Mode,
   type Part,
   type ScaleCell,
-  type ScaleOp,
   type ScaleResults,
 } from "./scale-results";
-
-/** The engine's settings of fast mode. */
-export const FAST_MODE_ENV: Readonly<Record<string, string>> = {
-  PULUMI_EXPERIMENTAL: "true",
-  PULUMI_SKIP_CHECKPOINTS: "true",
-};
 
 /** Settings of {@link benchScale}. */
 export interface ScaleOptions extends CommandOptions {

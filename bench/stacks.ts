@@ -1,8 +1,10 @@
 /**
- * What the deploy, scale and state benchmarks (bench/deploy.ts, bench/scale.ts, bench/state.ts) do
- * around a stack: an emulator in this process that counts the requests it answers, the peak memory of the engine's
- * Node.js processes, the stack's config, its exported state, and the measured operations of a
- * new stack, each checked against the engine's count ({@link measureLifecycle}).
+ * What the benchmarks (bench/deploy.ts, bench/scale.ts, bench/state.ts, bench/requests.ts, …) do
+ * around a stack: the programs measured ({@link Variant}) and the operations of a stack's
+ * lifecycle ({@link SCALE_OPS}), an emulator in this process that counts the requests it answers,
+ * the peak memory of the engine's Node.js processes, the stack's config, its exported state, the
+ * measured operations of a new stack, each checked against the engine's count
+ * ({@link measureLifecycle}), and service-drift's report on a stack ({@link serviceDrift}).
  *
  * @packageDocumentation
  */
@@ -11,8 +13,8 @@ import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator } from "service-emulator";
+import { runDriftReport } from "../gitops/drift";
 import { fixture, REPO_ROOT, type Engine } from "./engine";
-import type { ScaleOp } from "./scale-results";
 
 /**
  * The programs: the engine's floor, this package's dynamic providers (`real`, the dynamic door)
@@ -22,6 +24,14 @@ export type Variant = "floor" | "real" | "native";
 
 /** Every variant, in the order of a run's first deployments. */
 export const VARIANTS: readonly Variant[] = ["floor", "real", "native"];
+
+/**
+ * The operations of a stack's lifecycle ({@link measureLifecycle}), in the order the benchmark at
+ * scale (bench/scale.ts) and the deploy benchmark (bench/deploy.ts) run them.
+ */
+export const SCALE_OPS = ["up", "upNoChange", "preview", "refresh", "destroy"] as const;
+/** One of {@link SCALE_OPS}: `upNoChange` is a second `up` of the same program. */
+export type ScaleOp = (typeof SCALE_OPS)[number];
 
 /** The program of a variant (bench/fixtures/<name>). */
 export function variantFixture(variant: Variant): string {
@@ -188,6 +198,26 @@ export async function configure(
 /** @throws Error when the engine reported `got` resources for `what` instead of `want`. */
 export function expectCount(what: string, got: number | undefined, want: number): void {
   if (got !== want) throw new Error(`${what}: expected ${want} resources, the engine reported ${got}`);
+}
+
+/**
+ * Runs `service-drift`'s report (gitops/drift.ts `runDriftReport`: a preview-only refresh that
+ * runs the program, then a preview) on the stack, with the stack's folder, environment and CLI.
+ * @throws Error `<what> service-drift: expected no drift over <n + 1> resources, …` when the
+ *   report finds drift or checks other than the N + 1 resources; a DriftError when it fails.
+ */
+export async function serviceDrift(stack: Stack, n: number, what: string): Promise<void> {
+  const ws = stack.workspace;
+  const report = await runDriftReport({
+    stack: stack.name,
+    cwd: ws.workDir,
+    env: ws.envVars,
+    pulumiCommand: ws.pulumiCommand,
+  });
+  if (report.drift || report.checkedResources !== n + 1)
+    throw new Error(
+      `${what} service-drift: expected no drift over ${n + 1} resources, got drift ${report.drift} over ${report.checkedResources}`,
+    );
 }
 
 /**

@@ -23,7 +23,8 @@
  * by default), `BENCH_QUICK=1` (a smoke run: K = 2, N = 1, one run, unless set otherwise),
  * `BENCH_OUT` (the results document, default `bench/results/latest-teams.json`; no chart).
  *
- * Prints a Markdown table of the figures on stdout, progress on stderr.
+ * Prints a Markdown table of the figures on stdout (bench/teams-markdown.ts), progress on stderr.
+ * The figures have the shapes of bench/teams-results.ts.
  *
  * @packageDocumentation
  */
@@ -33,11 +34,13 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import { startEmulator, type RunningEmulator } from "service-emulator";
 import { startPostgres, type RunningPostgres } from "../scripts/postgres-server";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
-import { benchVersions, machineInfo, type MachineInfo, type Versions } from "./report";
-import { runFromCommandLine, type CommandOptions } from "./run";
+import { runFromCommandLine, type CommandOptions } from "./command";
+import { benchVersions, machineInfo } from "./report";
 import { BACKENDS, type Backend } from "./scale-results";
 import { expectCount, variantFixture } from "./stacks";
-import { round, summarize, type Summary } from "./stats";
+import { round } from "./stats";
+import { teamsMarkdown } from "./teams-markdown";
+import { teamsFigures, type Batch, type BatchSample, type TeamsResults } from "./teams-results";
 
 /** Settings of {@link benchTeams}. */
 export interface TeamsOptions extends CommandOptions {
@@ -47,58 +50,6 @@ export interface TeamsOptions extends CommandOptions {
   subscriptions: number;
   /** The backends measured, in the order of the first run. */
   backends: Backend[];
-}
-
-/** The two batches of `up`s: all K at the same time, and one after the other. */
-export type Batch = "parallel" | "sequential";
-
-/** The figures of one backend over the runs. */
-export interface TeamsBackendFigures {
-  backend: Backend;
-  /** Wall time of the K `up`s at the same time, in milliseconds. */
-  parallelMs: Summary;
-  /** Wall time of the K `up`s one after the other, in milliseconds. */
-  sequentialMs: Summary;
-  /**
-   * CPU milliseconds of each batch (this process, with the emulator, and every process the
-   * engine ran, from /proc); null where /proc cannot be read.
-   */
-  cpuMs: { parallel: Summary; sequential: Summary } | null;
-  /** Parallel / one after the other, taken within each run (below 1: parallel is faster). */
-  ratio: Summary;
-}
-
-/** The document `npm run bench:teams` writes (bench/results/latest-teams.json by default). */
-export interface TeamsResults {
-  /** Version of this document's shape. */
-  schemaVersion: 1;
-  /** Which bench wrote the document. */
-  kind: "teams";
-  /** ISO 8601 time the run started. */
-  date: string;
-  /** `BENCH_QUICK=1`: a smoke run, not figures to compare. */
-  quick: boolean;
-  /** Runs of each figure. */
-  runs: number;
-  /** K. */
-  stacks: number;
-  /** N. */
-  subscriptions: number;
-  /** Resources of each stack's program: N + 1 (the Stack left out). */
-  resourcesPerStack: number;
-  /** Where the figures were taken. */
-  machine: MachineInfo;
-  /** What was measured. */
-  versions: Versions;
-  /** Each backend's figures, in the order of {@link TeamsOptions.backends}. */
-  backends: TeamsBackendFigures[];
-  /**
-   * PostgreSQL / file wall time of each batch, taken within each run; null unless both backends
-   * were measured.
-   */
-  postgresOverFile: { parallel: Summary; sequential: Summary } | null;
-  /** Wall time of the whole run, in seconds. */
-  durationSeconds: number;
 }
 
 /**
@@ -178,14 +129,6 @@ export function expectHeld(
     );
 }
 
-/** One batch of `up`s of one run. */
-export interface BatchSample {
-  /** Wall time, in milliseconds. */
-  ms: number;
-  /** CPU milliseconds of this process and every process the engine ran; null without /proc. */
-  cpuMs: number | null;
-}
-
 /** One backend's stacks, with what it needs to measure them. */
 interface BackendSet {
   backend: Backend;
@@ -245,57 +188,6 @@ async function destroyAll(set: BackendSet, opts: TeamsOptions, emulator: Running
     expectCount(`${what}, ${set.stacks[i].name}`, d.summary.resourceChanges?.delete, opts.subscriptions + 2),
   );
   expectHeld(what, emulator.store.snapshot(), { destinations: 0, subscriptions: 0 });
-}
-
-/** `a / b` of each run's samples, summarized. */
-function ratios(a: readonly number[], b: readonly number[]): Summary {
-  return summarize(a.map((x, i) => round(x / b[i], 3)));
-}
-
-/**
- * The figures of a run from its samples: for each backend of `backends` (in that order), each
- * batch's wall and CPU time (CPU null unless every sample has one above 0) and the ratio parallel
- * / one after the other; with both backends, PostgreSQL / file of each batch. Each ratio is
- * taken within a run (sample `i` against sample `i`) and rounded to 3 decimals.
- * @throws Error when a backend of `backends` has no samples, or a batch none (summarize's).
- */
-export function teamsFigures(
-  backends: readonly Backend[],
-  samples: ReadonlyMap<Backend, Record<Batch, readonly BatchSample[]>>,
-): Pick<TeamsResults, "backends" | "postgresOverFile"> {
-  const of = (backend: Backend) => {
-    const s = samples.get(backend);
-    if (!s) throw new Error(`no samples of the ${backend} backend`);
-    return s;
-  };
-  const figures = backends.map((backend): TeamsBackendFigures => {
-    const s = of(backend);
-    const ms = (b: Batch) => s[b].map((x) => x.ms);
-    const cpu = (b: Batch) => s[b].map((x) => x.cpuMs);
-    const hasCpu = [...cpu("parallel"), ...cpu("sequential")].every((v) => v !== null && v > 0);
-    return {
-      backend,
-      parallelMs: summarize(ms("parallel")),
-      sequentialMs: summarize(ms("sequential")),
-      cpuMs: hasCpu
-        ? {
-            parallel: summarize(cpu("parallel") as number[]),
-            sequential: summarize(cpu("sequential") as number[]),
-          }
-        : null,
-      ratio: ratios(ms("parallel"), ms("sequential")),
-    };
-  });
-  const both = backends.includes("postgres") && backends.includes("file");
-  const over = (b: Batch) =>
-    ratios(
-      of("postgres")[b].map((x) => x.ms),
-      of("file")[b].map((x) => x.ms),
-    );
-  return {
-    backends: figures,
-    postgresOverFile: both ? { parallel: over("parallel"), sequential: over("sequential") } : null,
-  };
 }
 
 /**
@@ -398,45 +290,6 @@ export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
   mkdirSync(path.dirname(opts.outFile), { recursive: true });
   writeFileSync(opts.outFile, JSON.stringify(results, null, 2) + "\n");
   return results;
-}
-
-/** The name of a backend in the tables. */
-const BACKEND_NAMES: Record<Backend, string> = { postgres: "PostgreSQL", file: "files" };
-
-/** `median s (min–max)` of milliseconds, in seconds with one decimal. */
-function seconds(s: Summary): string {
-  const v = (ms: number) => (ms / 1000).toFixed(1);
-  return s.min === s.max ? `${v(s.median)} s` : `${v(s.median)} s (${v(s.min)}–${v(s.max)})`;
-}
-
-/** `median (min–max)` of a ratio, with two decimals. */
-function times(s: Summary): string {
-  const v = (x: number) => x.toFixed(2);
-  return s.min === s.max ? v(s.median) : `${v(s.median)} (${v(s.min)}–${v(s.max)})`;
-}
-
-/**
- * The Markdown of the results: a heading line, then one row per backend (each batch's wall time,
- * their ratio, and each batch's CPU time, `—` where not measured) and, with both backends, a row
- * of PostgreSQL / file.
- */
-export function teamsMarkdown(r: TeamsResults): string {
-  const k = r.stacks;
-  const lines = [
-    `**${k} stacks of ${r.resourcesPerStack} resources each, \`up\` from empty** (${r.runs === 1 ? "one run" : `median (min–max) of ${r.runs} runs`}; ratios taken within each run; ${r.machine.cores} cores, load average ${r.machine.loadAverageAtStart} at the start${r.quick ? "; quick mode: not figures to compare" : ""})`,
-    "",
-    `| backend | ${k} stacks in parallel | the same ${k} one after the other | parallel / one after the other | CPU time, in parallel | CPU time, one after the other |`,
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ...r.backends.map(
-      (b) =>
-        `| ${BACKEND_NAMES[b.backend]} | ${seconds(b.parallelMs)} | ${seconds(b.sequentialMs)} | ${times(b.ratio)} | ${b.cpuMs ? seconds(b.cpuMs.parallel) : "—"} | ${b.cpuMs ? seconds(b.cpuMs.sequential) : "—"} |`,
-    ),
-  ];
-  if (r.postgresOverFile)
-    lines.push(
-      `| PostgreSQL / files | ${times(r.postgresOverFile.parallel)} | ${times(r.postgresOverFile.sequential)} | | | |`,
-    );
-  return lines.join("\n");
 }
 
 if (require.main === module) {

@@ -10,14 +10,10 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import {
-  benchLatency,
-  diagnostics,
-  FLOOR_LATENCY_PRELOAD,
-  latencyMarkdown,
-  latencyOptionsFromEnv,
-  type LatencyResults,
-} from "../../bench/latency";
+import { benchLatency, diagnostics, FLOOR_LATENCY_PRELOAD } from "../../bench/latency";
+import { latencyMarkdown } from "../../bench/latency-markdown";
+import type { LatencyResults } from "../../bench/latency-results";
+import { latencyOptionsFromEnv } from "../../bench/latency-settings";
 import { openEngine, REPO_ROOT, type Engine } from "../../bench/engine";
 import { useTempDir } from "../helpers/temp-dir";
 

@@ -1,5 +1,5 @@
 /**
- * Requests per operation (bench/requests.ts): the kind of each route, the requests between two
+ * Requests per operation (bench/request-counts.ts): the kind of each route, the requests between two
  * readings of the meter, the figures per resource, the goals' verdicts and the Markdown table of
  * docs/performance.md. The counts through the real engine are checked by the smoke test
  * (test/bench/smoke.test.ts).
@@ -15,7 +15,7 @@ import {
   routesSince,
   type Door,
   type RequestCell,
-} from "../../bench/requests";
+} from "../../bench/request-counts";
 
 describe("requestKind", () => {
   it.each([

@@ -1,6 +1,6 @@
 /** The benchmark's settings from the environment (bench/run.ts). */
 import path from "node:path";
-import type { Compared, DeployResults } from "../../bench/deploy";
+import type { Compared, DeployResults } from "../../bench/deploy-results";
 import { deployGoals } from "../../bench/goals";
 import { deployMarkdown } from "../../bench/markdown";
 import { benchOptions } from "../../bench/run";

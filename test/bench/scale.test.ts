@@ -6,9 +6,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { benchScale, scaleCells, scaleOptions } from "../../bench/scale";
-import { SCALE_OPS, type ScaleCell, type ScaleResults } from "../../bench/scale-results";
+import type { ScaleCell, ScaleResults } from "../../bench/scale-results";
 import { scaleGoals, scaleMarkdown } from "../../bench/scale-goals";
-import type { Variant } from "../../bench/stacks";
+import { SCALE_OPS, type Variant } from "../../bench/stacks";
 import { summarize } from "../../bench/stats";
 import { useTempDir } from "../helpers/temp-dir";
 

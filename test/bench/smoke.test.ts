@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { benchOptions, runBench } from "../../bench/run";
 import { toMarkdown } from "../../bench/markdown";
-import type { BenchResults } from "../../bench/report";
-import type { Compared } from "../../bench/measure";
+import type { BenchResults } from "../../bench/run-results";
+import type { Compared } from "../../bench/deploy-results";
 import { round, type Summary } from "../../bench/stats";
-import { REQUEST_KINDS, REQUEST_OPS } from "../../bench/requests";
+import { REQUEST_KINDS, REQUEST_OPS } from "../../bench/request-counts";
 
 const TIMEOUT = 300_000;
 

@@ -8,15 +8,9 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  allSucceeded,
-  benchTeams,
-  expectHeld,
-  teamsFigures,
-  teamsMarkdown,
-  teamsOptions,
-  type TeamsResults,
-} from "../../bench/teams";
+import { allSucceeded, benchTeams, expectHeld, teamsOptions } from "../../bench/teams";
+import { teamsMarkdown } from "../../bench/teams-markdown";
+import { teamsFigures, type TeamsResults } from "../../bench/teams-results";
 import { summarize, type Summary } from "../../bench/stats";
 import { useTempDir } from "../helpers/temp-dir";
 

@@ -1,0 +1,48 @@
+/**
+ * The Markdown of a run of the bench of parallel stacks (bench/teams.ts): one row per backend,
+ * each batch's wall and CPU time and their ratio, and PostgreSQL against files.
+ *
+ * @packageDocumentation
+ */
+import type { Backend } from "./scale-results";
+import type { Summary } from "./stats";
+import type { TeamsResults } from "./teams-results";
+
+/** The name of a backend in the tables. */
+const BACKEND_NAMES: Record<Backend, string> = { postgres: "PostgreSQL", file: "files" };
+
+/** `median s (min–max)` of milliseconds, in seconds with one decimal. */
+function seconds(s: Summary): string {
+  const v = (ms: number) => (ms / 1000).toFixed(1);
+  return s.min === s.max ? `${v(s.median)} s` : `${v(s.median)} s (${v(s.min)}–${v(s.max)})`;
+}
+
+/** `median (min–max)` of a ratio, with two decimals. */
+function times(s: Summary): string {
+  const v = (x: number) => x.toFixed(2);
+  return s.min === s.max ? v(s.median) : `${v(s.median)} (${v(s.min)}–${v(s.max)})`;
+}
+
+/**
+ * The Markdown of the results: a heading line, then one row per backend (each batch's wall time,
+ * their ratio, and each batch's CPU time, `—` where not measured) and, with both backends, a row
+ * of PostgreSQL / file.
+ */
+export function teamsMarkdown(r: TeamsResults): string {
+  const k = r.stacks;
+  const lines = [
+    `**${k} stacks of ${r.resourcesPerStack} resources each, \`up\` from empty** (${r.runs === 1 ? "one run" : `median (min–max) of ${r.runs} runs`}; ratios taken within each run; ${r.machine.cores} cores, load average ${r.machine.loadAverageAtStart} at the start${r.quick ? "; quick mode: not figures to compare" : ""})`,
+    "",
+    `| backend | ${k} stacks in parallel | the same ${k} one after the other | parallel / one after the other | CPU time, in parallel | CPU time, one after the other |`,
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ...r.backends.map(
+      (b) =>
+        `| ${BACKEND_NAMES[b.backend]} | ${seconds(b.parallelMs)} | ${seconds(b.sequentialMs)} | ${times(b.ratio)} | ${b.cpuMs ? seconds(b.cpuMs.parallel) : "—"} | ${b.cpuMs ? seconds(b.cpuMs.sequential) : "—"} |`,
+    ),
+  ];
+  if (r.postgresOverFile)
+    lines.push(
+      `| PostgreSQL / files | ${times(r.postgresOverFile.parallel)} | ${times(r.postgresOverFile.sequential)} | | | |`,
+    );
+  return lines.join("\n");
+}
