@@ -9,7 +9,7 @@
  * stack holds (the destination and the N subscriptions; the Stack and provider resources are not
  * counted). Each goal (docs/performance.md § Requests per operation) bounds those requests per
  * resource; bench/request-counts.ts counts them, judges the goals and prints the table. The counts do not vary from run to run, except those of `refresh` and `service-drift`
- * from N = 1,000, which list the subscriptions page by page (provider/impl/listReads.ts) and send
+ * from N = 1,000, which list the subscriptions page by page (provider/impl/reads/listReads.ts) and send
  * a few requests more or fewer with the timing of the engine's reads: one run.
  *
  * `npm run bench` measures its deploy N here too (quick mode: N = 5); run alone,

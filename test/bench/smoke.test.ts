@@ -175,7 +175,7 @@ describe("npm run bench (quick mode)", () => {
       expect(c.ops.upNoChange.requests).toBe(0);
       expect(c.ops.preview.requests).toBe(0);
       // A refresh, and service-drift's preview-only refresh, read the 5 subscriptions with one
-      // page of the list endpoint (provider/impl/listReads.ts: from 4 reads of a kind) and the
+      // page of the list endpoint (provider/impl/reads/listReads.ts: from 4 reads of a kind) and the
       // one destination with a GET.
       const reads = { "GET /event_destinations/{id}": 1, "GET /event_subscriptions": 1 };
       expect(c.ops.refresh.routes).toEqual(reads);
