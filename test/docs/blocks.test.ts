@@ -51,6 +51,11 @@ import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } fro
 const REPO = path.resolve(__dirname, "../..");
 const DOCS = documents(REPO);
 const ALL = DOCS.flatMap((doc) => docBlocks(path.join(REPO, doc), doc));
+/** The packages' version (package.json), as the documents' commands print it. */
+const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string })
+  .version;
+/** {@link VERSION} as a regular expression's text. */
+const VERSION_RE = VERSION.replace(/\./g, "\\.");
 /** The port the documents show (the emulator's default). */
 const DOCUMENTED_PORT = 8787;
 
@@ -171,7 +176,7 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(fs.existsSync(path.join(work, "service-stack", ".emulator", "emulator.pid"))).toBe(false);
   },
   "docs/cli.md": (out) => {
-    expect(out).toMatch(/^0\.1\.0$/m);
+    expect(out).toMatch(new RegExp(`^${VERSION_RE}$`, "m"));
     expect(out).toMatch(/^Usage: service-recover/m);
   },
   "docs/emulator.md": (out) => {
@@ -182,7 +187,7 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(out).toMatch(/\+ 3 created/);
     expect(out).toContain('"name": "service"');
     expect(out).toMatch(/= 1 imported/);
-    expect(out).toMatch(/service +resource +0\.1\.0/);
+    expect(out).toMatch(new RegExp(`service +resource +${VERSION_RE}`));
     expect(out).toMatch(/- 1 deleted/); // the imported subscription, first
     expect(out).toMatch(/- 3 deleted/);
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
