@@ -1,6 +1,9 @@
 /**
  * Docs that are tests: every shell block (```sh, ```bash, ```shell, ```console) of README.md and
- * docs/*.md is run, unless the line before it says `<!-- not run: <reason> -->`. A document's
+ * docs/*.md is run, unless the line before it says `<!-- not run: <reason> -->`, or
+ * `<!-- run by: <test file> -->` (a command installing the published release, which that test
+ * file runs as printed against local registries; checked here to name a test file that takes its
+ * blocks with `blocksRunBy`, and that file fails when it leaves one out). A document's
  * blocks run in order, exactly as printed, in one bash (`set -e -o pipefail`: the first failing
  * command fails the test), in a fresh folder under the system's temporary folder, as a stranger
  * with the project's Pulumi CLI on PATH, a home folder of their own (`PULUMI_HOME`, so the login
@@ -37,6 +40,7 @@ import {
   docScript,
   documents,
   isRun,
+  markedDocuments,
   SHELL_LANGUAGES,
   substituteInstalls,
 } from "../helpers/doc-blocks";
@@ -47,6 +51,11 @@ import { installSpecs, packAll, strangerEnv, type PackageName, type Packed } fro
 const REPO = path.resolve(__dirname, "../..");
 const DOCS = documents(REPO);
 const ALL = DOCS.flatMap((doc) => docBlocks(path.join(REPO, doc), doc));
+/** The packages' version (package.json), as the documents' commands print it. */
+const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { version: string })
+  .version;
+/** {@link VERSION} as a regular expression's text. */
+const VERSION_RE = VERSION.replace(/\./g, "\\.");
 /** The port the documents show (the emulator's default). */
 const DOCUMENTED_PORT = 8787;
 
@@ -118,6 +127,29 @@ describe("the documentation's code blocks", () => {
     );
     expect(run.length).toBeGreaterThan(0);
   });
+
+  it("every `run by` marker names a test file that takes its blocks with blocksRunBy", () => {
+    const marked = markedDocuments(REPO)
+      .flatMap((doc) => docBlocks(path.join(REPO, doc), doc))
+      .filter((b) => b.marker?.kind === "run by");
+    const problems = marked.flatMap((b) => {
+      const at = `${b.doc}:${b.line}`;
+      const file = b.marker!.value;
+      if (!SHELL_LANGUAGES.has(b.lang)) return [`${at}: "run by" on a ${b.lang} block, which is never run`];
+      if (!/^test\/[\w./-]+\.test\.ts$/.test(file) || file.includes(".."))
+        return [`${at}: "run by" names ${file}, not a test file of test/ (test/<folder>/<name>.test.ts)`];
+      const source = path.join(REPO, file);
+      if (!fs.existsSync(source)) return [`${at}: "run by" names ${file}, which does not exist`];
+      const text = fs.readFileSync(source, "utf8");
+      if (!text.includes("blocksRunBy(") || !text.includes(`"${file}"`))
+        return [`${at}: ${file} does not take its blocks with blocksRunBy(REPO_ROOT, "${file}")`];
+      return [];
+    });
+    expect(problems).toEqual([]);
+    console.log(
+      `doc blocks run by other tests: ${marked.map((b) => `${b.doc}:${b.line} (${b.marker!.value})`).join(", ")}`,
+    );
+  });
 });
 
 /**
@@ -144,7 +176,7 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(fs.existsSync(path.join(work, "service-stack", ".emulator", "emulator.pid"))).toBe(false);
   },
   "docs/cli.md": (out) => {
-    expect(out).toMatch(/^0\.1\.0$/m);
+    expect(out).toMatch(new RegExp(`^${VERSION_RE}$`, "m"));
     expect(out).toMatch(/^Usage: service-recover/m);
   },
   "docs/emulator.md": (out) => {
@@ -155,7 +187,7 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(out).toMatch(/\+ 3 created/);
     expect(out).toContain('"name": "service"');
     expect(out).toMatch(/= 1 imported/);
-    expect(out).toMatch(/service +resource +0\.1\.0/);
+    expect(out).toMatch(new RegExp(`service +resource +${VERSION_RE}`));
     expect(out).toMatch(/- 1 deleted/); // the imported subscription, first
     expect(out).toMatch(/- 3 deleted/);
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);

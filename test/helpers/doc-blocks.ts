@@ -5,6 +5,12 @@
  * Markers, an HTML comment on the last non-blank line before a fence:
  * - `<!-- not run: <reason> -->` on a shell block: an illustration, or a command about a clone
  *   of this repository; the reason says why no test runs it;
+ * - `<!-- run by: <test file> -->` on a shell block: a command that installs the published
+ *   release (from npm, PyPI, the Go module proxy, the plugin's GitHub release), which
+ *   test/docs/blocks.test.ts leaves to the named test file (relative to the repository, e.g.
+ *   `test/e2e/install.test.ts`); that file runs it as printed with local registries in place of
+ *   the real ones, takes its blocks with {@link blocksRunBy}, and fails when one of them is not
+ *   run (blocks.test.ts fails a marker naming a file that does not call {@link blocksRunBy});
  * - `<!-- file: <name> -->` on any other block: the reader saves the block as that file (in the
  *   folder the document's commands are in at that point).
  */
@@ -13,6 +19,9 @@ import * as path from "node:path";
 
 /** Languages of the blocks a reader types into a shell. */
 export const SHELL_LANGUAGES = new Set(["sh", "bash", "shell", "console"]);
+
+/** The kinds of marker: see the module's comment. */
+export type MarkerKind = "not run" | "file" | "run by";
 
 /** One fenced block. */
 export interface DocBlock {
@@ -25,7 +34,7 @@ export interface DocBlock {
   /** The lines between the fences. */
   body: string;
   /** The marker on the line before it, if any. */
-  marker?: { kind: "not run" | "file"; value: string };
+  marker?: { kind: MarkerKind; value: string };
   /** The HTML comment before it when it looks like a marker but is not a valid one. */
   badMarker?: string;
 }
@@ -45,7 +54,7 @@ export function docBlocks(file: string, doc: string): DocBlock[] {
     let prev = i - 1;
     while (prev >= 0 && lines[prev].trim() === "") prev--;
     const comment = prev >= 0 ? lines[prev].trim() : "";
-    const marker = /^<!--\s*(not run|file):\s*(.*?)\s*-->$/.exec(comment);
+    const marker = /^<!--\s*(not run|file|run by):\s*(.*?)\s*-->$/.exec(comment);
     out.push({
       doc,
       line: i + 1,
@@ -54,17 +63,20 @@ export function docBlocks(file: string, doc: string): DocBlock[] {
         .slice(i + 1, end)
         .map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length)))
         .join("\n"),
-      ...(marker ? { marker: { kind: marker[1] as "not run" | "file", value: marker[2] } } : {}),
-      ...(!marker && /^<!--\s*(not[ -]?run|file)\b/i.test(comment) ? { badMarker: comment } : {}),
+      ...(marker ? { marker: { kind: marker[1] as MarkerKind, value: marker[2] } } : {}),
+      ...(!marker && /^<!--\s*(not[ -]?run|file|run[ -]?by)\b/i.test(comment) ? { badMarker: comment } : {}),
     });
     i = end;
   }
   return out;
 }
 
-/** Whether a block is one the tests run: a shell block without a `not run` marker. */
+/**
+ * Whether a block is one test/docs/blocks.test.ts runs: a shell block without a `not run` or a
+ * `run by` marker.
+ */
 export function isRun(b: DocBlock): boolean {
-  return SHELL_LANGUAGES.has(b.lang) && b.marker?.kind !== "not run";
+  return SHELL_LANGUAGES.has(b.lang) && b.marker?.kind !== "not run" && b.marker?.kind !== "run by";
 }
 
 /** The commands of a shell block: a `console` block's `$ ` lines, any other block whole. */
@@ -128,6 +140,47 @@ export function docScript(blocks: DocBlock[]): string {
     }
   }
   return parts.join("\n") + "\n";
+}
+
+/**
+ * The documents whose blocks may carry a `run by` marker, relative to `repo`: README.md, every page
+ * of docs/ and every example's README.md (`examples/<language>/<example>/README.md`).
+ */
+export function markedDocuments(repo: string): string[] {
+  const examples = path.join(repo, "examples");
+  const readmes = fs
+    .readdirSync(examples, { withFileTypes: true })
+    .filter((l) => l.isDirectory())
+    .flatMap((l) =>
+      fs
+        .readdirSync(path.join(examples, l.name), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && fs.existsSync(path.join(examples, l.name, e.name, "README.md")))
+        .map((e) => `examples/${l.name}/${e.name}/README.md`),
+    )
+    .sort();
+  return [...documents(repo), ...readmes];
+}
+
+/**
+ * The blocks of {@link markedDocuments} marked `<!-- run by: <testFile> -->`, in document order:
+ * what the test file `testFile` (relative to `repo`, with `/`) must run.
+ */
+export function blocksRunBy(repo: string, testFile: string): DocBlock[] {
+  return markedDocuments(repo)
+    .flatMap((doc) => docBlocks(path.join(repo, doc), doc))
+    .filter((b) => b.marker?.kind === "run by" && b.marker.value === testFile);
+}
+
+/**
+ * The commands of a shell block as bash sees them, for telling two blocks' commands apart: each
+ * line without its trailing comment (` # …`) and outer blanks, blank lines left out. Good for
+ * the simple commands of install blocks (no `#` inside quotes).
+ */
+export function commandLines(b: DocBlock): string[] {
+  return commands(b)
+    .split("\n")
+    .map((l) => l.replace(/(^|\s)#.*$/, "").trim())
+    .filter(Boolean);
 }
 
 /** README.md and every page of docs/, relative to `repo`. */

@@ -190,3 +190,42 @@ export function pathWithoutNode(pathValue: string): string {
     .filter((d) => d && !fs.existsSync(path.join(d, "node")))
     .join(path.delimiter);
 }
+
+/** The commands of Node.js itself, hidden by {@link pathHidingNode}. */
+const NODE_COMMANDS = new Set(["node", "nodejs", "npm", "npx", "corepack"]);
+
+/**
+ * `pathValue` as on a machine where Node.js was never installed and everything else was: each
+ * folder that holds a `node` (often `/usr/bin`, beside `bash`, `python3`, `gcc`, so that leaving
+ * it out, as {@link pathWithoutNode} does, would take those too) is replaced by a folder of
+ * `shadowDir` (made here) holding a link to each of its entries but Node.js's own commands
+ * (`node`, `nodejs`, `npm`, `npx`, `corepack`) and the commands npm installed globally (links into
+ * a `node_modules` folder). Folders without a `node` are kept as they are.
+ * @throws Error when `shadowDir` exists already (it must be a fresh folder of the caller's).
+ */
+export function pathHidingNode(pathValue: string, shadowDir: string): string {
+  fs.mkdirSync(shadowDir, { recursive: false });
+  let n = 0;
+  return pathValue
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((d) => {
+      if (!fs.existsSync(path.join(d, "node"))) return d;
+      const shadow = path.join(shadowDir, String(n++));
+      fs.mkdirSync(shadow);
+      for (const name of fs.readdirSync(d)) {
+        if (NODE_COMMANDS.has(name)) continue;
+        const entry = path.join(d, name);
+        let real: string;
+        try {
+          real = fs.realpathSync(entry);
+        } catch {
+          continue; // a dangling link
+        }
+        if (real.split(path.sep).includes("node_modules")) continue;
+        fs.symlinkSync(entry, path.join(shadow, name));
+      }
+      return shadow;
+    })
+    .join(path.delimiter);
+}
