@@ -21,8 +21,8 @@
  * stack is made by its README's stack commands, run as printed (the service's address the
  * emulator's: test/helpers/quickstart-deploy.ts runReadmeStackCommands). Both examples, and
  * the YAML the docs show, name the package's version (package.json's) and the schema's download
- * URL; the command of docs/installation-configuration.md that installs that release ahead of
- * time is run as printed into a fresh Pulumi home.
+ * URL. (The command of docs/installation-configuration.md that installs that release ahead of
+ * time is run as printed by test/e2e/install.test.ts, with the docs' other install commands.)
  */
 import { execFile } from "child_process";
 import * as fs from "fs";
@@ -247,49 +247,6 @@ describe("what the YAML examples and docs name: the package's release of the plu
           { version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL },
         ]);
   });
-});
-
-describe("the install command of installation-configuration.md's Pulumi YAML section (real engine, local release)", () => {
-  let tmp: string;
-
-  beforeAll(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "yaml-install-"));
-  });
-
-  afterAll(() => {
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-  });
-
-  it(
-    "installs the package's release into a fresh Pulumi home, as printed, from the server the YAML programs name",
-    async () => {
-      const doc = "docs/installation-configuration.md";
-      const blocks = docBlocks(path.join(REPO_ROOT, doc), doc).filter(
-        (b) => b.lang === "sh" && b.body.includes(`--server ${PLUGIN_DOWNLOAD_URL}`),
-      );
-      expect(blocks).toHaveLength(1);
-      const home = path.join(tmp, "pulumi-home");
-      const env = {
-        ...process.env,
-        PATH: yamlUserPath(),
-        PULUMI_HOME: home,
-        PULUMI_SKIP_UPDATE_CHECK: "1",
-        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${PLUGIN_DOWNLOAD_URL}=${plugin.server.url}`,
-      };
-      const before = plugin.server.requests.length;
-      // As a reader types it, in a folder of their own (bash by its path: no bash on that PATH).
-      await exec("/bin/bash", ["-e", "-o", "pipefail", "-c", blocks[0].body], { cwd: tmp, env });
-      expect(plugin.server.requests.slice(before)).toEqual([`/${plugin.archive}`]);
-      expect(installedPlugins(home)).toEqual([`resource-service-v${VERSION}`]);
-      const listed = JSON.parse((await exec("pulumi", ["plugin", "ls", "--json"], { env })).stdout) as {
-        name: string;
-        kind: string;
-        version: string;
-      }[];
-      expect(listed.map((p) => [p.kind, p.name, p.version])).toEqual([["resource", "service", VERSION]]);
-    },
-    STEP_TIMEOUT,
-  );
 });
 
 describe("the YAML quickstart from a fresh folder, the plugin downloaded by the engine (real engine, real emulator)", () => {
