@@ -31,7 +31,7 @@
 const fs = require("fs");
 const path = require("path");
 const { REPO_ROOT } = require("./pulumi-env");
-const { buildMain, buildSeaBinaries, targetsOf } = require("./sea-binaries");
+const { BUNDLE_OPTIONS, buildMain, buildSeaBinaries, targetsOf } = require("./sea-binaries");
 
 /** The executable's name, as the npm package's bin. */
 const EXE = "service-emulator";
@@ -74,14 +74,8 @@ require(${JSON.stringify(CLI)}).runCli(null);
 `;
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: REPO_ROOT, sourcefile: "emulator-entry.js", loader: "js" },
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node22",
+    ...BUNDLE_OPTIONS,
     outfile: outFile,
-    minify: true,
-    legalComments: "none",
-    logLevel: "error",
     plugins: [
       {
         name: "emulator-sea",

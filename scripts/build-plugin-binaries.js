@@ -37,6 +37,7 @@ const fs = require("fs");
 const path = require("path");
 const { REPO_ROOT } = require("./pulumi-env");
 const {
+  BUNDLE_OPTIONS,
   NODE_VERSION,
   baseCacheDir,
   buildMain,
@@ -127,14 +128,8 @@ exports.fromPulumi = (id) => {
 `;
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: REPO_ROOT, sourcefile: "plugin-entry.js", loader: "js" },
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node22",
+    ...BUNDLE_OPTIONS,
     outfile: outFile,
-    minify: true,
-    legalComments: "none",
-    logLevel: "error",
     plugins: [
       {
         name: "deps",

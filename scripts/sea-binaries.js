@@ -34,6 +34,21 @@ const { cacheBase, lockFolder } = require("./pulumi-env");
 const NODE_VERSION = "22.23.2";
 
 /**
+ * The esbuild options every executable's bundle is built with: one minified CommonJS file for the
+ * Node.js release inside ({@link NODE_VERSION}), without license comments. Each build adds its
+ * entry (`stdin`), `outfile` and plugins.
+ */
+const BUNDLE_OPTIONS = Object.freeze({
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node22",
+  minify: true,
+  legalComments: "none",
+  logLevel: "error",
+});
+
+/**
  * The platforms built: Pulumi's `<os>-<arch>` name, the registry package of that platform's
  * Node.js, and the binary's path inside the package.
  */
@@ -324,6 +339,7 @@ async function buildMain(script, build, log) {
 }
 
 module.exports = {
+  BUNDLE_OPTIONS,
   NODE_VERSION,
   PLATFORMS,
   baseCacheDir,
