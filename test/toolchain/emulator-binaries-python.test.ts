@@ -15,9 +15,9 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
 import * as tar from "tar";
+import { freePort } from "../../scripts/postgres-server";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { docBlocks } from "../helpers/doc-blocks";
 import { startFileTreeServer, type FileTreeServer } from "../helpers/file-tree-server";
@@ -60,18 +60,6 @@ const release = require("../../scripts/release-archives") as {
 const { buildEmulatorBinaries } = require("../../scripts/build-emulator-binaries") as {
   buildEmulatorBinaries(opts: { targetNames: string[] }): Promise<{ name: string; path: string }[]>;
 };
-
-/** A port free right now on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The one shell block of `doc` that downloads the emulator's archive. */
 function downloadBlock(doc: string): string {

@@ -15,11 +15,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
+import { freePort } from "../../scripts/postgres-server";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { CLI_PATH, apiRequest, operatorRequest, type RawResponse } from "../helpers/emulator";
 import { destinationBody, subscriptionBody } from "../helpers/emulator-fixtures";
+import { runBinariesBuild } from "../helpers/binaries-build";
 import { useTempDir } from "../helpers/temp-dir";
 
 /** A cold run fetches five Node.js binaries (about 30 MB each, packed) before it injects. */
@@ -59,18 +60,6 @@ function header(file: string): { format: string; machine: number } {
     return { format: "PE", machine: head.readUInt16LE(pe + 4) };
   }
   return { format: "unknown", machine: 0 };
-}
-
-/** A port free right now on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** A command line of the emulator: the executable, or `node cli.js` of the npm package. */
@@ -263,18 +252,7 @@ describe("the emulator as self-contained executables (scripts/build-emulator-bin
   let npm: Flavour;
 
   beforeAll(() => {
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts", "build-emulator-binaries.js")], {
-      encoding: "utf8",
-      timeout: BUILD_TIMEOUT,
-    });
-    if (r.status !== 0) throw new Error(`build-emulator-binaries.js exited with ${r.status}:\n${r.stderr}`);
-    built = new Map(
-      r.stdout
-        .trim()
-        .split("\n")
-        .map((line) => line.split(" "))
-        .map(([name, bytes, file]) => [name, { bytes: Number(bytes), path: file }]),
-    );
+    built = runBinariesBuild("build-emulator-binaries.js", BUILD_TIMEOUT);
     // This machine's executable (linux-amd64 in CI), outside the repository, with a PATH of one
     // folder that holds no node, and no NODE_* variable.
     const os: Record<string, string> = { linux: "linux", darwin: "darwin", win32: "windows" };

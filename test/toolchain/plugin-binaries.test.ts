@@ -8,7 +8,7 @@
  * from their headers (ELF machine, Mach-O magic and CPU type with the NODE_SEA segment, PE
  * machine), and every one holds the bundle and has Node.js's SEA fuse set by the injection.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -20,6 +20,7 @@ import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { ServiceClient } from "../../client";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import { startEmulator } from "../helpers/emulator";
+import { runBinariesBuild } from "../helpers/binaries-build";
 import { useTempDir } from "../helpers/temp-dir";
 
 /** A cold run fetches five Node.js binaries (about 30 MB each, packed) before it injects. */
@@ -105,18 +106,7 @@ describe("the plugin as self-contained executables (scripts/build-plugin-binarie
   let built: Map<string, { bytes: number; path: string }>;
 
   beforeAll(() => {
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts", "build-plugin-binaries.js")], {
-      encoding: "utf8",
-      timeout: BUILD_TIMEOUT,
-    });
-    if (r.status !== 0) throw new Error(`build-plugin-binaries.js exited with ${r.status}:\n${r.stderr}`);
-    built = new Map(
-      r.stdout
-        .trim()
-        .split("\n")
-        .map((line) => line.split(" "))
-        .map(([name, bytes, file]) => [name, { bytes: Number(bytes), path: file }]),
-    );
+    built = runBinariesBuild("build-plugin-binaries.js", BUILD_TIMEOUT);
   }, BUILD_TIMEOUT);
 
   it("prints one line per platform: its name, size and path under dist/plugin-binaries", () => {
