@@ -44,6 +44,44 @@ export interface EngineStack {
 }
 
 /**
+ * The {@link EngineStack} of a stack already made: its outputs, resources and CLI read through
+ * `stack` (an Automation API stack of `program`, named `stackName`, in `backend` with `env`), the
+ * service through `client` of `emulator`'s account `apiKey`; `close` is the caller's.
+ */
+export function engineStackOf(parts: {
+  emulator: RunningEmulator;
+  client: ServiceClient;
+  apiKey: string;
+  backend: string;
+  stack: EngineStack["stack"];
+  env: Record<string, string>;
+  program: string;
+  stackName: string;
+  close: () => Promise<void>;
+}): EngineStack {
+  const { stack, env } = parts;
+  const resources = async () => ((await stack.exportStack()).deployment.resources ?? []) as StateResource[];
+  return {
+    emulator: parts.emulator,
+    client: parts.client,
+    apiKey: parts.apiKey,
+    backend: parts.backend,
+    stack,
+    env,
+    outputs: async <T>() => (await stackOutputs(stack)) as T,
+    resources,
+    resource: async (name) => (await resources()).find((r) => r.urn.endsWith(`::${name}`)),
+    cli: (...args) =>
+      promisify(execFile)("pulumi", [...args, "--stack", parts.stackName, "--non-interactive"], {
+        cwd: parts.program,
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      }),
+    close: parts.close,
+  };
+}
+
+/**
  * Starts the emulator (with `apiKeys` when given), a client of its first account, and creates
  * stack `stackName` of the program in `workDir` in a fresh backend folder `backendName`
  * ({@link freshBackend}), its `service:baseUrl` and `service:apiKey` set to the emulator and that
@@ -68,25 +106,17 @@ export async function startEngineStack(opts: {
     const backend = freshBackend(opts.backendName);
     const { stack, env } = await localStack(opts.workDir, opts.stackName, backend, {}, opts.cliDir);
     await configureService(stack, emulator.url, apiKey);
-    const resources = async () => ((await stack.exportStack()).deployment.resources ?? []) as StateResource[];
-    return {
+    return engineStackOf({
       emulator,
       client,
       apiKey,
       backend,
       stack,
       env,
-      outputs: async <T>() => (await stackOutputs(stack)) as T,
-      resources,
-      resource: async (name) => (await resources()).find((r) => r.urn.endsWith(`::${name}`)),
-      cli: (...args) =>
-        promisify(execFile)("pulumi", [...args, "--stack", opts.stackName, "--non-interactive"], {
-          cwd: opts.workDir,
-          env,
-          maxBuffer: 16 * 1024 * 1024,
-        }),
+      program: opts.workDir,
+      stackName: opts.stackName,
       close,
-    };
+    });
   } catch (e) {
     await close();
     throw e;

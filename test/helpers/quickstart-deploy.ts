@@ -32,7 +32,7 @@ import { findOnPath, REPO_ROOT } from "../../scripts/pulumi-env";
 import { NotFoundError, ServiceClient } from "../../client";
 import { docBlocks } from "./doc-blocks";
 import { startEmulator, type RunningEmulator } from "./emulator";
-import { refreshOutOfBandEdit, type EngineStack, type StateResource } from "./engine-stack";
+import { engineStackOf, refreshOutOfBandEdit, type EngineStack } from "./engine-stack";
 import {
   PLUGIN_DOWNLOAD_URL,
   pathWithoutPlugin,
@@ -40,7 +40,7 @@ import {
   startCachedPluginRelease,
   type PluginRelease,
 } from "./fetched-plugin";
-import { engineEnv, freshBackend, localStack, readStoredState, requirePulumi, stackOutputs } from "./pulumi";
+import { engineEnv, freshBackend, localStack, readStoredState, requirePulumi } from "./pulumi";
 
 /** Per step, in **milliseconds**: preparing a program installs packages or compiles. */
 export const DEPLOY_TIMEOUT = 600_000;
@@ -216,25 +216,17 @@ export async function runReadmeStackCommands(opts: {
     await runCommand(script, opts.program, { ...engineEnv(backend, opts.env), ...opts.vars });
     // The stack the commands made, selected.
     const { stack, env } = await localStack(opts.program, opts.stackName, backend, opts.env);
-    const resources = async () => ((await stack.exportStack()).deployment.resources ?? []) as StateResource[];
-    return {
+    return engineStackOf({
       emulator: opts.emulator,
       client,
       apiKey: opts.apiKey,
       backend,
       stack,
       env,
-      outputs: async <T>() => (await stackOutputs(stack)) as T,
-      resources,
-      resource: async (name) => (await resources()).find((r) => r.urn.endsWith(`::${name}`)),
-      cli: (...args) =>
-        promisify(execFile)("pulumi", [...args, "--stack", opts.stackName, "--non-interactive"], {
-          cwd: opts.program,
-          env,
-          maxBuffer: 16 * 1024 * 1024,
-        }),
+      program: opts.program,
+      stackName: opts.stackName,
       close: () => client.close(),
-    };
+    });
   } catch (e) {
     await client.close();
     throw e;
