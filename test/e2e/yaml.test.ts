@@ -188,6 +188,22 @@ function yamlUserEnv(plugin: PluginRelease, home: string): Record<string, string
   };
 }
 
+/**
+ * Runs Pulumi YAML's converter (`pulumi convert --from yaml --language pcl`, the CLI this suite
+ * built) on the project in `program` with `env`, into the new folder `out`.
+ * @returns the PCL it wrote, its `.pp` files joined by newlines.
+ * @throws the CLI's error when the conversion fails.
+ */
+async function convertToPcl(program: string, out: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
+  await exec(pulumi, ["convert", "--from", "yaml", "--language", "pcl", "--out", out], { cwd: program, env });
+  return fs
+    .readdirSync(out)
+    .filter((f) => f.endsWith(".pp"))
+    .map((f) => fs.readFileSync(path.join(out, f), "utf8"))
+    .join("\n");
+}
+
 /** The local release of the plugin both examples download, shared by the file's tests. */
 let plugin: PluginRelease;
 
@@ -294,22 +310,12 @@ describe("the YAML quickstart from a fresh folder, the plugin downloaded by the 
   it(
     "Pulumi YAML's converter downloads the plugin and turns the project into the program of docs/examples/quickstart.pp",
     async () => {
-      const out = path.join(tmp, "pcl");
-      const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
       expect(installedPlugins(home)).toEqual([]);
       const before = plugin.server.requests.length;
-      await exec(pulumi, ["convert", "--from", "yaml", "--language", "pcl", "--out", out], {
-        cwd: program,
-        env: e2e.env,
-      });
+      const converted = await convertToPcl(program, path.join(tmp, "pcl"), e2e.env);
       // The fresh home got the release the program names, from the (mapped) download URL.
       expect(plugin.server.requests.slice(before)).toEqual([`/${plugin.archive}`]);
       expect(installedPlugins(home)).toEqual([`resource-service-v${VERSION}`]);
-      const converted = fs
-        .readdirSync(out)
-        .filter((f) => f.endsWith(".pp"))
-        .map((f) => fs.readFileSync(path.join(out, f), "utf8"))
-        .join("\n");
       const { pcl, options } = withoutPluginOptions(converted);
       expect(options).toEqual(Array(3).fill({ version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL }));
       const source = fs.readFileSync(path.join(REPO_ROOT, "docs", "examples", "quickstart.pp"), "utf8");
@@ -430,17 +436,7 @@ describe("the YAML program with two explicit providers from a fresh folder, the 
   it(
     "Pulumi YAML's converter turns the project into the program of docs/examples/multi-account.pp, the source of the Python and Go examples",
     async () => {
-      const out = path.join(tmp, "pcl");
-      const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
-      await exec(pulumi, ["convert", "--from", "yaml", "--language", "pcl", "--out", out], {
-        cwd: program,
-        env: e2e.env,
-      });
-      const converted = fs
-        .readdirSync(out)
-        .filter((f) => f.endsWith(".pp"))
-        .map((f) => fs.readFileSync(path.join(out, f), "utf8"))
-        .join("\n");
+      const converted = await convertToPcl(program, path.join(tmp, "pcl"), e2e.env);
       // Pulumi YAML 1.25's converter writes each resource's plugin options (its provider's) and
       // drops its `provider` option: compared apart, from the project's YAML.
       const { pcl, options } = withoutPluginOptions(converted);
