@@ -17,7 +17,7 @@
  * - one that cannot be settled is **kept** (and reported): several candidates match, or an
  *   abuse report (reports cannot be listed).
  *
- * A pending create is matched like an ambiguous create (provider/impl/create/ambiguous.ts): an ID the
+ * A pending create is matched like an ambiguous create (provider/impl/create/createOnce.ts): an ID the
  * engine recorded is checked with a GET; otherwise the resources of the kind made since
  * {@link CLOCK_SKEW_MS} before the operation started, not already in the stack and not adopted
  * for another pending create, whose fields equal the create's inputs exactly.
@@ -37,7 +37,7 @@
  */
 import type { ServiceClient } from "../client";
 import { NotFoundError } from "../client";
-import { CLOCK_SKEW_MS } from "../provider/impl/create/ambiguous";
+import { CLOCK_SKEW_MS } from "../provider/impl/create/lostAnswer";
 import {
   matchesInputs as destinationMatches,
   type DestinationInputs,

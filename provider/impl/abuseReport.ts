@@ -11,7 +11,7 @@ import { RESOURCES } from "service-contract";
 import type { AbuseReport } from "../../client";
 import { checkAbuseReportInputs } from "./inputChecks";
 import { changedProperties, sameSet } from "./compare";
-import { createOnce } from "./create/ambiguous";
+import { createOnce } from "./create/createOnce";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import { timed } from "./timeouts";
 import { getUnlessGone, stamped } from "./keyChecks";

@@ -10,7 +10,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceDescriptor } from "service-contract";
 import { adopting, readForAdoption } from "./create/adopt";
-import { createOnce } from "./create/ambiguous";
+import { createOnce } from "./create/createOnce";
 import { claimId } from "./create/claims";
 import { changedProperties } from "./compare";
 import {
@@ -92,7 +92,7 @@ export function diffListed<O, I>(
 /**
  * `create` of a listed kind, under its timeout ({@link timedCreate}), as a write that drops this
  * process's listings (`whileWriting`, listReads.ts): with `adoptId`, {@link adoptExisting}; else
- * one logical create (`createOnce`, ambiguous.ts: one `Idempotency-Key`, an answer lost on the
+ * one logical create (`createOnce`, createOnce.ts: one `Idempotency-Key`, an answer lost on the
  * way back resolved without a duplicate or an orphan, recovery adoption with
  * `SERVICE_ADOPT_FROM`). For a placeholder's replacement, that create is the timed-out create
  * sent again, its values under its key (pendingCreate.ts), and the program's values follow with

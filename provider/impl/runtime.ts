@@ -24,7 +24,7 @@
  *
  * The client sends an `Idempotency-Key` with every create (`idempotencyKeys: "auto"`), so a
  * create whose connection is reset is retried safely once the service has shown that it honours
- * keys; create/ambiguous.ts handles the rest.
+ * keys; create/createOnce.ts handles the rest.
  *
  * @packageDocumentation
  */

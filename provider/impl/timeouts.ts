@@ -24,7 +24,7 @@
  * @packageDocumentation
  */
 import { withDeadline } from "../../client/deadline";
-import { maybeApplied } from "./create/ambiguous";
+import { maybeApplied } from "./create/lostAnswer";
 import { RESOURCE_OPTIONS_INPUT, carryOptions } from "./resourceOptions";
 
 /** How long after its timeout an operation may still take to fail, in **milliseconds**. */
@@ -154,7 +154,8 @@ export async function timed<T>(
   timeoutMs: number | undefined,
   fn: () => Promise<T>,
 ): Promise<T> {
-  return withTimeout(operation, what, timeoutMs ?? forwardedTimeoutMs(props, operation), async () => {
+  const limitMs = timeoutMs ?? forwardedTimeoutMs(props, operation);
+  return withTimeout(operation, what, limitMs, async () => {
     const result = await fn();
     return result && typeof result === "object" && "outs" in result ? carryOptions(result, props) : result;
   });

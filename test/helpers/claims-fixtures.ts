@@ -6,6 +6,11 @@
 import { spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
+import { APIConnectionError } from "../../client";
+import type { ClaimRegistry, CreateOnceSpec } from "../../provider/impl/create/createOnce";
+
+/** A resource of the tests' in-memory service. */
+export type Thing = { id: string; createdAt: string; v: string };
 
 /** The PID of a process that has exited. */
 export function deadPid(): number {
@@ -53,4 +58,55 @@ export function noSpaceError(): NodeJS.ErrnoException {
     errno: -28,
     syscall: "write",
   });
+}
+
+/** Resolves after `ms` **milliseconds**. */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** State of a promise now: "pending" until it settles. */
+export async function state(p: Promise<unknown>): Promise<"pending" | "settled"> {
+  return Promise.race([p.then(() => "settled" as const), sleep(30).then(() => "pending" as const)]);
+}
+
+/**
+ * A service both "processes" talk to: every create is stored at once; its answer arrives, or is
+ * lost (a reset after the handler), after the delay the test gives.
+ */
+export class ClaimsService {
+  readonly stored: Thing[] = [];
+  private next = 1;
+
+  create(v: string, answer: { lost: boolean; afterMs: number }): Promise<Thing> {
+    const made = { id: `thing_${this.next++}`, createdAt: new Date().toISOString(), v };
+    this.stored.unshift(made);
+    return sleep(answer.afterMs).then(() => {
+      if (answer.lost)
+        throw new APIConnectionError("POST /things: connection failed: socket hang up", {
+          request: "POST /things",
+        });
+      return made;
+    });
+  }
+
+  async *list(): AsyncIterable<Thing> {
+    for (const r of [...this.stored]) yield r;
+  }
+}
+
+export function claimsSpecFor(
+  svc: ClaimsService,
+  registry: ClaimRegistry,
+  answer: { lost: boolean; afterMs: number },
+  secret?: string,
+): CreateOnceSpec<Thing> {
+  return {
+    what: "thing",
+    create: () => svc.create("same", answer),
+    fingerprint: JSON.stringify({ v: "same", secret }),
+    matchKey: JSON.stringify({ v: "same" }),
+    list: () => svc.list(),
+    matches: (live) => live.v === "same",
+    keysHonoured: () => false,
+    registry,
+  };
 }

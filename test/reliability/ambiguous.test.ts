@@ -26,7 +26,7 @@ import * as runtime from "../../provider/impl/runtime";
 import * as subscriptions from "../../provider/impl/eventSubscription";
 import * as destinations from "../../provider/impl/eventDestination";
 import * as reports from "../../provider/impl/abuseReport";
-import { createOnce, maybeApplied } from "../../provider/impl/create/ambiguous";
+import { createOnce, maybeApplied } from "../../provider/impl/create/createOnce";
 import { isLostAnswer } from "../../client/retry";
 
 jest.setTimeout(30_000);

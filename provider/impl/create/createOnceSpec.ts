@@ -1,12 +1,13 @@
 /**
- * The description of one kind of resource that lost-create recovery works on (`createOnce` in
- * ambiguous.ts, recovery adoption in recoveryAdoption.ts): how to create, list and match it.
+ * What the create-once protocol (`createOnce`, createOnce.ts) works with: the description of one
+ * kind of resource ({@link CreateOnceSpec}: how to create, list and match it), and the claim store
+ * it calls as a service ({@link ClaimStore}, {@link CreateGate}: claims.ts and kindGate.ts
+ * implement them, in one process or across a deployment's processes).
  *
  * @packageDocumentation
  */
-import type { ClaimRegistry } from "./claims";
 
-/** What `createOnce` (ambiguous.ts) needs to know about one kind of resource. */
+/** What `createOnce` (createOnce.ts) needs to know about one kind of resource. */
 export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /** Kind in words, for messages, e.g. `event subscription`. */
   what: string;
@@ -53,11 +54,11 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
    * create looks: once known (any 2xx answer of the service, the lookup's first page included, may
    * tell it), the lookup reaches back
    * `SERVICE_CLOCK_MARGIN_MS` before the create started in the service's time, rather than
-   * `CLOCK_SKEW_MS` of this machine's (ambiguous.ts).
+   * `CLOCK_SKEW_MS` of this machine's (createOnce.ts).
    */
   serviceNow?(localMs: number): number | undefined;
   /** Where IDs are claimed and creates of one kind are coordinated; default `processClaims` (claims.ts). */
-  registry?: ClaimRegistry;
+  registry?: ClaimStore;
   /**
    * Recovery adoption (`SERVICE_ADOPT_FROM`, see runtime.ts): the resources of the kind that an
    * interrupted deployment made and its stack does not hold. Before sending anything, the create
@@ -73,4 +74,67 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
    * compared). Default: the resource as listed.
    */
   afterRecoveryAdoption?(adopted: T): Promise<T>;
+}
+
+/** A create of the kind whose answer was lost, waiting to look (createOnce.ts). */
+export interface Waiter {
+  /** True when `live` has exactly the values the create sent. */
+  matches(live: unknown): boolean;
+  /** The whole request, write-only secrets included ({@link CreateOnceSpec.fingerprint}). */
+  fingerprint?: string;
+  /** The values `matches` compares, in one canonical form ({@link CreateOnceSpec.matchKey}). */
+  matchKey?: string;
+}
+
+/** A waiting create that looks like a lost create's twin: the same values, the same request or not. */
+export interface Twin {
+  /** True when its whole request equals the lost create's (write-only secrets included). */
+  sameRequest: boolean;
+}
+
+/** The creates of one kind waiting to look (kindGate.ts), as the protocol uses them. */
+export interface WaitingList {
+  /** `w` waits to look (again: counted once). Never throws. */
+  add(w: Waiter): void;
+  /** `w` no longer waits (adopted, made, or failed). Never throws. */
+  delete(w: Waiter): void;
+  /** The waiting creates, `me` included, with the values of `live` (a resource `me` matches). */
+  twinsOf(me: Waiter, live: unknown): Twin[];
+}
+
+/**
+ * One kind's creates and lookups as a readers-writer lock: creates are sent side by side, a lookup
+ * runs alone once every create in flight has settled (kindGate.ts).
+ */
+export interface CreateGate {
+  /** Resolves when a create may be sent; pair with {@link leaveSend}. @throws ClaimsLockTimeoutError (folderLocks.ts). */
+  enterSend(): Promise<void>;
+  /** A create entered with {@link enterSend} has settled. Never throws. */
+  leaveSend(): void;
+  /** Resolves when the lookup runs alone; pair with {@link leaveLookup}. @throws ClaimsLockTimeoutError (folderLocks.ts). */
+  enterLookup(): Promise<void>;
+  /** The lookup is done. Never throws. */
+  leaveLookup(): void;
+  /** The kind's creates whose answer was lost and that have not resolved yet. */
+  readonly waiting: WaitingList;
+}
+
+/**
+ * The claim store as the protocol calls it: the IDs the deployment's resources hold, and one
+ * {@link CreateGate} per kind (`ClaimRegistry`, claims.ts). None of its methods throws but the
+ * gate's waits.
+ */
+export interface ClaimStore {
+  /** The gate of one kind of resource (named as a create names its kind, e.g. `event subscription`). */
+  gate(kind: string): CreateGate;
+  /** Claims `id` unless a resource of the deployment holds it; true when the caller holds it now. */
+  tryClaim(id: string): boolean;
+  /** Records that `id` is held, for no resource in particular (so that no lookup adopts it). */
+  claim(id: string): void;
+  /** True when a resource of the deployment holds `id`. */
+  isClaimed(id: string): boolean;
+  /** Gives `id` back, for another create or the next `up` to take. */
+  release(id: string): void;
+  /** The result of `load`, loaded once per `key` (a failed load is forgotten). */
+  once<T>(key: string, load: () => Promise<T[]>): Promise<T[]>;
 }

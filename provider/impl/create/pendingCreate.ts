@@ -54,7 +54,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { monotonicNowMs } from "../../../client/serviceClock";
-import { CLOCK_SKEW_MS, SERVICE_CLOCK_MARGIN_MS } from "./ambiguous";
+import { CLOCK_SKEW_MS, SERVICE_CLOCK_MARGIN_MS } from "./lostAnswer";
 import type { ServiceDiffResult } from "../resourceOptions";
 import { OperationTimeoutError, TIMEOUT_MARGIN_MS, timed } from "../timeouts";
 import { currentKeyStamp, isCurrentKeyStamp } from "../keyChecks";

@@ -7,10 +7,10 @@
  * @packageDocumentation
  */
 import { SERVICE_VERSION } from "service-contract";
-import { LISTINGS, maybeApplied, withArticle } from "./ambiguous";
+import { LISTINGS, maybeApplied, withArticle } from "./lostAnswer";
 import { processClaims, type ClaimRegistry } from "./claims";
 import { KEY_CHANGE_ENV, rotationInEffect } from "../configChange";
-import { listSince } from "../reads/listing";
+import { listSince } from "./lookup";
 import {
   isPlaceholderId,
   pendingMarker,
@@ -37,7 +37,7 @@ export const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /** What settling a placeholder needs of its kind: how to list it, compare, and send a create again. */
 export interface PendingKind<T extends { id: string; createdAt: string }> {
-  /** Kind in words, e.g. `event subscription` (also the claims' gate of the kind, as in ambiguous.ts). */
+  /** Kind in words, e.g. `event subscription` (also the claims' gate of the kind, as in createOnce.ts). */
   what: string;
   /** Every resource of the kind, newest first. */
   list(): AsyncIterable<T>;

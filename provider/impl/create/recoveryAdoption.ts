@@ -4,32 +4,36 @@
  * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
  * resource with exactly its values among those `service-recover --since` found (made since the
  * killed run started, held by no resource of the stack); the deployment's claims (claims.ts) keep
- * two creates from taking one. The limit of ambiguous.ts applies: an identical resource made by
+ * two creates from taking one. The limit of createOnce.ts applies: an identical resource made by
  * another deployment in that window is among them and can be taken.
  *
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs";
-import type { CreateOnceSpec } from "./createOnceSpec";
-import type { ClaimRegistry } from "./claims";
-import { listSince } from "../reads/listing";
+import type { ClaimStore, CreateOnceSpec } from "./createOnceSpec";
+import { describe } from "./lostAnswer";
+import { listSince } from "./lookup";
 
 /**
  * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
- * `from.ids`, listed once per registry, newest first; claims the first that matches and that no
- * resource of this deployment holds.
+ * `from.ids`, listed once per claim store, newest first; claims the first that matches and that
+ * no resource of this deployment holds, and gives it to the spec's `afterRecoveryAdoption` (a
+ * destination's secret written again). When that fails, the claim is given back, so that the next
+ * `up` (or another create of this deployment) can take the resource instead of leaving it behind.
  *
- * @returns the adopted resource, or `undefined` when there is none (the create goes on as usual).
+ * @returns the adopted resource (as `afterRecoveryAdoption` returns it), or `undefined` when there
+ *   is none (the create goes on as usual).
  * @param listings - how many times the kind is listed before the create gives up.
- * @throws Error when the listing fails `listings` times (nothing is created then).
+ * @throws Error when the listing fails `listings` times (nothing is created then); Error saying the
+ *   resource was adopted but not written, with its cause, when `afterRecoveryAdoption` fails.
  */
 export async function adoptListed<T extends { id: string; createdAt: string }>(
   spec: CreateOnceSpec<T>,
-  registry: ClaimRegistry,
+  store: ClaimStore,
   from: { ids: ReadonlySet<string>; oldestMs: number },
   listings: number,
 ): Promise<T | undefined> {
-  const candidates = await registry.once(`recovery:${spec.what}`, () =>
+  const candidates = await store.once(`recovery:${spec.what}`, () =>
     listSince(
       spec.list!,
       from.oldestMs,
@@ -38,19 +42,28 @@ export async function adoptListed<T extends { id: string; createdAt: string }>(
       (err) =>
         new Error(
           `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${listings} times ` +
-            `(last: ${err instanceof Error ? err.message : String(err)}); nothing was created. Run pulumi up again.`,
+            `(last: ${describe(err)}); nothing was created. Run pulumi up again.`,
         ),
     ),
   );
   // From the match to the claim, nothing awaits: no other create can take the same one.
-  const adopted = candidates.find((live) => spec.matches!(live) && registry.tryClaim(live.id));
-  if (adopted) {
-    await spec.warn?.(
-      `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
-        `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+  const adopted = candidates.find((live) => spec.matches!(live) && store.tryClaim(live.id));
+  if (!adopted) return undefined;
+  await spec.warn?.(
+    `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
+      `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+  );
+  if (!spec.afterRecoveryAdoption) return adopted;
+  try {
+    return await spec.afterRecoveryAdoption(adopted);
+  } catch (err) {
+    store.release(adopted.id);
+    throw new Error(
+      `${spec.what}: ${adopted.id} was adopted (made by an interrupted run), but writing the program's values to it failed ` +
+        `(${describe(err)}); it is not held by this deployment, so running pulumi up again with the same SERVICE_ADOPT_FROM takes it`,
+      { cause: err },
     );
   }
-  return adopted;
 }
 
 /**
@@ -77,7 +90,7 @@ let candidates: { file: string; byKind: Record<string, AdoptionCandidates> } | u
  * When {@link ADOPT_FROM_ENV} is set: the resources of `kind` listed in its file. Every create
  * of an event subscription or destination then first looks among them for one with exactly its
  * values that no other resource of the deployment holds, and adopts it instead of creating one
- * (see `createOnce` in ambiguous.ts, {@link adoptListed}). This is how a deployment finishes one that was killed with
+ * (see `createOnce` in createOnce.ts, {@link adoptListed}). This is how a deployment finishes one that was killed with
  * `PULUMI_SKIP_CHECKPOINTS=true`, whose creates the state does not record. Only resources the
  * stack did not hold when `service-recover` read it are listed, so none is ever taken from
  * another resource of the stack.

@@ -3,7 +3,7 @@
  * kept while they stay the same: its connection pool and warm connections serve every resource
  * of every kind. The client sends an `Idempotency-Key` with every create
  * (`idempotencyKeys: "auto"`), so a create whose connection is reset is retried safely once the
- * service has shown that it honours keys; create/ambiguous.ts handles the rest.
+ * service has shown that it honours keys; create/createOnce.ts handles the rest.
  *
  * @packageDocumentation
  */

@@ -9,7 +9,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/createOnce";
 import { ClaimsFolder, deploymentClaimsFolder } from "../../../../provider/impl/create/claimsFolder";
 import { shareDeploymentClaims } from "../../../../provider/native/main";
 import { noSpaceError } from "../../../helpers/claims-fixtures";

@@ -7,8 +7,8 @@
  *
  * And the folder never touches what is not this user's: a root (or folder, or key) of another
  * user, a link, or one open to others is refused and nothing under it is removed; clean-up
- * removes only this user's directories of dead engines, judged by PID and start time; and every
- * wait on another process's lock ends within its bound with an error naming the lock.
+ * removes only this user's directories of dead engines, judged by PID and start time. (The waits on
+ * another process's lock: folderLocks.test.ts.)
  */
 import {
   chmodSync,
@@ -25,76 +25,29 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { APIConnectionError } from "../../../../client";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
+import { ClaimRegistry, createOnce } from "../../../../provider/impl/create/createOnce";
 import {
   ClaimsFolder,
-  ClaimsLockTimeoutError,
   claimsRoot,
   deploymentClaimsFolder,
   formatIdentity,
   processIdentity,
 } from "../../../../provider/impl/create/claimsFolder";
-import { anotherUsersProject, contents, deadPid } from "../../../helpers/claims-fixtures";
-
-type R = { id: string; createdAt: string; v: string };
+import {
+  ClaimsService as Service,
+  anotherUsersProject,
+  claimsSpecFor as specFor,
+  contents,
+  deadPid,
+  state,
+  type Thing as R,
+} from "../../../helpers/claims-fixtures";
 
 /** A user ID other than this process's, for folders "another user" made (the tests run as root). */
 const OTHER_UID = 65534;
 
 /** `text` as a regular expression matching it literally. */
 const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** Resolves after `ms` **milliseconds**. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** State of a promise now: "pending" until it settles. */
-async function state(p: Promise<unknown>): Promise<"pending" | "settled"> {
-  return Promise.race([p.then(() => "settled" as const), sleep(30).then(() => "pending" as const)]);
-}
-
-/**
- * A service both "processes" talk to: every create is stored at once; its answer arrives, or is
- * lost (a reset after the handler), after the delay the test gives.
- */
-class Service {
-  readonly stored: R[] = [];
-  private next = 1;
-
-  create(v: string, answer: { lost: boolean; afterMs: number }): Promise<R> {
-    const made = { id: `thing_${this.next++}`, createdAt: new Date().toISOString(), v };
-    this.stored.unshift(made);
-    return sleep(answer.afterMs).then(() => {
-      if (answer.lost)
-        throw new APIConnectionError("POST /things: connection failed: socket hang up", {
-          request: "POST /things",
-        });
-      return made;
-    });
-  }
-
-  async *list(): AsyncIterable<R> {
-    for (const r of [...this.stored]) yield r;
-  }
-}
-
-function specFor(
-  svc: Service,
-  registry: ClaimRegistry,
-  answer: { lost: boolean; afterMs: number },
-  secret?: string,
-): CreateOnceSpec<R> {
-  return {
-    what: "thing",
-    create: () => svc.create("same", answer),
-    fingerprint: JSON.stringify({ v: "same", secret }),
-    matchKey: JSON.stringify({ v: "same" }),
-    list: () => svc.list(),
-    matches: (live) => live.v === "same",
-    keysHonoured: () => false,
-    registry,
-  };
-}
 
 function outcome(svc: Service, results: PromiseSettledResult<R>[]) {
   const held = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
@@ -379,76 +332,6 @@ describe("deploymentClaimsFolder never touches what is not this user's", () => {
     new ClaimsFolder(dir);
     chmodSync(path.join(dir, "key"), 0o644);
     expect(() => new ClaimsFolder(dir)).toThrow(/key .* has mode 0644, not 0600/);
-  });
-});
-
-describe("a wait on another process's lock ends within its bound, naming the lock and its holder", () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "claims-wait-"));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-  const BOUND_MS = 200;
-  /** `p`, or "still waiting" after 5 s: on a wait with no bound the test fails instead of hanging. */
-  const orStillWaiting = (p: Promise<unknown>) => Promise.race([p, sleep(5_000).then(() => "still waiting")]);
-
-  it("a create waits no longer than the bound for a live process's lookup, and its error names the lock file and the holder", async () => {
-    const holder = new ClaimsFolder(dir);
-    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
-    await holder.enterLookup("thing");
-    const started = Date.now();
-    const err = await orStillWaiting(waiter.enterSend("thing")).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ClaimsLockTimeoutError);
-    expect(Date.now() - started).toBeLessThan(BOUND_MS + 1_000);
-    const message = (err as Error).message;
-    expect(message).toContain(path.join(dir, "looking", "thing"));
-    expect(message).toContain(holder.owner);
-    expect(message).toMatch(new RegExp(`process ${process.pid}, still running.*nothing was made.*rm '`));
-    // Once the lookup ends, creates go on.
-    holder.leaveLookup("thing");
-    expect(await orStillWaiting(waiter.enterSend("thing"))).toBeUndefined();
-  });
-
-  it("a lookup waits no longer than the bound for a live process's creates in flight, and leaves no lock behind", async () => {
-    const holder = new ClaimsFolder(dir);
-    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
-    await holder.enterSend("thing");
-    const err = await orStillWaiting(waiter.enterLookup("thing")).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ClaimsLockTimeoutError);
-    const message = (err as Error).message;
-    expect(message).toContain(path.join(dir, "sending", `thing.${holder.owner}`));
-    expect(message).toMatch(/may have made a "thing" this deployment does not hold/);
-    expect(readdirSync(path.join(dir, "looking"))).toEqual([]);
-  });
-
-  it("createOnce fails with the lock's error, having sent nothing, and the kind's creates go on once the lock is let go", async () => {
-    const svc = new Service();
-    const holder = new ClaimsFolder(dir);
-    const registry = new ClaimRegistry();
-    registry.share(new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS }));
-    await holder.enterLookup("thing");
-    const spec = specFor(svc, registry, { lost: false, afterMs: 0 });
-    const first = await orStillWaiting(createOnce(spec)).catch((e: unknown) => e);
-    expect(String(first)).toContain(path.join(dir, "looking", "thing"));
-    expect(svc.stored).toEqual([]);
-    holder.leaveLookup("thing");
-    expect(await orStillWaiting(createOnce(spec))).toMatchObject({ id: "thing_1" });
-    // The failed wait counts no create of the kind in flight: a lookup of this process runs.
-    expect(await orStillWaiting(registry.gate("thing").enterLookup())).toBeUndefined();
-  });
-
-  it("a lock whose holder's PID now runs another process (another start time) is not waited for", async () => {
-    const me = processIdentity(process.pid);
-    const reused = `${formatIdentity({ ...me, startTime: String(Number(me.startTime) + 1) })}-0123456789ab`;
-    const live = `${formatIdentity(me)}-0123456789ab`;
-    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
-    writeFileSync(path.join(dir, "looking", "thing"), reused);
-    expect(await orStillWaiting(waiter.enterSend("thing"))).toBeUndefined();
-    waiter.leaveSend("thing");
-    // The same PID at its own start time is the live holder: waited for, to the bound.
-    writeFileSync(path.join(dir, "looking", "thing"), live);
-    await expect(orStillWaiting(waiter.enterSend("thing"))).rejects.toThrow(ClaimsLockTimeoutError);
   });
 });
 

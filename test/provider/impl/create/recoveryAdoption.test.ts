@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/createOnce";
 import { ADOPT_FROM_ENV, adoptionCandidates } from "../../../../provider/impl/runtime";
 
 type R = { id: string; createdAt: string; v: string };

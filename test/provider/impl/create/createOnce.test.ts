@@ -11,7 +11,7 @@
  */
 import fc from "fast-check";
 import { APIConnectionError } from "../../../../client";
-import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/ambiguous";
+import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/createOnce";
 
 type R = { id: string; createdAt: string; v: string };
 const T0 = Date.parse("2026-11-21T10:00:00Z");
