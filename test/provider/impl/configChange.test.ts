@@ -12,13 +12,17 @@ import { startEmulator } from "../../helpers/emulator";
 const A = "sk_config_change_account_a_51d0";
 const B = "sk_config_change_account_b_77e3";
 const UNKNOWN_KEY = "sk_config_change_nobody_0000";
+/** Keys of two more accounts, both empty. */
+const EMPTY = "sk_config_change_empty_c_9a41";
+const EMPTY_TOO = "sk_config_change_empty_d_2b07";
 const NO_ENV = {};
 
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ apiKeys: [A, B] });
-  // Each account holds a destination, so the two keys see different resources.
+  emulator = await startEmulator({ apiKeys: [A, B, EMPTY, EMPTY_TOO] });
+  // Accounts A and B hold a destination each, so the two keys see different resources; EMPTY and
+  // EMPTY_TOO hold none.
   for (const key of [A, B]) {
     const client = new ServiceClient({ apiKey: key, baseUrl: emulator.url });
     await client.eventDestinations.create({ target: { datadog: { apiKey: "dd-config-change-key" } } });
@@ -48,6 +52,15 @@ describe("configVerdict", () => {
     );
     expect(verdict.replaces).toEqual(["apiKey"]);
     expect(verdict.why).toMatch(/another account/);
+  });
+
+  it("replaces on a key of a new, empty account, and on the way back; two empty accounts cannot be told apart and replace nothing", async () => {
+    const on = (apiKey: string) => ({ apiKey, baseUrl: emulator.url });
+    const toEmpty = await configVerdict(on(A), on(EMPTY), NO_ENV);
+    expect(toEmpty.replaces).toEqual(["apiKey"]);
+    expect(toEmpty.why).toMatch(/another account/);
+    expect((await configVerdict(on(EMPTY), on(A), NO_ENV)).replaces).toEqual(["apiKey"]);
+    await expect(configVerdict(on(EMPTY), on(EMPTY_TOO), NO_ENV)).resolves.toEqual({ replaces: [] });
   });
 
   it("replaces on another service, whatever the key (a trailing slash is the same service)", async () => {

@@ -14,6 +14,7 @@ import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { status as grpcStatus, type ServiceError } from "@grpc/grpc-js";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { unary, useNativePlugin } from "../../helpers/native-plugin";
+import { ServiceClient } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { startHoldingProxy, type HoldingProxy } from "../../helpers/held-answers";
 
@@ -203,5 +204,42 @@ describe("a create that timed out after it was sent (the plugin in process, the 
         `^create of event destination did not finish within the create timeout of 1 s \\(customTimeouts.create\\) after its request was sent\\. The service may still make it: the stack keeps it as ${failed.getId()} \\(a placeholder\\)`,
       ),
     );
+  });
+});
+
+describe("Read with only an ID (pulumi import, get): the schema's secrets are secret in what it answers", () => {
+  const plugin = useNativePlugin();
+  let emulator: RunningEmulator;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({});
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it("a destination's target is a secret in the properties and the inputs, though the request held no secret", async () => {
+    const apiKey = emulator.apiKeys[0];
+    const made = await new ServiceClient({ apiKey, baseUrl: emulator.url }).eventDestinations.create({
+      target: { datadog: { apiKey: "dd-read-secret-key" } },
+      description: "imported",
+    });
+    const configure = new proto.ConfigureRequest();
+    configure.setArgs(Struct.fromJavaScript({ baseUrl: emulator.url, apiKey }));
+    await unary(plugin(), "configure", configure);
+    const read = new proto.ReadRequest();
+    read.setUrn(DEST);
+    read.setId(made.id);
+    read.setProperties(Struct.fromJavaScript({}));
+    read.setInputs(Struct.fromJavaScript({}));
+    const resp = await unary<proto.ReadRequest, proto.ReadResponse>(plugin(), "read", read);
+    expect(resp.getId()).toBe(made.id);
+    const props = resp.getProperties()!.toJavaScript();
+    const inputs = resp.getInputs()!.toJavaScript();
+    expect(isSecret(props.target)).toBe(true);
+    expect(isSecret(inputs.target)).toBe(true);
+    expect(props.description).toBe("imported");
+    expect(isSecret(props.description)).toBe(false);
   });
 });
