@@ -4,7 +4,7 @@
  * first whose boundaries neither skip nor repeat a resource, `hasMore` exactly when older ones
  * remain, and one account's resources invisible to another's every read, update and delete.
  */
-import type { DestinationRecord, Store } from "../../../packages/emulator/store";
+import type { Store } from "../../../packages/emulator/store";
 import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
 
 /**
@@ -17,7 +17,7 @@ function allPages(store: Store, accountId: string, limit: number, maxPages = 20)
   let beforeId: string | undefined;
   while (hasMore.length < maxPages) {
     const page = store.listDestinations(accountId, { limit, beforeId });
-    ids.push(...page.items.map((d: DestinationRecord) => d.id));
+    ids.push(...page.items.map((d) => d.id));
     hasMore.push(page.hasMore);
     if (!page.hasMore) return { ids, hasMore };
     beforeId = page.items[page.items.length - 1].id;

@@ -1,17 +1,23 @@
 /**
  * The `EventDestination` provider's pure parts (provider/impl/eventDestination.ts): outputs
  * from the API's answer with the program's secrets kept, the inputs a refresh returns, `diff`,
- * and the match that finds the destination an ambiguous create made.
+ * and the match that finds the destination an ambiguous create made; and, against the emulator,
+ * a refresh and a delete after the destination was deleted outside Pulumi.
  */
 import type { EventDestination } from "service-contract";
 import {
+  create,
   diff,
   hasWriteOnlySecret,
   matchesInputs,
+  read,
+  remove,
   toInputs,
   toOutputs,
   type DestinationInputs,
+  type DestinationOutputs,
 } from "../../../provider/impl/eventDestination";
+import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = `ed_${"A".repeat(27)}`;
 const creds = (secret: string) => ({
@@ -99,5 +105,19 @@ describe("hasWriteOnlySecret", () => {
     [undefined, false],
   ])("%j: %s", (target, expected) => {
     expect(hasWriteOnlySecret(target as never)).toBe(expected);
+  });
+});
+
+describe("after a delete outside Pulumi (real emulator)", () => {
+  const service = useProviderOnEmulator("sk_destination_out_of_band_7d2a");
+
+  it("a refresh drops the destination from the state, and a delete counts it as done", async () => {
+    const { client } = service();
+    const made = await create({ target: { datadog: { apiKey: "dd-oob-key" } }, description: "oob" });
+    const outs = made.outs as DestinationOutputs;
+    await expect(read(made.id, outs)).resolves.toMatchObject({ id: made.id });
+    await client.eventDestinations.delete(made.id);
+    await expect(read(made.id, outs)).resolves.toEqual({});
+    await expect(remove(made.id, outs)).resolves.toBeUndefined();
   });
 });

@@ -1,16 +1,22 @@
 /**
  * The `EventSubscription` provider's pure parts (provider/impl/eventSubscription.ts): outputs,
  * the inputs a refresh returns, `diff` (order of lists ignored) and the match that finds the
- * subscription an ambiguous create made (order kept: it is what the create sent).
+ * subscription an ambiguous create made (order kept: it is what the create sent); and, against
+ * the emulator, a refresh and a delete after the subscription was deleted outside Pulumi.
  */
 import type { EventSubscription } from "service-contract";
 import {
+  create,
   diff,
   matchesInputs,
+  read,
+  remove,
   toInputs,
   toOutputs,
   type SubscriptionInputs,
+  type SubscriptionOutputs,
 } from "../../../provider/impl/eventSubscription";
+import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const id = (prefix: string, c: string) => `${prefix}${c.repeat(27)}`;
 const ID = id("esb_", "S");
@@ -69,5 +75,26 @@ describe("matchesInputs", () => {
     ['left-out metadata is ""', inputs({ metadata: undefined }), true],
   ])("%s", (_what, news, expected) => {
     expect(matchesInputs(live(), news)).toBe(expected);
+  });
+});
+
+describe("after a delete outside Pulumi (real emulator)", () => {
+  const service = useProviderOnEmulator("sk_subscription_out_of_band_4c1e");
+
+  it("a refresh drops the subscription from the state, and a delete counts it as done", async () => {
+    const { client } = service();
+    const destination = await client.eventDestinations.create({
+      target: { datadog: { apiKey: "dd-oob-key" } },
+    });
+    const made = await create({
+      sources: [{ type: T1 }],
+      destinationIds: [destination.id],
+      description: "oob",
+    });
+    const outs = made.outs as SubscriptionOutputs;
+    await expect(read(made.id, outs)).resolves.toMatchObject({ id: made.id });
+    await client.eventSubscriptions.delete(made.id);
+    await expect(read(made.id, outs)).resolves.toEqual({});
+    await expect(remove(made.id, outs)).resolves.toBeUndefined();
   });
 });

@@ -1,0 +1,41 @@
+/**
+ * The provider's process state configured against a fresh emulator, for tests of one resource's
+ * `create`, `read` and `remove` (provider/impl/*.ts) over HTTP: the emulator started with one
+ * account's key before the file's tests, the runtime configured with it, both let go after.
+ */
+import { ServiceClient } from "../../client";
+import * as runtime from "../../provider/impl/runtime";
+import { startEmulator, type RunningEmulator } from "./emulator";
+
+/** What {@link useProviderOnEmulator} gives a test: the emulator, and a client of the same key. */
+export interface ProviderOnEmulator {
+  emulator: RunningEmulator;
+  /** A client of the account's key, to act on the service outside the provider (out of band). */
+  client: ServiceClient;
+}
+
+/**
+ * Starts an emulator whose one account has `apiKey` and configures the provider runtime with it
+ * (as `pulumi up` would: `service:apiKey`, `service:baseUrl`) in `beforeAll`; unconfigures and
+ * closes both in `afterAll`. Call at the top of a `describe`.
+ * @returns a getter, valid inside tests, of the emulator and a client of the key.
+ */
+export function useProviderOnEmulator(apiKey: string): () => ProviderOnEmulator {
+  let running: ProviderOnEmulator | undefined;
+  beforeAll(async () => {
+    const emulator = await startEmulator({ apiKeys: [apiKey] });
+    running = { emulator, client: new ServiceClient({ apiKey, baseUrl: emulator.url }) };
+    await runtime.configure({
+      config: { get: (k: string) => ({ "service:apiKey": apiKey, "service:baseUrl": emulator.url })[k] },
+    });
+  });
+  afterAll(async () => {
+    await runtime.configure({ config: { get: () => undefined } });
+    await running?.client.close();
+    await running?.emulator.close();
+  });
+  return () => {
+    if (!running) throw new Error("useProviderOnEmulator: the emulator runs only inside tests");
+    return running;
+  };
+}
