@@ -31,7 +31,7 @@ module.exports = {
   testTimeout: 60000,
   // Two workers, the 2-core machine's cores. Three took a warm `npm test` from 663 s to 552 s once
   // and to 687 s another time (2026-11-27), and CI's run as long as two (1,389 s of tests):
-  // docs/development.md § Time budget.
+  // docs/performance.md § The tests' time budget.
   maxWorkers: 2,
   // The known slowest files first (test/helpers/time-budget.js SLOWEST_FIRST).
   testSequencer: "<rootDir>/test/helpers/sequencer.js",

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run demo [-- up|preview|refresh|destroy]`: deploys examples/quickstart (the root
+// `npm run demo [-- up|preview|refresh|destroy]`: deploys examples/typescript/quickstart-dynamic (the root
 // Pulumi.yaml) to stack `dev` against a local emulator, with Pulumi's own progress output.
 //
 // - the engine: scripts/ensure-pulumi.js (run by `predemo`);

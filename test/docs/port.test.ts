@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { EMULATOR_DEFAULT_PORT } from "service-contract";
 import { main } from "../../packages/emulator/cli";
 import { capture } from "../helpers/cli";
-import { documents } from "../helpers/doc-blocks";
+import { markedDocuments } from "../helpers/doc-blocks";
 
 const REPO = path.resolve(__dirname, "../..");
 const PORT = 8787;
@@ -32,8 +32,9 @@ describe("the emulator's default port", () => {
   });
 
   it("is the only port of an emulator address or --port in the documentation", () => {
+    // The documents, each language's examples/<language>/README.md and each example's README.
     const files = [
-      ...documents(REPO),
+      ...markedDocuments(REPO),
       "packages/emulator/README.md",
       ...fs.readdirSync(path.join(REPO, "examples")).map((e) => `examples/${e}/README.md`),
     ];

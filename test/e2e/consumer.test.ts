@@ -142,7 +142,7 @@ function since(started: bigint): number {
 function writeProgram(project: string): void {
   fs.writeFileSync(
     path.join(project, "index.ts"),
-    fs.readFileSync(path.join(REPO, "examples/quickstart/index.ts"), "utf8") +
+    fs.readFileSync(path.join(REPO, "examples/typescript/quickstart-dynamic/index.ts"), "utf8") +
       "\n/** The Node.js the program ran on (checked by the consumer test). */\nexport const nodeVersion = process.version;\n",
   );
   fs.writeFileSync(

@@ -52,7 +52,8 @@ function run(cmd: string, args: string[], cwd: string, env: Record<string, strin
 }
 
 /**
- * Copies `examples/<name>` out of the repository, installs the tarballs there, and runs the
+ * Copies `examples/<name>` (`name` a folder under examples/, e.g. `typescript/multi-env`) out of
+ * the repository into a folder of its last name, installs the tarballs there, and runs the
  * command of its README. Resolves with that command's output; rejects when a step fails.
  */
 async function copyAndRun(name: string): Promise<string> {
@@ -65,7 +66,7 @@ async function copyAndRun(name: string): Promise<string> {
     .split("\0")
     .filter((f) => f !== "" && fs.existsSync(path.join(REPO, f)));
   // A folder of its own: no other example's copy beside it to lean on.
-  const copy = path.join(fs.mkdtempSync(path.join(tmp, `${name}-`)), name);
+  const copy = path.join(fs.mkdtempSync(path.join(tmp, `${path.basename(name)}-`)), path.basename(name));
   for (const f of files) {
     const to = path.join(copy, path.relative(source, path.join(REPO, f)));
     fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -153,8 +154,8 @@ describe("examples, copied out of the repository and run by the command of their
   // The examples whose run prints a summary of what they deployed, then destroys everything.
   it.each([
     [
-      "quickstart: deploys two destinations, three subscriptions and an abuse report; a second up changes nothing; destroy leaves nothing",
-      "quickstart",
+      "typescript/quickstart-dynamic: deploys two destinations, three subscriptions and an abuse report; a second up changes nothing; destroy leaves nothing",
+      "typescript/quickstart-dynamic",
       {
         destinations: ["Audit events to Kinesis: kinesis", "Operational events to Datadog: datadog"],
         subscriptions: [
@@ -166,8 +167,8 @@ describe("examples, copied out of the repository and run by the command of their
       },
     ],
     [
-      "multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations",
-      "multi-env",
+      "typescript/multi-env: dev and prod get their own destinations and event sets; alerts reach the same environment's destinations",
+      "typescript/multi-env",
       {
         dev: {
           destinations: ["audit (dev): kinesis"],
@@ -197,8 +198,8 @@ describe("examples, copied out of the repository and run by the command of their
     1_800_000,
   );
 
-  it("testing: the example's own jest test deploys, checks and destroys its program", async () => {
-    const out = await copyAndRun("testing");
+  it("typescript/testing: the example's own jest test deploys, checks and destroys its program", async () => {
+    const out = await copyAndRun("typescript/testing");
     expect(out).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 1_800_000);
 

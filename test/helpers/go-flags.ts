@@ -7,7 +7,7 @@
  * between the Go SDK's checks, the Go example and the Go install (each reads the SDK from another
  * folder), and those of the language hosts' module between the engine's build and the hosts' own
  * tests. On a new machine, where the build cache is empty, each would otherwise compile them again:
- * docs/development.md § Time budget gives the minutes.
+ * docs/performance.md § The tests' time budget gives the minutes.
  */
 import { GO_BUILD_FLAGS } from "../../scripts/pulumi-env";
 

@@ -7,7 +7,7 @@
 // (.ci/run) runs both in one run, `npm run test:all`, against the sums of the two budgets. Each
 // budget is in seconds per folder of test/, summed over the folder's files (each file timed by
 // jest from start to end, in its worker). The summary reporter (summary-reporter.js) prints each
-// folder's seconds against them; docs/development.md § Time budget gives the same tables.
+// folder's seconds against them; docs/performance.md § The tests' time budget gives the same tables.
 "use strict";
 
 /**

@@ -226,7 +226,7 @@ describe("the test run's Pulumi home", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "run-home-settings-"));
     try {
       // A checkout of its own (SETTINGS_ROOT_ENV): this run's programs are left alone.
-      const kept = path.join(dir, "examples", "multi-env", "Pulumi.dev.yaml");
+      const kept = path.join(dir, "examples", "typescript", "multi-env", "Pulumi.dev.yaml");
       const program = path.join(dir, "test", "fixtures", "program");
       fs.mkdirSync(path.dirname(kept), { recursive: true });
       fs.mkdirSync(program, { recursive: true });

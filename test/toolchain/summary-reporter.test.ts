@@ -118,10 +118,10 @@ describe("summary line", () => {
     expect(all).toMatch(/^ +\d+\.\d s {2}in all {2}\(budget 6 s\)$/);
   });
 
-  /** The rows `| \`folder\` | budget |` of docs/development.md § Time budget's table under `heading`. */
+  /** The rows `| \`folder\` | budget |` of docs/performance.md § The tests' time budget's table under `heading`. */
   function documentedBudgets(heading: string): Record<string, number> {
-    const doc = fs.readFileSync(path.join(REPO_ROOT, "docs/development.md"), "utf8");
-    const from = doc.indexOf(heading, doc.indexOf("### Time budget"));
+    const doc = fs.readFileSync(path.join(REPO_ROOT, "docs/performance.md"), "utf8");
+    const from = doc.indexOf(heading, doc.indexOf("## The tests' time budget"));
     expect(from).toBeGreaterThan(0);
     const table = doc.slice(from, doc.indexOf("\n\n", doc.indexOf("\n|", from)));
     return Object.fromEntries(
@@ -129,7 +129,7 @@ describe("summary line", () => {
     );
   }
 
-  it("has the budgets docs/development.md gives: npm test's summing to nine minutes of two workers, test:release's to five", () => {
+  it("has the budgets docs/performance.md gives: npm test's summing to nine minutes of two workers, test:release's to five", () => {
     expect(documentedBudgets("Budget of `npm test`")).toEqual(budgets.BUDGET_SECONDS);
     expect(budgets.TOTAL).toBe(1080);
     expect(documentedBudgets("Budget of `npm run test:release`")).toEqual(budgets.RELEASE_BUDGET_SECONDS);

@@ -1,0 +1,283 @@
+/**
+ * The provider process's request log (provider/impl/process/debugLog.ts): each request's line to
+ * Pulumi's log at debug level, in batches, sent before the process ends; `SERVICE_LOG`; and the
+ * connection of `@pulumi/pulumi`'s log to the engine that `configure` makes. Last, through the
+ * real engine (Automation API, the project's CLI, the built package): the log reaches
+ * `pulumi up --debug`'s output, without the API key or the destination's secret, and a run
+ * without `--debug` shows none of it.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import { configure, getClient } from "../../../../provider/impl/process/client";
+import { DEBUG_LOG_FLUSH_MS, flushDebugLog } from "../../../../provider/impl/process/debugLog";
+import { type RunningEmulator, startEmulator } from "../../../helpers/emulator";
+import { configBag, isolateSettings } from "../../../helpers/provider-settings";
+import { freshBackend, localStack } from "../../../helpers/pulumi";
+import {
+  fakeId,
+  json,
+  serviceError,
+  startScriptedServer,
+  wireSubscription,
+} from "../../../helpers/scripted-server";
+import { SERVER } from "../../../../provider/native/server";
+
+const KEY = "sk_test_RUNTIME_SECRET_0123456789";
+/** The repository's root. */
+const REPO = path.resolve(__dirname, "../../../..");
+
+describe("the request log", () => {
+  const state = isolateSettings();
+
+  /** The messages sent to Pulumi's log at debug level from now on (the spy is restored after each test). */
+  async function spyDebug(): Promise<string[]> {
+    // Lines of earlier tests still waiting go first, to the real log (no engine: dropped).
+    await flushDebugLog();
+    const messages: string[] = [];
+    jest.spyOn(pulumi.log, "debug").mockImplementation(async (msg: string) => void messages.push(msg));
+    return messages;
+  }
+
+  /** The lines of Pulumi's debug messages, in order: a message holds the lines of a batch. */
+  const linesOf = (messages: string[]) => messages.flatMap((m) => m.split("\n"));
+
+  /** A scripted server answering one GET of a subscription, the client configured for it, and the debug messages from then on. */
+  async function oneGetServer(): Promise<string[]> {
+    state.server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+    const messages = await spyDebug();
+    await configure({ config: configBag({ "service:apiKey": KEY, "service:baseUrl": state.server.url }) });
+    return messages;
+  }
+
+  /** A GET answered 503 then 200, its request lines flushed: the debug messages sent. */
+  async function retriedGet(): Promise<string[]> {
+    state.server = await startScriptedServer([
+      serviceError(503, 500, "busy"),
+      json(200, wireSubscription("http://svc", 1)),
+    ]);
+    const messages = await spyDebug();
+    await configure({ config: configBag({ "service:apiKey": KEY, "service:baseUrl": state.server.url }) });
+    await getClient().eventSubscriptions.get(fakeId("esb_", 1));
+    expect(state.server.requests).toHaveLength(2);
+    await flushDebugLog();
+    return messages;
+  }
+
+  /** What is written to stderr from now to the end of the test (the spy is restored after each). */
+  function captureStderr(): string[] {
+    const written: string[] = [];
+    jest
+      .spyOn(process.stderr, "write")
+      .mockImplementation((chunk: unknown) => (written.push(String(chunk)), true));
+    return written;
+  }
+
+  test("each attempt of a retried GET goes to Pulumi's log at debug level, without the key", async () => {
+    const messages = await retriedGet();
+    // The three lines, logged within milliseconds, go as one message.
+    expect(messages).toHaveLength(1);
+    const lines = linesOf(messages);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(
+      /^service: GET \/event_subscriptions\/esb_\w+ -> 503 in \d+ ms \(attempt 1 of 5/,
+    );
+    expect(lines[1]).toMatch(/^service: GET \/event_subscriptions\/esb_\w+: attempt 2 of 5 in \d+ ms$/);
+    expect(lines[2]).toMatch(
+      /^service: GET \/event_subscriptions\/esb_\w+ -> 200 in \d+ ms \(attempt 2 of 5/,
+    );
+    expect(lines.join("\n")).not.toContain(KEY);
+  });
+
+  test("SERVICE_LOG=debug: to stderr as well", async () => {
+    process.env.SERVICE_LOG = "debug";
+    const written = captureStderr();
+    const lines = linesOf(await retriedGet());
+    expect(lines).toHaveLength(3);
+    expect(written.join("")).toBe(lines.map((l) => `${l}\n`).join(""));
+  });
+
+  test("SERVICE_LOG=off: nothing, neither to Pulumi's log nor to stderr", async () => {
+    process.env.SERVICE_LOG = "off";
+    const written = captureStderr();
+    expect(await retriedGet()).toEqual([]);
+    expect(written).toEqual([]);
+  });
+
+  test("1,000 requests: every line reaches Pulumi's log, in order, in a handful of messages", async () => {
+    const emulator = await startEmulator({});
+    try {
+      const messages = await spyDebug();
+      await configure({
+        config: configBag({ "service:apiKey": emulator.apiKeys[0], "service:baseUrl": emulator.url }),
+      });
+      const ids = Array.from({ length: 1000 }, (_, i) => fakeId("esb_", i + 1));
+      const started = Date.now();
+      for (const id of ids) await expect(getClient().eventSubscriptions.get(id)).rejects.toThrow();
+      const seconds = (Date.now() - started) / 1000;
+      await flushDebugLog();
+      const lines = linesOf(messages);
+      expect(lines).toHaveLength(1000);
+      lines.forEach((line, i) => expect(line).toContain(`GET /event_subscriptions/${ids[i]} -> 404`));
+      // One message per DEBUG_LOG_FLUSH_MS of requests, and the last flush: not one per request.
+      expect(messages.length).toBeLessThanOrEqual(Math.ceil((seconds * 1000) / DEBUG_LOG_FLUSH_MS) + 2);
+      expect(messages.length).toBeLessThan(50);
+    } finally {
+      await configure({ config: configBag({}) });
+      await emulator.close();
+    }
+  }, 120_000);
+
+  test("lines left waiting go by themselves within DEBUG_LOG_FLUSH_MS", async () => {
+    const messages = await oneGetServer();
+    await getClient().eventSubscriptions.get(fakeId("esb_", 1));
+    expect(messages).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, DEBUG_LOG_FLUSH_MS + 200));
+    expect(linesOf(messages)).toEqual([expect.stringMatching(/GET \/event_subscriptions\/esb_\w+ -> 200/)]);
+  });
+
+  test("the native plugin's Cancel (sent by the engine before it stops a provider) sends the lines waiting", async () => {
+    const messages = await oneGetServer();
+    await getClient().eventSubscriptions.get(fakeId("esb_", 1));
+    expect(messages).toEqual([]);
+    await new Promise<void>((resolve, reject) =>
+      SERVER.cancel!({ request: undefined } as never, (err) => (err ? reject(err) : resolve())),
+    );
+    expect(linesOf(messages)).toEqual([expect.stringMatching(/GET \/event_subscriptions\/esb_\w+ -> 200/)]);
+  });
+
+  test("SIGINT (how the engine stops a provider, after Cancel) sends the lines waiting, then ends the process", async () => {
+    state.server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+    // The built runtime (npm run build), as deployed providers load it, in a process of its own,
+    // Pulumi's log writing to stdout.
+    const script = `
+      const pulumi = require("@pulumi/pulumi");
+      pulumi.log.debug = async (m) => void process.stdout.write("sent: " + m + "\\n");
+      // The batch timer never fires here, however slow the machine: only the signal sends the line.
+      const setTimer = global.setTimeout;
+      global.setTimeout = (fn, ms, ...args) => (ms === ${DEBUG_LOG_FLUSH_MS} ? { unref() {} } : setTimer(fn, ms, ...args));
+      const runtime = require(${JSON.stringify(path.join(REPO, "dist/provider/impl/runtime.js"))});
+      const values = { "service:apiKey": "sk_test", "service:baseUrl": process.env.URL };
+      runtime.configure({ config: { get: (k) => values[k] } })
+        .then(() => runtime.getClient().eventSubscriptions.get(process.env.ID))
+        .then(() => { process.stdout.write("ready\\n"); setInterval(() => {}, 1000); });`;
+    const child = spawn(process.execPath, ["-e", script], {
+      cwd: REPO,
+      env: { ...process.env, URL: state.server.url, ID: fakeId("esb_", 1), SERVICE_LOG: "" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    const ended = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
+    await new Promise<void>((resolve) =>
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("ready\n")) resolve();
+      }),
+    );
+    expect(out).toBe("ready\n");
+    child.kill("SIGINT");
+    expect(await ended).toBe("SIGINT");
+    expect(out).toMatch(/^ready\nsent: service: GET \/event_subscriptions\/esb_\w+ -> 200 in \d+ ms/);
+  }, 60_000);
+});
+
+/**
+ * The engine's address, the provider process's last argument, reaches `@pulumi/pulumi`'s log
+ * even when its settings were read before `configure` (without it, debug lines are dropped).
+ */
+test("configure hands the engine address to Pulumi's log, after --logflow's flags too", async () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const state = require("@pulumi/pulumi/runtime/state") as {
+    getStore(): { settings: { options: { engineAddr?: string } } };
+  };
+  const options = state.getStore().settings.options;
+  const saved = { argv: process.argv, env: process.env.PULUMI_NODEJS_ENGINE, addr: options.engineAddr };
+  try {
+    delete process.env.PULUMI_NODEJS_ENGINE;
+    options.engineAddr = undefined;
+    process.argv = [
+      process.argv[0],
+      "dynamic-provider",
+      "--logtostderr",
+      "-v=9",
+      "--tracing",
+      "127.0.0.1:1",
+      "127.0.0.1:45678",
+    ];
+    await configure({ config: configBag({}) });
+    expect(options.engineAddr).toBe("127.0.0.1:45678");
+    expect(process.env.PULUMI_NODEJS_ENGINE).toBe("127.0.0.1:45678");
+  } finally {
+    process.argv = saved.argv;
+    options.engineAddr = saved.addr;
+    if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
+    else process.env.PULUMI_NODEJS_ENGINE = saved.env;
+  }
+});
+
+describe("the request log through the real engine", () => {
+  const DD_KEY = "dd-runtime-secret-key-93be1f";
+  let emulator: RunningEmulator;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({});
+    ({ stack } = await localStack(
+      path.join(REPO, "test", "fixtures", "lifecycle"),
+      "log",
+      freshBackend("runtime-log"),
+      { SERVICE_LOG: "" },
+    ));
+    await stack.setConfig("service:baseUrl", { value: emulator.url });
+    await stack.setConfig("service:apiKey", { value: emulator.apiKeys[0], secret: true });
+    await stack.setConfig("ddApiKey", { value: DD_KEY, secret: true });
+    const spec = {
+      destinations: [
+        { name: "dd", args: { target: { datadog: { apiKey: "secret:ddApiKey", ddsite: "datadoghq.eu" } } } },
+      ],
+      subscriptions: ["a", "b", "c"].map((name) => ({
+        name,
+        destinations: ["dd"],
+        args: { sources: [{ type: "ip_policy_created.v0" }] },
+      })),
+      reports: [],
+    };
+    await stack.setConfig("spec", { value: JSON.stringify(spec) });
+  }, 600_000);
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  test("up --debug shows each request, in order; destroy without it shows none", async () => {
+    let out = "";
+    await stack.up({ debug: true, onOutput: (o) => (out += o) });
+    const lines = out.split("\n").filter((l) => l.includes("service: "));
+    // The lines reach the engine in batches (one debug message of several lines), the last ones
+    // as the engine stops the provider: each request's line is there (the display may show a
+    // message twice: as it comes, and among the diagnostics), the destination's first.
+    const posts = new Set(
+      lines
+        .map(
+          (l) =>
+            /service: POST \/event_\w+ -> 201 in \d+ ms \(attempt 1 of 5, operation op_\w+\)/.exec(l)?.[0],
+        )
+        .filter((l) => l !== undefined),
+    );
+    expect([...posts].map((l) => /POST \/(\w+)/.exec(l)![1])).toEqual([
+      "event_destinations",
+      "event_subscriptions",
+      "event_subscriptions",
+      "event_subscriptions",
+    ]);
+    expect(lines.join("\n")).not.toContain(emulator.apiKeys[0]);
+    expect(lines.join("\n")).not.toContain(DD_KEY);
+
+    let quiet = "";
+    await stack.destroy({ onOutput: (o) => (quiet += o) });
+    expect(quiet).toContain("deleted");
+    expect(quiet).not.toContain("service: DELETE");
+  }, 600_000);
+});

@@ -1,0 +1,73 @@
+/**
+ * The provider's settings (provider/impl/process/settings.ts): stack config first, then the
+ * environment; clear errors naming the key (or the variable standing in for it), the unit and
+ * the range, before any request: `getClient` (process/client.ts) throws them when it reads the
+ * settings `configure` kept.
+ */
+import { configure, getClient } from "../../../../provider/impl/process/client";
+import { configBag, isolateSettings } from "../../../helpers/provider-settings";
+
+const KEY = "sk_test_RUNTIME_SECRET_0123456789";
+
+describe("settings", () => {
+  isolateSettings();
+
+  /** configure() with `values`, then getClient(): its error message, or "" when it built one. */
+  async function clientError(values: Record<string, string>): Promise<string> {
+    await configure({ config: configBag(values) });
+    try {
+      getClient();
+      return "";
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+
+  test("no base URL: the error names service:baseUrl and SERVICE_BASE_URL", async () => {
+    expect(await clientError({ "service:apiKey": KEY })).toBe(
+      "No base URL for the service: run `pulumi config set service:baseUrl <url>` (e.g. https://… for the " +
+        "service, http://127.0.0.1:8787 for the emulator) or set SERVICE_BASE_URL.",
+    );
+  });
+
+  test("a base URL that is not an http(s) URL: named by where it came from", async () => {
+    expect(await clientError({ "service:apiKey": KEY, "service:baseUrl": "api.example.com" })).toBe(
+      "service:baseUrl must be an absolute http:// or https:// URL",
+    );
+    process.env.SERVICE_BASE_URL = "ftp://example.com";
+    expect(await clientError({ "service:apiKey": KEY })).toBe(
+      "SERVICE_BASE_URL (the fallback of service:baseUrl) must be an absolute http:// or https:// URL",
+    );
+  });
+
+  test.each([
+    ["service:requestTimeoutMs", "30s", "milliseconds from 1 to 600000 (10 minutes)"],
+    ["service:requestTimeoutMs", "0", "milliseconds from 1 to 600000 (10 minutes)"],
+    ["service:requestTimeoutMs", "600001", "milliseconds from 1 to 600000 (10 minutes)"],
+    ["service:maxRetries", "21", "retries from 0 to 20"],
+    ["service:maxRetries", "1.5", "retries from 0 to 20"],
+    ["service:retryBudgetMs", "-1", "milliseconds from 0 to 3600000 (1 hour)"],
+  ])("%s = %j: the key, the unit and the range", async (key, value, range) => {
+    const values = { "service:apiKey": KEY, "service:baseUrl": "http://127.0.0.1:9", [key]: value };
+    expect(await clientError(values)).toBe(
+      `${key} must be a whole number of ${range}, got ${JSON.stringify(value)}`,
+    );
+  });
+
+  test("a bad value from the environment names the variable and its config key", async () => {
+    process.env.SERVICE_RETRY_BUDGET_MS = "1m";
+    expect(await clientError({ "service:apiKey": KEY, "service:baseUrl": "http://127.0.0.1:9" })).toBe(
+      "SERVICE_RETRY_BUDGET_MS (the fallback of service:retryBudgetMs) must be a whole number of milliseconds " +
+        'from 0 to 3600000 (1 hour), got "1m"',
+    );
+  });
+
+  test("service:caCertificate that cannot be read: named, before any request", async () => {
+    const message = await clientError({
+      "service:apiKey": KEY,
+      "service:baseUrl": "https://127.0.0.1:9",
+      "service:caCertificate": "/nonexistent/ca.pem",
+    });
+    expect(message).toMatch(/^service:caCertificate: no such file: "\/nonexistent\/ca.pem"/);
+  });
+});
