@@ -1,10 +1,10 @@
 /**
- * examples/gitops as a platform engineer wiring a new repository's pipeline reads it:
+ * examples/typescript/gitops as a platform engineer wiring a new repository's pipeline reads it:
  * service-gitops.yml parsed as GitHub reads it (with `yaml`), its project's lock file, and the
  * README's setup. Each job that runs Pulumi gets the Pulumi Cloud token and creates its stack when
  * the backend lacks it, the CLI the jobs install is the release this suite tests, every step's name
  * says what the step does, `npm ci` accepts infra/'s lock file, and the README says all of it.
- * test/e2e/examples.test.ts runs the workflow's jobs (examples/gitops/run.js) and installs infra/
+ * test/e2e/examples.test.ts runs the workflow's jobs (examples/typescript/gitops/run.js) and installs infra/
  * from its lock file for real.
  */
 import { spawnSync } from "node:child_process";
@@ -15,7 +15,7 @@ import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { PACKAGES } from "../helpers/tarballs";
 import { useTempDir } from "../helpers/temp-dir";
 
-const EXAMPLE = path.join(REPO_ROOT, "examples", "gitops");
+const EXAMPLE = path.join(REPO_ROOT, "examples", "typescript", "gitops");
 const WORKFLOW_FILE = path.join(EXAMPLE, "service-gitops.yml");
 const INFRA = path.join(EXAMPLE, "infra");
 
@@ -102,7 +102,7 @@ function claimsNotInStep(step: Step): string[] {
   return claims.filter((c) => !body.includes(c.toLowerCase()));
 }
 
-describe("examples/gitops/service-gitops.yml, as a new repository runs it", () => {
+describe("examples/typescript/gitops/service-gitops.yml, as a new repository runs it", () => {
   const tmp = useTempDir("gitops-workflow-");
 
   it("has jobs that run pulumi: preview, up and drift, each over the matrix's stacks", () => {

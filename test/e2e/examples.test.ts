@@ -65,7 +65,7 @@ async function copyAndRun(name: string): Promise<string> {
     .split("\0")
     .filter((f) => f !== "" && fs.existsSync(path.join(REPO, f)));
   // A folder of its own: no other example's copy beside it to lean on.
-  const copy = path.join(fs.mkdtempSync(path.join(tmp, `${name}-`)), name);
+  const copy = path.join(fs.mkdtempSync(path.join(tmp, `${path.basename(name)}-`)), path.basename(name));
   for (const f of files) {
     const to = path.join(copy, path.relative(source, path.join(REPO, f)));
     fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -108,7 +108,7 @@ interface PackedRegistry {
 }
 
 /**
- * The registry `npm ci` of examples/gitops/infra talks to: that lock file names this repository's
+ * The registry `npm ci` of examples/typescript/gitops/infra talks to: that lock file names this repository's
  * packages as the npm registry serves a published package (`<registry>/<name>/-/<name>-<version>.tgz`),
  * and this server answers those paths with the packed tarballs (`packed`), uncached; every other
  * request is sent on to the registry npm is configured with (a redirect). npm points a lock
@@ -203,7 +203,7 @@ describe("examples, copied out of the repository and run by the command of their
   }, 1_800_000);
 
   it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", async () => {
-    const out = await copyAndRun("gitops");
+    const out = await copyAndRun("typescript/gitops");
     const s = summary<{
       steps: { what: string; codes: Record<string, number>; openIssues: string[]; issues: number }[];
       issueBodyNamesTheEdit: boolean;
@@ -238,7 +238,7 @@ describe("examples, copied out of the repository and run by the command of their
   it("gitops: npm ci installs infra/ from its package-lock.json: the registry's packages by their hash, this repository's from its tarballs", async () => {
     const infra = path.join(fs.mkdtempSync(path.join(tmp, "gitops-infra-")), "infra");
     fs.mkdirSync(infra);
-    const files = execFileSync("git", ["ls-files", "-z", "--", "examples/gitops/infra"], {
+    const files = execFileSync("git", ["ls-files", "-z", "--", "examples/typescript/gitops/infra"], {
       cwd: REPO,
       encoding: "utf8",
     })
@@ -252,7 +252,9 @@ describe("examples, copied out of the repository and run by the command of their
     try {
       const started = Date.now();
       const r = await run("npm", ["ci", "--registry", registry.url], infra, strangerEnv(home));
-      console.log(`examples/gitops/infra: npm ci in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        `examples/typescript/gitops/infra: npm ci in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      );
       if (r.code !== 0) throw new Error(`npm ci failed (exit code ${r.code}):\n${r.out.slice(-8000)}`);
       expect(registry.served.sort()).toEqual(
         ["pulumi-service", "service-cli-kit", "service-contract"].map(
