@@ -30,7 +30,7 @@ import { Command, Option } from "commander";
 import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-cli-kit";
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
-import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
+import { EXIT_CODES, messageOf, packageVersion, processIo, redact, type CliIo } from "./io";
 
 export { processIo, type CliIo } from "./io";
 
@@ -44,12 +44,6 @@ interface ReportFlags {
 
 // The drift report, the client and the generator (the Automation API, undici, zod) are loaded by
 // the command that needs them: `--version`, `--help` and a bad command line answer at once.
-
-function messageOf(err: unknown): string {
-  if (err instanceof Error && err.name === "DriftError") return err.message;
-  if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
-  return String(err);
-}
 
 const STEPS: Record<DriftPhase, string> = {
   select: "selecting the stack",

@@ -31,3 +31,13 @@ export function redact(text: string, secrets: readonly string[]): string {
 export function packageVersion(): string {
   return versionOf("pulumi-service", __dirname);
 }
+
+/**
+ * The text of an error for a command line's stderr: the message alone for the commands' own
+ * errors (`DriftError`, `PreviewError`: written for users), else prefixed with its class name.
+ */
+export function messageOf(err: unknown): string {
+  if (err instanceof Error && (err.name === "DriftError" || err.name === "PreviewError")) return err.message;
+  if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
+  return String(err);
+}

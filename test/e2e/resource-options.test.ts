@@ -6,7 +6,9 @@
  */
 import { clearRequestLog, getRequestLog, setFaults } from "../helpers/emulator";
 import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
+import { runDriftJson } from "../helpers/gitops";
 import { startHoldingProxy } from "../helpers/held-answers";
+import type { DriftReport } from "../../gitops/drift";
 import type { Spec } from "../fixtures/native";
 
 // Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
@@ -123,6 +125,13 @@ describe.each(["native", "dynamic"] as const)(
           options: LIFECYCLE_OPTIONS[name as keyof typeof LIFECYCLE_OPTIONS],
         })),
       );
+    /** The lifecycle's values that replace `replaced` (its description, under replaceOnChanges). */
+    const REPLACING: Values = {
+      replaced: ["second", "m2"],
+      deleted: ["fourth", "m1"],
+      ignored: ["ignore", "changed, ignored"],
+      retained: ["retain", "m1"],
+    };
     /** The IDs of the lifecycle's subscriptions after the last up, by name. */
     let ids: Record<string, string> = {};
     /** The service's subscriptions, each `[description, metadata]`, sorted. */
@@ -187,15 +196,26 @@ describe.each(["native", "dynamic"] as const)(
       ids = after;
     });
 
+    it("service-drift: a hand edit of the property ignoreChanges names is not drift (exit 0) but listed apart as ignored", async () => {
+      await e2e.client.eventSubscriptions.update(ids.ignored, { metadata: "edited by hand" });
+      try {
+        const run = await runDriftJson<DriftReport>(e2e, []);
+        expect([run.code, run.json.drift, run.json.resources]).toEqual([0, false, []]);
+        expect(run.json.ignored).toEqual([
+          expect.objectContaining({
+            name: "ignored",
+            id: ids.ignored,
+            ignoreChanges: ["metadata"],
+            properties: [{ property: "metadata", before: "m1", after: "edited by hand", secret: false }],
+          }),
+        ]);
+      } finally {
+        await e2e.client.eventSubscriptions.update(ids.ignored, { metadata: "m1" });
+      }
+    });
+
     it("replaceOnChanges: a change of the named property: the preview plans a replacement, up makes one", async () => {
-      await setSpec(
-        lifecycle({
-          replaced: ["second", "m2"],
-          deleted: ["fourth", "m1"],
-          ignored: ["ignore", "changed, ignored"],
-          retained: ["retain", "m1"],
-        }),
-      );
+      await setSpec(lifecycle(REPLACING));
       const preview = await stack.preview({ diff: true });
       expect(preview.changeSummary).toEqual({ replace: 1, same: 5 });
       expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);
