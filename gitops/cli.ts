@@ -6,6 +6,9 @@
  * service-drift --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
  *                                                    drift report of a stack
  * service-drift generate [--base-url URL]            program adopting every resource of the account
+ * service-drift preview --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
+ *   [--fail-on OPS] [--fail-on-type TYPES] [--fail-on-name NAMES]
+ *                                                    preview summary and guard (gitops/preview-cli.ts)
  * service-drift --version | --help
  * ```
  *
@@ -31,6 +34,7 @@ import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "ser
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
 import { EXIT_CODES, messageOf, packageVersion, processIo, redact, type CliIo } from "./io";
+import { addPreviewCommand } from "./preview-cli";
 
 export { processIo, type CliIo } from "./io";
 
@@ -161,6 +165,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async (flags: { baseUrl?: string }) => {
       code = await generate(flags, io);
     });
+  addPreviewCommand(program, io, (c) => (code = c));
   return (await parseCommandLine(() => program.parseAsync([...argv]))) ?? code;
 }
 

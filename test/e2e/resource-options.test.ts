@@ -9,6 +9,7 @@ import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
 import { runDriftJson } from "../helpers/gitops";
 import { startHoldingProxy } from "../helpers/held-answers";
 import type { DriftReport } from "../../gitops/drift";
+import type { PreviewSummary } from "../../gitops/preview";
 import type { Spec } from "../fixtures/native";
 
 // Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
@@ -212,6 +213,27 @@ describe.each(["native", "dynamic"] as const)(
       } finally {
         await e2e.client.eventSubscriptions.update(ids.ignored, { metadata: "m1" });
       }
+    });
+
+    it("service-drift preview: a replace shown with before and after; the guard refuses it for its type (exit 2), not for another", async () => {
+      await setSpec(lifecycle(REPLACING));
+      const guarded = (type: string) =>
+        runDriftJson<PreviewSummary>(e2e, ["preview", "--fail-on", "replace,delete", "--fail-on-type", type]);
+      const run = await guarded("EventSubscription");
+      expect(run.code).toBe(2);
+      expect(run.json.resources).toEqual([
+        expect.objectContaining({
+          name: "replaced",
+          type: "EventSubscription",
+          id: ids.replaced,
+          op: "replace",
+          replaceReasons: ["description"],
+          properties: [{ property: "description", before: "first", after: "second", secret: false }],
+        }),
+      ]);
+      expect(run.json.guard?.refused).toEqual([expect.objectContaining({ name: "replaced", op: "replace" })]);
+      const other = await guarded("EventDestination");
+      expect([other.code, other.json.guard?.refused]).toEqual([0, []]);
     });
 
     it("replaceOnChanges: a change of the named property: the preview plans a replacement, up makes one", async () => {
