@@ -43,7 +43,6 @@
  */
 import type { EngineEvent, OpMap, Stack } from "@pulumi/pulumi/automation";
 import {
-  analyzePreviewEvents,
   analyzeRefreshEvents,
   type DriftedResource,
   type IgnoredResource,
@@ -53,9 +52,11 @@ import { RESOURCES } from "service-contract";
 import { EXPECTED_READS_ENV } from "../provider/impl/reads/listReads";
 import { ignoreChangesOf } from "./ignore";
 import { EXIT_CODES } from "./io";
+import { analyzePreviewEvents } from "./preview";
 import { openStack, type StackOptions } from "./stack";
 
 export * from "./events";
+export { analyzePreviewEvents } from "./preview";
 export { redact } from "./io";
 export { DriftError, findPulumiCommand, type StackOptions } from "./stack";
 

@@ -259,35 +259,3 @@ export function analyzeRefreshEvents(
   }
   return { checked, resources, ignored };
 }
-
-const IGNORED_PREVIEW_OPS = new Set(["same", "read", "refresh"]);
-const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
-
-/**
- * Pending program changes from the events of a `preview`: one entry per resource the next
- * `pulumi up` would create, update, delete or replace (the steps of a replacement merged into
- * one `replace`).
- */
-export function analyzePreviewEvents(events: readonly EngineEvent[]): PendingChange[] {
-  const byUrn = new Map<string, PendingChange>();
-  for (const e of events) {
-    const md = e.resourcePreEvent?.metadata;
-    // Provider resources change with the stack's config; the engine's summary leaves them out too.
-    if (!md || IGNORED_PREVIEW_OPS.has(md.op) || isProviderType(md.type)) continue;
-    const op = REPLACE_OPS.has(md.op) ? "replace" : md.op;
-    const properties =
-      op === "update" || op === "replace"
-        ? diffProperties(md.old?.inputs, md.new?.inputs)
-            .filter((p) => !p.secret)
-            .map((p) => p.property)
-        : [];
-    const prev = byUrn.get(md.urn);
-    if (prev) {
-      if (op === "replace") prev.op = "replace";
-      prev.properties = [...new Set([...prev.properties, ...properties])].sort();
-      continue;
-    }
-    byUrn.set(md.urn, { name: nameOf(md.urn), type: shortType(md.type), urn: md.urn, op, properties });
-  }
-  return [...byUrn.values()];
-}

@@ -12,7 +12,15 @@
  * @packageDocumentation
  */
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
-import { diffProperties, maskSecrets, nameOf, shortType, SECRET_TEXT, type PropertyDrift } from "./events";
+import {
+  diffProperties,
+  maskSecrets,
+  nameOf,
+  shortType,
+  SECRET_TEXT,
+  type PendingChange,
+  type PropertyDrift,
+} from "./events";
 import { EXIT_CODES } from "./io";
 import { DriftError, openStack, type StackOptions } from "./stack";
 
@@ -208,6 +216,24 @@ export function analyzePreviewChanges(events: readonly EngineEvent[]): PreviewRe
     );
   }
   return [...byUrn.values()];
+}
+
+/**
+ * Pending program changes from the events of a `preview`, as the drift report lists them: one
+ * entry per resource the next `pulumi up` would create, update, delete or replace (the steps of a
+ * replacement merged into one `replace`), with the names of its changed inputs that are not
+ * secret (for an update or a replace; none for a create or a delete). See
+ * {@link analyzePreviewChanges} for the values.
+ */
+export function analyzePreviewEvents(events: readonly EngineEvent[]): PendingChange[] {
+  return analyzePreviewChanges(events).map(({ name, type, urn, op, properties }) => ({
+    name,
+    type,
+    urn,
+    op,
+    properties:
+      op === "update" || op === "replace" ? properties.filter((p) => !p.secret).map((p) => p.property) : [],
+  }));
 }
 
 /**
