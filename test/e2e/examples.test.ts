@@ -202,10 +202,11 @@ describe("examples, copied out of the repository and run by the command of their
     expect(out).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 1_800_000);
 
-  it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", async () => {
+  it("gitops: the workflow's jobs, per stack: preview with its one comment per pull request and the guard, up, nightly drift keeping one issue per stack, up --refresh", async () => {
     const out = await copyAndRun("typescript/gitops");
     const s = summary<{
       steps: { what: string; codes: Record<string, number>; openIssues: string[]; issues: number }[];
+      previews: Record<string, unknown>[];
       issueBodyNamesTheEdit: boolean;
       closedWith: string[];
       cli: { installedByTheWorkflow: string; ran: string };
@@ -225,6 +226,32 @@ describe("examples, copied out of the repository and run by the command of their
       { what: "next night: drift", codes: { dev: 2, prod: 0 }, openIssues: open, issues: 1 },
       { what: "merge: up --refresh", codes: clean, openIssues: open, issues: 1 },
       { what: "night: drift", codes: clean, openIssues: [], issues: 1 },
+    ]);
+    // Pull requests: one comment each (found by its marker, updated on the next push) with both
+    // stacks' previews; the rename of the destination refused by the guard (exit 2).
+    const comment = (verdict: string, refused: string[]) => ({
+      comments: 1,
+      startsWithMarker: true,
+      stacksShown: ["dev", "prod"],
+      verdicts: [verdict, verdict],
+      refused,
+    });
+    const passed = { dev: 0, prod: 0, "preview-comment": 0 };
+    expect(s.previews).toEqual([
+      { what: "pull request #101: preview", codes: passed, ...comment("3 to create.", []) },
+      {
+        what: "pull request #102, first push: preview",
+        codes: passed,
+        ...comment("1 to update, 2 unchanged.", []),
+      },
+      {
+        what: "pull request #102, second push: preview",
+        codes: { dev: 2, prod: 2, "preview-comment": 0 },
+        ...comment("1 to create, 1 to update, 1 to delete, 1 unchanged.", [
+          "delete **audit-stream** (EventDestination).",
+          "delete **audit-stream** (EventDestination).",
+        ]),
+      },
     ]);
     expect(s.issueBodyNamesTheEdit).toBe(true);
     expect(s.closedWith).toEqual([expect.stringMatching(/^\*\*No drift in stack `dev`:\*\*/)]);
