@@ -33,7 +33,16 @@ import { Command, Option } from "commander";
 import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-cli-kit";
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
-import { EXIT_CODES, messageOf, packageVersion, processIo, redact, type CliIo } from "./io";
+import {
+  EXIT_CODES,
+  failureOutput,
+  messageOf,
+  packageVersion,
+  processIo,
+  redact,
+  renderResult,
+  type CliIo,
+} from "./io";
 import { addPreviewCommand } from "./preview-cli";
 
 export { processIo, type CliIo } from "./io";
@@ -80,20 +89,11 @@ async function report(flags: ReportFlags, io: CliIo): Promise<number> {
       onProgress: progressOf(io, stack),
     });
     const format = flags.json ? "json" : flags.format;
-    const text =
-      format === "json"
-        ? `${JSON.stringify(result, null, 2)}\n`
-        : format === "markdown"
-          ? formatMarkdown(result)
-          : formatReport(result);
-    await io.stdout(text);
+    await io.stdout(renderResult(format, result, { markdown: formatMarkdown, text: formatReport }));
     return result.exitCode;
   } catch (err) {
     const message = redact(messageOf(err), secrets);
-    if (flags.json || flags.format === "json")
-      await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
-    if (flags.format === "markdown")
-      await io.stdout(`**The drift report failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
+    await io.stdout(failureOutput(flags.json ? "json" : flags.format, message, "The drift report"));
     await io.stderr(`service-drift: ${message}\n`);
     return EXIT_CODES.error;
   }

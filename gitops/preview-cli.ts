@@ -22,7 +22,7 @@
 import * as path from "path";
 import { Option, type Command } from "commander";
 import type { GuardOp, PreviewSummary } from "./preview";
-import { EXIT_CODES, messageOf, redact, type CliIo } from "./io";
+import { EXIT_CODES, failureOutput, messageOf, redact, renderResult, type CliIo } from "./io";
 
 /** Options of `service-drift preview` as commander parses them. */
 interface PreviewFlags {
@@ -70,20 +70,11 @@ export async function previewCommand(flags: PreviewFlags, io: CliIo): Promise<nu
       env: io.env as Record<string, string>,
       guard,
     });
-    const text =
-      format === "json"
-        ? `${JSON.stringify(result, null, 2)}\n`
-        : format === "markdown"
-          ? formatPreviewMarkdown(result)
-          : formatPreview(result);
-    await io.stdout(text);
+    await io.stdout(renderResult(format, result, { markdown: formatPreviewMarkdown, text: formatPreview }));
     return result.exitCode;
   } catch (err) {
     const message = redact(messageOf(err), secrets);
-    if (format === "json")
-      await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
-    if (format === "markdown")
-      await io.stdout(`**The preview failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
+    await io.stdout(failureOutput(format, message, "The preview"));
     await io.stderr(`service-drift preview: ${message}\n`);
     return EXIT_CODES.error;
   }
