@@ -19,8 +19,8 @@
  *    `deleted`). Output-only changes the provider does not count as a change (e.g. an abuse
  *    report's review status) are not drift.
  * 2a. `ignoreChanges`: a changed property that the resource option `ignoreChanges` covers, as
- *    the state recorded it at the last deployment (gitops/ignore.ts; the engine's refresh diff
- *    honours the same list), is not drift: it is listed apart in `ignored`, and a report with
+ *    the state recorded it at the last deployment (gitops/ignore.ts), is not drift, whether the
+ *    refresh's result is `update` or `same`: it is listed apart in `ignored`, and a report with
  *    only ignored changes exits 0. A secret property counts as ignored only when a path names
  *    it as a whole (`target`), since its values are masked.
  * 3. Pending changes = a normal `pulumi preview` of the program against the state: what the

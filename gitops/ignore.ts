@@ -4,8 +4,9 @@
  *
  * Pulumi records each resource's `ignoreChanges` (property paths such as `description`,
  * `target.datadog.ddsite`, `sources[0].filter` or `tags["a.b"]`, `*` for every element or key) in
- * the state, and the engine's refresh diff honours those of the state, not the program's current
- * ones: a path added to the program counts from the next `pulumi up`. This module reads them
+ * the state at each `pulumi up`; the report uses those of the state, not the program's current
+ * ones (a path added to the program counts from the next `pulumi up`), since a preview-only
+ * refresh can report a change under them as an `update` all the same. This module reads them
  * from the exported state and splits a resource's changed properties into drift and ignored.
  *
  * @packageDocumentation
