@@ -6,6 +6,9 @@
  * service-drift --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
  *                                                    drift report of a stack
  * service-drift generate [--base-url URL]            program adopting every resource of the account
+ * service-drift preview --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
+ *   [--fail-on OPS] [--fail-on-type TYPES] [--fail-on-name NAMES]
+ *                                                    preview summary and guard (gitops/preview-cli.ts)
  * service-drift --version | --help
  * ```
  *
@@ -30,7 +33,17 @@ import { Command, Option } from "commander";
 import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-cli-kit";
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
-import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
+import {
+  EXIT_CODES,
+  failureOutput,
+  messageOf,
+  packageVersion,
+  processIo,
+  redact,
+  renderResult,
+  type CliIo,
+} from "./io";
+import { addPreviewCommand } from "./preview-cli";
 
 export { processIo, type CliIo } from "./io";
 
@@ -44,12 +57,6 @@ interface ReportFlags {
 
 // The drift report, the client and the generator (the Automation API, undici, zod) are loaded by
 // the command that needs them: `--version`, `--help` and a bad command line answer at once.
-
-function messageOf(err: unknown): string {
-  if (err instanceof Error && err.name === "DriftError") return err.message;
-  if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
-  return String(err);
-}
 
 const STEPS: Record<DriftPhase, string> = {
   select: "selecting the stack",
@@ -82,20 +89,11 @@ async function report(flags: ReportFlags, io: CliIo): Promise<number> {
       onProgress: progressOf(io, stack),
     });
     const format = flags.json ? "json" : flags.format;
-    const text =
-      format === "json"
-        ? `${JSON.stringify(result, null, 2)}\n`
-        : format === "markdown"
-          ? formatMarkdown(result)
-          : formatReport(result);
-    await io.stdout(text);
+    await io.stdout(renderResult(format, result, { markdown: formatMarkdown, text: formatReport }));
     return result.exitCode;
   } catch (err) {
     const message = redact(messageOf(err), secrets);
-    if (flags.json || flags.format === "json")
-      await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
-    if (flags.format === "markdown")
-      await io.stdout(`**The drift report failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
+    await io.stdout(failureOutput(flags.json ? "json" : flags.format, message, "The drift report"));
     await io.stderr(`service-drift: ${message}\n`);
     return EXIT_CODES.error;
   }
@@ -167,6 +165,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async (flags: { baseUrl?: string }) => {
       code = await generate(flags, io);
     });
+  addPreviewCommand(program, io, (c) => (code = c));
   return (await parseCommandLine(() => program.parseAsync([...argv]))) ?? code;
 }
 

@@ -18,6 +18,11 @@
  *    = last deployment, after = live; lists compared in any order) or `delete` (reported as
  *    `deleted`). Output-only changes the provider does not count as a change (e.g. an abuse
  *    report's review status) are not drift.
+ * 2a. `ignoreChanges`: a changed property that the resource option `ignoreChanges` covers, as
+ *    the state recorded it at the last deployment (gitops/ignore.ts), is not drift, whether the
+ *    refresh's result is `update` or `same`: it is listed apart in `ignored`, and a report with
+ *    only ignored changes exits 0. A secret property counts as ignored only when a path names
+ *    it as a whole (`target`), since its values are masked.
  * 3. Pending changes = a normal `pulumi preview` of the program against the state: what the
  *    next `pulumi up` would do because the **program** changed. It never includes drift
  *    (preview does not refresh), and drift never includes it.
@@ -36,28 +41,24 @@
  *
  * @packageDocumentation
  */
-import * as fs from "fs";
-import * as path from "path";
+import type { EngineEvent, OpMap, Stack } from "@pulumi/pulumi/automation";
 import {
-  LocalWorkspace,
-  PulumiCommand,
-  type EngineEvent,
-  type OpMap,
-  type Stack,
-} from "@pulumi/pulumi/automation";
-import {
-  analyzePreviewEvents,
   analyzeRefreshEvents,
-  nameOf,
   type DriftedResource,
+  type IgnoredResource,
   type PendingChange,
 } from "./events";
 import { RESOURCES } from "service-contract";
 import { EXPECTED_READS_ENV } from "../provider/impl/reads/listReads";
-import { EXIT_CODES, redact } from "./io";
+import { ignoreChangesOf } from "./ignore";
+import { EXIT_CODES } from "./io";
+import { analyzePreviewEvents } from "./preview";
+import { openStack, type StackOptions } from "./stack";
 
 export * from "./events";
+export { analyzePreviewEvents } from "./preview";
 export { redact } from "./io";
+export { DriftError, findPulumiCommand, type StackOptions } from "./stack";
 
 /** The whole report, as `service-drift --json` prints it. */
 export interface DriftReport {
@@ -71,6 +72,11 @@ export interface DriftReport {
   checkedResources: number;
   /** Resources that drifted, in the engine's order. */
   resources: DriftedResource[];
+  /**
+   * Resources changed on the service only in properties their `ignoreChanges` resource option
+   * covers (as the last deployment recorded it): not drift, never a failure, listed apart.
+   */
+  ignored: IgnoredResource[];
   /** Program changes not yet deployed (a `pulumi preview`), kept apart from drift. */
   pendingChanges: {
     /** True when `pulumi up` would change something. */
@@ -95,118 +101,13 @@ export interface DriftReport {
  */
 export type DriftPhase = "select" | "refresh" | "preview" | "done";
 
-/** Options of {@link runDriftReport}. */
-export interface DriftOptions {
-  /** Stack name (as `pulumi stack ls` shows it), e.g. `dev`. */
-  stack: string;
-  /** The Pulumi project folder (holding `Pulumi.yaml`). Default: the current directory. */
-  cwd?: string;
-  /** Environment of the Pulumi CLI. Default: this process's environment. */
-  env?: Record<string, string>;
-  /** The Pulumi CLI to use. Default: see {@link findPulumiCommand}. */
-  pulumiCommand?: PulumiCommand;
+/** Options of {@link runDriftReport}: the stack, its project folder, the CLI's environment and more. */
+export interface DriftOptions extends StackOptions {
   /**
    * Called as each step starts, and once more (`done`) when the report is complete; not called
    * for the steps after a failure. For progress lines: the report itself never prints.
    */
   onProgress?: (phase: DriftPhase) => void;
-}
-
-/**
- * An error of the drift report: its message is meant for users and holds no secret (secret
- * config values and `SERVICE_API_KEY` are removed, see {@link redact}).
- */
-export class DriftError extends Error {
-  override name = "DriftError";
-}
-
-/** Removes Pulumi's color directives (`<{%reset%}>`) and ANSI escapes from a message. */
-function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/<\{%[^%]*%\}>/g, "").replace(/\u001b\[[0-9;]*m/g, "");
-}
-
-/**
- * The Pulumi CLI to drive: the one this package's toolchain finds (`scripts/pulumi-env.js`: a
- * compatible `pulumi` on `PATH`, else the project's cache), else `pulumi` from `PATH`.
- *
- * @returns the command, and folders to put first on `PATH` (the language host and the
- *   dynamic-provider shim live next to the CLI).
- * @throws DriftError when no Pulumi CLI can be run.
- */
-export async function findPulumiCommand(): Promise<{ command: PulumiCommand; pathDirs: string[] }> {
-  const envModule = findToolchainModule();
-  if (envModule) {
-    const found = envModule.findPulumi() as { dirs: string[] } | null;
-    if (found) {
-      return {
-        command: await PulumiCommand.get({ root: path.dirname(found.dirs[0]) }),
-        pathDirs: found.dirs,
-      };
-    }
-  }
-  try {
-    return { command: await PulumiCommand.get(), pathDirs: [] };
-  } catch {
-    throw new DriftError(
-      "No Pulumi CLI found: install Pulumi v3.248 or newer and put `pulumi` on PATH (or run `node scripts/ensure-pulumi.js` in this package).",
-    );
-  }
-}
-
-/** `scripts/pulumi-env.js` of this package, found from this file's folder (source or `dist/`). */
-function findToolchainModule(): { findPulumi: () => unknown } | undefined {
-  for (let dir = __dirname, i = 0; i < 4; i += 1, dir = path.dirname(dir)) {
-    const candidate = path.join(dir, "scripts", "pulumi-env.js");
-    if (fs.existsSync(candidate) && fs.existsSync(path.join(dir, "package.json"))) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      return require(candidate) as { findPulumi: () => unknown };
-    }
-  }
-  return undefined;
-}
-
-/** Secret values to keep out of every message: secret stack config values and `SERVICE_API_KEY`. */
-async function secretsOf(
-  stack: Stack | undefined,
-  env: Record<string, string | undefined>,
-): Promise<string[]> {
-  const secrets = [env.SERVICE_API_KEY, process.env.SERVICE_API_KEY].filter((s): s is string => !!s);
-  if (stack) {
-    try {
-      const config = await stack.getAllConfig();
-      for (const v of Object.values(config)) if (v.secret && v.value) secrets.push(v.value);
-    } catch {
-      // No readable config: nothing more to hide.
-    }
-  }
-  return secrets;
-}
-
-/** Error diagnostics of an operation, one line each, prefixed with the resource name. */
-function errorDiagnostics(events: readonly EngineEvent[]): string[] {
-  const lines: string[] = [];
-  for (const e of events) {
-    const d = e.diagnosticEvent;
-    if (!d || d.severity !== "error") continue;
-    const msg = plain(d.message).trim();
-    if (!msg) continue;
-    lines.push(d.urn ? `${nameOf(d.urn)}: ${msg}` : msg);
-  }
-  return [...new Set(lines)];
-}
-
-/** The useful part of an Automation API error: its stderr, else its message. */
-function commandErrorText(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  const m = /stderr:\s*([\s\S]*?)(?:\n\s*err\?:|$)/.exec(text);
-  const body = (m ? m[1] : text).trim();
-  return plain(body)
-    .split("\n")
-    .map((l) => l.trimEnd())
-    .filter((l) => l.trim() !== "")
-    .slice(0, 20)
-    .join("\n");
 }
 
 /**
@@ -220,52 +121,15 @@ function commandErrorText(err: unknown): string {
  *   secret.
  */
 export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
-  const workDir = path.resolve(opts.cwd ?? process.cwd());
-  const baseEnv = opts.env ?? (process.env as Record<string, string>);
   const progress = opts.onProgress ?? (() => undefined);
   progress("select");
-  if (!fs.existsSync(path.join(workDir, "Pulumi.yaml")) && !fs.existsSync(path.join(workDir, "Pulumi.yml"))) {
-    throw new DriftError(`No Pulumi project in ${workDir} (no Pulumi.yaml): pass --cwd <project folder>.`);
-  }
-  let command = opts.pulumiCommand;
-  let envVars: Record<string, string> = {};
-  if (!command) {
-    const found = await findPulumiCommand();
-    command = found.command;
-    if (found.pathDirs.length > 0) {
-      envVars = { PATH: [...found.pathDirs, baseEnv.PATH ?? ""].join(path.delimiter) };
-    }
-  }
-  if (opts.env) envVars = { ...opts.env, ...envVars };
-  envVars.PULUMI_SKIP_UPDATE_CHECK = "1";
-
-  let stack: Stack | undefined;
-  const fail = async (step: string, err: unknown, events: readonly EngineEvent[]): Promise<never> => {
-    const diags = errorDiagnostics(events);
-    let detail = diags.length > 0 ? diags.join("\n") : commandErrorText(err);
-    if (/\b401\b/.test(detail)) {
-      detail +=
-        "\nThe service refused the API key: set a valid one with `pulumi config set --secret service:apiKey <key>`" +
-        " (or SERVICE_API_KEY when the stack's config has none).";
-    }
-    const secrets = await secretsOf(stack, { ...baseEnv, ...envVars });
-    throw new DriftError(redact(`${step} of stack "${opts.stack}" failed:\n${indent(detail)}`, secrets));
-  };
-
-  try {
-    stack = await LocalWorkspace.selectStack(
-      { stackName: opts.stack, workDir },
-      { pulumiCommand: command, envVars },
-    );
-  } catch (err) {
-    await fail("Selecting the stack", err, []);
-  }
-  const s = stack as Stack;
+  const { stack: s, workDir, fail } = await openStack(opts);
 
   const refreshEvents: EngineEvent[] = [];
   progress("refresh");
-  const expected = await announcement(s);
-  if (expected) s.workspace.envVars[EXPECTED_READS_ENV] = expected;
+  const deployment = await exportedState(s);
+  if (deployment !== undefined)
+    s.workspace.envVars[EXPECTED_READS_ENV] = JSON.stringify(expectedReads(deployment));
   try {
     // runProgram: the providers get the program's current configuration (e.g. a rotated API
     // key), not the one stored at the last deployment.
@@ -275,7 +139,7 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
   } finally {
     delete s.workspace.envVars[EXPECTED_READS_ENV];
   }
-  const { checked, resources } = analyzeRefreshEvents(refreshEvents);
+  const { checked, resources, ignored } = analyzeRefreshEvents(refreshEvents, ignoreChangesOf(deployment));
 
   const previewEvents: EngineEvent[] = [];
   let summary: OpMap = {};
@@ -295,6 +159,7 @@ export async function runDriftReport(opts: DriftOptions): Promise<DriftReport> {
     drift,
     checkedResources: checked,
     resources,
+    ignored,
     pendingChanges: { present: pending.length > 0, summary, resources: pending },
     exitCode: drift ? EXIT_CODES.attention : EXIT_CODES.ok,
   };
@@ -321,20 +186,14 @@ export function expectedReads(deployment: unknown): Record<string, number> {
 }
 
 /**
- * The announcement of {@link expectedReads} for the stack `s` (`SERVICE_EXPECTED_READS`'s JSON),
- * or `undefined` when its state cannot be read: the refresh then reads as without it.
+ * The stack's state (`pulumi stack export`'s `deployment`), read once before the refresh for
+ * {@link expectedReads} and the resources' `ignoreChanges`; `undefined` when it cannot be read
+ * (the refresh then reads one resource at a time, and no change is ignored).
  */
-async function announcement(s: Stack): Promise<string | undefined> {
+async function exportedState(s: Stack): Promise<unknown> {
   try {
-    return JSON.stringify(expectedReads((await s.exportStack()).deployment));
+    return (await s.exportStack()).deployment as unknown;
   } catch {
     return undefined;
   }
-}
-
-function indent(text: string): string {
-  return text
-    .split("\n")
-    .map((l) => `  ${l}`)
-    .join("\n");
 }

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import type { EngineEvent, StepEventMetadata } from "@pulumi/pulumi/automation";
+import { ignoredProperties } from "./ignore";
 
 /** The text every secret value is replaced with in reports. */
 export const SECRET_TEXT = "[secret]";
@@ -163,77 +164,98 @@ function secretProperties(props: Record<string, unknown> | undefined): string[] 
 }
 
 /**
- * Drift from the events of a `previewRefresh` (see the module comment): one entry per custom
- * resource whose refresh result is `update` or `delete`.
- *
- * @returns the drifted resources and how many resources were checked.
+ * A resource whose properties changed on the service only where the program's `ignoreChanges`
+ * says to ignore them: not drift (it never makes the report fail), reported apart.
  */
-export function analyzeRefreshEvents(events: readonly EngineEvent[]): {
+export interface IgnoredResource {
+  /** Pulumi resource name, e.g. `multi`. */
+  name: string;
+  /** Short type, e.g. `EventSubscription`. */
+  type: string;
+  /** Full type token. */
+  typeToken: string;
+  /** The resource's URN. */
+  urn: string;
+  /** The service's ID. */
+  id: string;
+  /** The resource's `ignoreChanges` paths, as the state records them (e.g. `["description"]`). */
+  ignoreChanges: string[];
+  /** The changed properties those paths cover: before = last deployment, after = live. */
+  properties: PropertyDrift[];
+}
+
+/** True when `a` and `b` are the same value for the report: secrets masked, lists in any order. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return canonical(maskSecrets(a).value) === canonical(maskSecrets(b).value);
+}
+
+/** The resource fields of a report entry, from an event's metadata. */
+function resourceOf(md: StepEventMetadata) {
+  return {
+    name: nameOf(md.urn),
+    type: shortType(md.type),
+    typeToken: md.type,
+    urn: md.urn,
+    id: md.old?.id ?? md.new?.id ?? "",
+  };
+}
+
+/**
+ * Drift from the events of a `previewRefresh` (see the module comment): one entry per custom
+ * resource whose refresh result is `update` or `delete`. A changed property that the resource's
+ * `ignoreChanges` covers (paths by URN, see `ignoreChangesOf` of gitops/ignore.ts) is not
+ * drift: it goes to `ignored`, whether the engine reported the resource as `update` or `same`.
+ *
+ * @param ignoreChanges - each resource's `ignoreChanges` paths by URN (from the state).
+ * @returns the drifted resources, the resources with ignored changes only, and how many
+ *   resources were checked.
+ */
+export function analyzeRefreshEvents(
+  events: readonly EngineEvent[],
+  ignoreChanges: ReadonlyMap<string, readonly string[]> = new Map(),
+): {
   checked: number;
   resources: DriftedResource[];
+  ignored: IgnoredResource[];
 } {
   let checked = 0;
   const resources: DriftedResource[] = [];
+  const ignored: IgnoredResource[] = [];
   for (const e of events) {
     const md: StepEventMetadata | undefined = e.resOutputsEvent?.metadata;
     if (!md) continue;
     const state = md.old ?? md.new;
     if (!state?.custom || isProviderType(md.type)) continue;
     checked += 1;
-    const base = {
-      name: nameOf(md.urn),
-      type: shortType(md.type),
-      typeToken: md.type,
-      urn: md.urn,
-      id: md.old?.id ?? md.new?.id ?? "",
-    };
+    const base = resourceOf(md);
     if (md.op === "delete") {
       resources.push({ ...base, status: "deleted", properties: [] });
-    } else if (md.op === "update") {
-      let properties = diffProperties(md.old?.outputs, md.new?.outputs);
-      if (properties.length === 0) {
-        // The provider saw a change that no visible value explains: it is in a secret.
-        properties = secretProperties(md.new?.outputs).map((property) => ({
-          property,
-          before: SECRET_TEXT,
-          after: SECRET_TEXT,
-          secret: true,
-        }));
-      }
-      resources.push({ ...base, status: "changed", properties });
-    }
-  }
-  return { checked, resources };
-}
-
-const IGNORED_PREVIEW_OPS = new Set(["same", "read", "refresh"]);
-const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced"]);
-
-/**
- * Pending program changes from the events of a `preview`: one entry per resource the next
- * `pulumi up` would create, update, delete or replace (the steps of a replacement merged into
- * one `replace`).
- */
-export function analyzePreviewEvents(events: readonly EngineEvent[]): PendingChange[] {
-  const byUrn = new Map<string, PendingChange>();
-  for (const e of events) {
-    const md = e.resourcePreEvent?.metadata;
-    // Provider resources change with the stack's config; the engine's summary leaves them out too.
-    if (!md || IGNORED_PREVIEW_OPS.has(md.op) || isProviderType(md.type)) continue;
-    const op = REPLACE_OPS.has(md.op) ? "replace" : md.op;
-    const properties =
-      op === "update" || op === "replace"
-        ? diffProperties(md.old?.inputs, md.new?.inputs)
-            .filter((p) => !p.secret)
-            .map((p) => p.property)
-        : [];
-    const prev = byUrn.get(md.urn);
-    if (prev) {
-      if (op === "replace") prev.op = "replace";
-      prev.properties = [...new Set([...prev.properties, ...properties])].sort();
       continue;
     }
-    byUrn.set(md.urn, { name: nameOf(md.urn), type: shortType(md.type), urn: md.urn, op, properties });
+    if (md.op !== "update" && md.op !== "same") continue;
+    const paths = ignoreChanges.get(md.urn) ?? [];
+    const all = diffProperties(md.old?.outputs, md.new?.outputs);
+    const names = ignoredProperties(
+      all.map((p) => p.property),
+      md.old?.outputs,
+      md.new?.outputs,
+      paths,
+      sameValue,
+    );
+    const covered = all.filter((p) => names.includes(p.property));
+    if (covered.length > 0) ignored.push({ ...base, ignoreChanges: [...paths], properties: covered });
+    if (md.op !== "update") continue;
+    let properties = all.filter((p) => !names.includes(p.property));
+    if (properties.length === 0) {
+      // The provider saw a change that no visible value explains: it is in a secret, unless
+      // `ignoreChanges` names that secret property (or everything) as a whole.
+      const secrets = secretProperties(md.new?.outputs);
+      properties = secrets
+        .filter((property) => !paths.includes(property) && !paths.includes("*"))
+        .map((property) => ({ property, before: SECRET_TEXT, after: SECRET_TEXT, secret: true }));
+      if (properties.length === 0 && paths.length > 0) continue;
+    }
+    resources.push({ ...base, status: "changed", properties });
   }
-  return [...byUrn.values()];
+  return { checked, resources, ignored };
 }

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { DriftReport } from "./drift";
+import type { DriftReport, PropertyDrift } from "./drift";
 
 const MAX_CELL = 60;
 
@@ -38,7 +38,10 @@ export function table(rows: string[][]): string {
     .join("\n");
 }
 
-/** The whole report as text: drift first, then pending program changes, then the verdict. */
+/**
+ * The whole report as text: drift first, then the changes `ignoreChanges` covers (when any), then
+ * pending program changes, then the verdict.
+ */
 export function formatReport(report: DriftReport): string {
   const lines: string[] = [];
   lines.push(
@@ -66,6 +69,24 @@ export function formatReport(report: DriftReport): string {
     lines.push(table(rows));
   }
   lines.push("");
+  if (report.ignored.length > 0) {
+    lines.push(
+      `IGNORED (ignoreChanges; not drift): ${report.ignored.length} resource(s) changed where the program ignores changes`,
+    );
+    const rows = [["RESOURCE", "TYPE", "ID", "IGNORECHANGES", "PROPERTY", "LAST DEPLOYED", "LIVE"]];
+    for (const r of report.ignored)
+      for (const p of r.properties)
+        rows.push([
+          r.name,
+          r.type,
+          r.id,
+          r.ignoreChanges.join(","),
+          p.property,
+          cell(p.before),
+          cell(p.after),
+        ]);
+    lines.push(table(rows), "");
+  }
   const pending = report.pendingChanges;
   if (!pending.present) {
     lines.push("PROGRAM CHANGES NOT YET DEPLOYED (pulumi preview; not drift): none");
@@ -87,20 +108,25 @@ export function formatReport(report: DriftReport): string {
 }
 
 /** Text for a Markdown table cell: `|` escaped, line breaks as spaces, no raw HTML. */
-function mdCell(text: string): string {
+export function mdCell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/\s+/g, " ");
 }
 
 /** A value as inline code in a Markdown table cell (compact JSON, cut at 60 characters). */
-function mdValue(value: unknown): string {
+export function mdValue(value: unknown): string {
   const text = cell(value).replace(/`/g, "'");
   return `\`${mdCell(text)}\``;
+}
+
+/** A Markdown table row: resource (already Markdown), type, property, its before and after values. */
+export function mdPropertyRow(resource: string, type: string, p: PropertyDrift): string {
+  return `| ${resource} | ${mdCell(type)} | \`${mdCell(p.property)}\` | ${mdValue(p.before)} | ${mdValue(p.after)} |`;
 }
 
 /**
  * The report as Markdown, ready to post as a pull-request or issue comment: a one-line verdict,
  * a table of the drifted resources (property, last deployed and live values; secrets stay
- * `[secret]`), the program's changes not yet deployed apart, and a collapsed section with the
+ * `[secret]`), changes that `ignoreChanges` covers in a table apart, the program's changes not yet deployed apart, and a collapsed section with the
  * details (stack, project folder, counts, what to do). Printed by `service-drift --format markdown`.
  */
 export function formatMarkdown(report: DriftReport): string {
@@ -123,11 +149,21 @@ export function formatMarkdown(report: DriftReport): string {
       }
       if (r.properties.length === 0) lines.push(`| ${name} | ${mdCell(r.type)} | ? | | |`);
       for (const p of r.properties) {
-        lines.push(
-          `| ${name} | ${mdCell(r.type)} | \`${mdCell(p.property)}\` | ${mdValue(p.before)} | ${mdValue(p.after)} |`,
-        );
+        lines.push(mdPropertyRow(name, r.type, p));
       }
     }
+    lines.push("");
+  }
+  if (report.ignored.length > 0) {
+    lines.push(
+      "Changed on the service where the program ignores changes (`ignoreChanges`; not drift):",
+      "",
+      "| Resource | Type | Property | Last deployed | Live |",
+      "| --- | --- | --- | --- | --- |",
+    );
+    for (const r of report.ignored)
+      for (const p of r.properties)
+        lines.push(mdPropertyRow(`**${mdCell(r.name)}** \`${mdCell(r.id)}\``, r.type, p));
     lines.push("");
   }
   const pending = report.pendingChanges;

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { packageVersion as versionOf } from "service-cli-kit";
+import { EXIT_CODES, packageVersion as versionOf } from "service-cli-kit";
 
 export { EXIT_CODES, processIo, type CliIo, type ExitCode } from "service-cli-kit";
 
@@ -30,4 +30,39 @@ export function redact(text: string, secrets: readonly string[]): string {
  */
 export function packageVersion(): string {
   return versionOf("pulumi-service", __dirname);
+}
+
+/**
+ * The text of an error for a command line's stderr: the message alone for the commands' own
+ * errors (`DriftError`, `PreviewError`: written for users), else prefixed with its class name.
+ */
+export function messageOf(err: unknown): string {
+  if (err instanceof Error && (err.name === "DriftError" || err.name === "PreviewError")) return err.message;
+  if (err instanceof Error) return `${err.name === "Error" ? "" : `${err.name}: `}${err.message}`;
+  return String(err);
+}
+
+/** The output formats of the commands on a stack: a table, one JSON document, a Markdown comment. */
+export type OutputFormat = "text" | "json" | "markdown";
+
+/** A command's result on stdout in `format`: indented JSON, else its Markdown or text form. */
+export function renderResult<T>(
+  format: OutputFormat,
+  result: T,
+  forms: { markdown: (r: T) => string; text: (r: T) => string },
+): string {
+  if (format === "json") return `${JSON.stringify(result, null, 2)}\n`;
+  return format === "markdown" ? forms.markdown(result) : forms.text(result);
+}
+
+/**
+ * What a failed command prints on stdout in `format` (its message also goes to stderr): with
+ * `json`, `{ "error": message, "exitCode": 1 }`; with `markdown`, one line `**<what> failed**
+ * (exit code 1): message`; with `text`, nothing.
+ */
+export function failureOutput(format: OutputFormat, message: string, what: string): string {
+  if (format === "json")
+    return `${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`;
+  if (format === "markdown") return `**${what} failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`;
+  return "";
 }

@@ -199,6 +199,20 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     );
     expect(out).toContain("exit code 2");
     expect(out).toContain('{"drift":false,"exitCode":0}');
+    // review/: the ignored description is listed apart, not drift; the guard refuses the rename.
+    expect(out).toMatch(
+      /IGNORED \(ignoreChanges; not drift\)[^\n]*\n[^\n]*\n +policy-changes +EventSubscription +esb_\w+ +description +description +"Policy changes" +"Policy changes \(on call: Ana\)"\n[\s\S]*?Result: no drift \(exit code 0\)/,
+    );
+    expect(out).toMatch(
+      /^\| \*\*delete\*\* \| \*\*audit\*\* `ed_\w+` \| EventDestination \| `target` \| `\[secret\]` \| {2}\|$/m,
+    );
+    expect(out).toContain(
+      "**The guard refuses this change** (replace, delete of type EventDestination): delete **audit** (EventDestination).",
+    );
+    // The guard's exit code, printed right before the comment `cat` shows.
+    expect(out).toMatch(
+      /exit code 2\n\*\*Preview of stack `review`:\*\* 1 to create, 1 to update, 1 to delete, 1 unchanged\./,
+    );
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
   },
   "docs/testing.md": (_out, work) => {

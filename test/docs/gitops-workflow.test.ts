@@ -1,10 +1,10 @@
 /**
- * examples/gitops as a platform engineer wiring a new repository's pipeline reads it:
+ * examples/typescript/gitops as a platform engineer wiring a new repository's pipeline reads it:
  * service-gitops.yml parsed as GitHub reads it (with `yaml`), its project's lock file, and the
  * README's setup. Each job that runs Pulumi gets the Pulumi Cloud token and creates its stack when
  * the backend lacks it, the CLI the jobs install is the release this suite tests, every step's name
  * says what the step does, `npm ci` accepts infra/'s lock file, and the README says all of it.
- * test/e2e/examples.test.ts runs the workflow's jobs (examples/gitops/run.js) and installs infra/
+ * test/e2e/examples.test.ts runs the workflow's jobs (examples/typescript/gitops/run.js) and installs infra/
  * from its lock file for real.
  */
 import { spawnSync } from "node:child_process";
@@ -15,7 +15,7 @@ import { PULUMI_VERSION, REPO_ROOT } from "../../scripts/pulumi-env";
 import { PACKAGES } from "../helpers/tarballs";
 import { useTempDir } from "../helpers/temp-dir";
 
-const EXAMPLE = path.join(REPO_ROOT, "examples", "gitops");
+const EXAMPLE = path.join(REPO_ROOT, "examples", "typescript", "gitops");
 const WORKFLOW_FILE = path.join(EXAMPLE, "service-gitops.yml");
 const INFRA = path.join(EXAMPLE, "infra");
 
@@ -31,6 +31,8 @@ interface Step {
 
 /** One job of the workflow. */
 interface Job {
+  needs?: string | string[];
+  if?: string;
   env?: Record<string, string>;
   strategy?: { matrix?: { stack?: string[] } };
   steps: Step[];
@@ -58,6 +60,11 @@ function commands(run: string): { command: string; line: string }[] {
       found.push({ command: m[1], line: line.trim() });
   }
   return found;
+}
+
+/** The stacks of the workflow's matrix (the `up` job's). */
+function matrixStacks(): string[] {
+  return workflow.jobs.up.strategy?.matrix?.stack ?? [];
 }
 
 /** The jobs with a step that runs `pulumi` or `service-drift`: those that use the backend. */
@@ -102,15 +109,42 @@ function claimsNotInStep(step: Step): string[] {
   return claims.filter((c) => !body.includes(c.toLowerCase()));
 }
 
-describe("examples/gitops/service-gitops.yml, as a new repository runs it", () => {
+describe("examples/typescript/gitops/service-gitops.yml, as a new repository runs it", () => {
   const tmp = useTempDir("gitops-workflow-");
 
-  it("has jobs that run pulumi: preview, up and drift, each over the matrix's stacks", () => {
+  it("has jobs that run pulumi: preview, up and drift over the matrix's stacks, unmanaged once over all of them", () => {
     expect(backendJobs().map(([name, job]) => [name, job.strategy?.matrix?.stack])).toEqual([
       ["preview", ["dev", "prod"]],
       ["up", ["dev", "prod"]],
       ["drift", ["dev", "prod"]],
+      ["unmanaged", undefined],
     ]);
+    // The unmanaged check names every stack of the matrix: a resource of one of them is managed.
+    const check = workflow.jobs.unmanaged.steps.flatMap((s) =>
+      (s.run ?? "").split("\n").filter((l) => /service-drift unmanaged/.test(l)),
+    );
+    expect(check).toHaveLength(1);
+    expect([...check[0].matchAll(/--stack (\w+)/g)].map((m) => m[1])).toEqual(matrixStacks());
+  });
+
+  it("pull requests: the preview runs the guard on each stack, and one job posts all the previews as one comment", () => {
+    const preview = workflow.jobs.preview.steps.map((s) => s.run ?? "").join("\n");
+    expect(preview).toMatch(/service-drift preview --stack "\$PULUMI_STACK"[^\n]*--format markdown/);
+    expect(preview).toMatch(
+      /--fail-on "\$GUARD_FAIL_ON" --fail-on-type "\$GUARD_FAIL_ON_TYPE" > preview\.md/,
+    );
+    expect(workflow.jobs.preview.env).toMatchObject({
+      GUARD_FAIL_ON: "replace,delete",
+      GUARD_FAIL_ON_TYPE: "EventDestination",
+    });
+    const comment = workflow.jobs["preview-comment"];
+    expect([comment.needs, comment.if]).toEqual([
+      "preview",
+      "always() && github.event_name == 'pull_request'",
+    ]);
+    const gh = comment.steps.flatMap((s) => commands(s.run ?? "").map((c) => c.line));
+    // Found by its marker (GET), then replaced (PATCH) or, the first time, posted (POST).
+    expect(gh.map((l) => /--method (\w+)/.exec(l)?.[1] ?? "GET")).toEqual(["GET", "PATCH", "POST"]);
   });
 
   it("every job that runs pulumi gets PULUMI_ACCESS_TOKEN and the backend's other secrets from the repository's secrets", () => {
@@ -129,8 +163,8 @@ describe("examples/gitops/service-gitops.yml, as a new repository runs it", () =
     expect(text).toMatch(/^# {3}PULUMI_ACCESS_TOKEN +only for the Pulumi Cloud/m);
   });
 
-  it("every job that runs pulumi first selects its stack with pulumi stack select --create, creating it the first time", () => {
-    for (const [name, job] of backendJobs()) {
+  it("every job of one stack first selects it with pulumi stack select --create, creating it the first time", () => {
+    for (const [name, job] of backendJobs().filter(([, j]) => j.strategy?.matrix?.stack)) {
       expect({ job: name, stack: job.env?.PULUMI_STACK }).toEqual({
         job: name,
         stack: "${{ matrix.stack }}",

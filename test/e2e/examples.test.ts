@@ -109,7 +109,7 @@ interface PackedRegistry {
 }
 
 /**
- * The registry `npm ci` of examples/gitops/infra talks to: that lock file names this repository's
+ * The registry `npm ci` of examples/typescript/gitops/infra talks to: that lock file names this repository's
  * packages as the npm registry serves a published package (`<registry>/<name>/-/<name>-<version>.tgz`),
  * and this server answers those paths with the packed tarballs (`packed`), uncached; every other
  * request is sent on to the registry npm is configured with (a redirect). npm points a lock
@@ -203,10 +203,11 @@ describe("examples, copied out of the repository and run by the command of their
     expect(out).toMatch(/Tests:\s+3 passed, 3 total/);
   }, 1_800_000);
 
-  it("gitops: the workflow's jobs, per stack: preview, up, nightly drift keeping one issue per stack, up --refresh", async () => {
-    const out = await copyAndRun("gitops");
+  it("gitops: the workflow's jobs, per stack: preview with its one comment per pull request and the guard, up, nightly drift keeping one issue per stack, up --refresh", async () => {
+    const out = await copyAndRun("typescript/gitops");
     const s = summary<{
       steps: { what: string; codes: Record<string, number>; openIssues: string[]; issues: number }[];
+      previews: Record<string, unknown>[];
       issueBodyNamesTheEdit: boolean;
       closedWith: string[];
       cli: { installedByTheWorkflow: string; ran: string };
@@ -227,6 +228,32 @@ describe("examples, copied out of the repository and run by the command of their
       { what: "merge: up --refresh", codes: clean, openIssues: open, issues: 1 },
       { what: "night: drift", codes: clean, openIssues: [], issues: 1 },
     ]);
+    // Pull requests: one comment each (found by its marker, updated on the next push) with both
+    // stacks' previews; the rename of the destination refused by the guard (exit 2).
+    const comment = (verdict: string, refused: string[]) => ({
+      comments: 1,
+      startsWithMarker: true,
+      stacksShown: ["dev", "prod"],
+      verdicts: [verdict, verdict],
+      refused,
+    });
+    const passed = { dev: 0, prod: 0, "preview-comment": 0 };
+    expect(s.previews).toEqual([
+      { what: "pull request #101: preview", codes: passed, ...comment("3 to create.", []) },
+      {
+        what: "pull request #102, first push: preview",
+        codes: passed,
+        ...comment("1 to update, 2 unchanged.", []),
+      },
+      {
+        what: "pull request #102, second push: preview",
+        codes: { dev: 2, prod: 2, "preview-comment": 0 },
+        ...comment("1 to create, 1 to update, 1 to delete, 1 unchanged.", [
+          "delete **audit-stream** (EventDestination).",
+          "delete **audit-stream** (EventDestination).",
+        ]),
+      },
+    ]);
     expect(s.issueBodyNamesTheEdit).toBe(true);
     expect(s.closedWith).toEqual([expect.stringMatching(/^\*\*No drift in stack `dev`:\*\*/)]);
     // The jobs ran on the CLI release the workflow installs, the one this suite tests.
@@ -239,7 +266,7 @@ describe("examples, copied out of the repository and run by the command of their
   it("gitops: npm ci installs infra/ from its package-lock.json: the registry's packages by their hash, this repository's from its tarballs", async () => {
     const infra = path.join(fs.mkdtempSync(path.join(tmp, "gitops-infra-")), "infra");
     fs.mkdirSync(infra);
-    const files = execFileSync("git", ["ls-files", "-z", "--", "examples/gitops/infra"], {
+    const files = execFileSync("git", ["ls-files", "-z", "--", "examples/typescript/gitops/infra"], {
       cwd: REPO,
       encoding: "utf8",
     })
@@ -253,7 +280,9 @@ describe("examples, copied out of the repository and run by the command of their
     try {
       const started = Date.now();
       const r = await run("npm", ["ci", "--registry", registry.url], infra, strangerEnv(home));
-      console.log(`examples/gitops/infra: npm ci in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+      console.log(
+        `examples/typescript/gitops/infra: npm ci in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      );
       if (r.code !== 0) throw new Error(`npm ci failed (exit code ${r.code}):\n${r.out.slice(-8000)}`);
       expect(registry.served.sort()).toEqual(
         ["pulumi-service", "service-cli-kit", "service-contract"].map(

@@ -6,7 +6,10 @@
  */
 import { clearRequestLog, getRequestLog, setFaults } from "../helpers/emulator";
 import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
+import { runDriftJson } from "../helpers/gitops";
 import { startHoldingProxy } from "../helpers/held-answers";
+import type { DriftReport } from "../../gitops/drift";
+import type { PreviewSummary } from "../../gitops/preview";
 import type { Spec } from "../fixtures/native";
 
 // Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
@@ -123,6 +126,13 @@ describe.each(["native", "dynamic"] as const)(
           options: LIFECYCLE_OPTIONS[name as keyof typeof LIFECYCLE_OPTIONS],
         })),
       );
+    /** The lifecycle's values that replace `replaced` (its description, under replaceOnChanges). */
+    const REPLACING: Values = {
+      replaced: ["second", "m2"],
+      deleted: ["fourth", "m1"],
+      ignored: ["ignore", "changed, ignored"],
+      retained: ["retain", "m1"],
+    };
     /** The IDs of the lifecycle's subscriptions after the last up, by name. */
     let ids: Record<string, string> = {};
     /** The service's subscriptions, each `[description, metadata]`, sorted. */
@@ -187,15 +197,47 @@ describe.each(["native", "dynamic"] as const)(
       ids = after;
     });
 
-    it("replaceOnChanges: a change of the named property: the preview plans a replacement, up makes one", async () => {
-      await setSpec(
-        lifecycle({
-          replaced: ["second", "m2"],
-          deleted: ["fourth", "m1"],
-          ignored: ["ignore", "changed, ignored"],
-          retained: ["retain", "m1"],
+    it("service-drift: a hand edit of the property ignoreChanges names is not drift (exit 0) but listed apart as ignored", async () => {
+      await e2e.client.eventSubscriptions.update(ids.ignored, { metadata: "edited by hand" });
+      try {
+        const run = await runDriftJson<DriftReport>(e2e, []);
+        expect([run.code, run.json.drift, run.json.resources]).toEqual([0, false, []]);
+        expect(run.json.ignored).toEqual([
+          expect.objectContaining({
+            name: "ignored",
+            id: ids.ignored,
+            ignoreChanges: ["metadata"],
+            properties: [{ property: "metadata", before: "m1", after: "edited by hand", secret: false }],
+          }),
+        ]);
+      } finally {
+        await e2e.client.eventSubscriptions.update(ids.ignored, { metadata: "m1" });
+      }
+    });
+
+    it("service-drift preview: a replace shown with before and after; the guard refuses it for its type (exit 2), not for another", async () => {
+      await setSpec(lifecycle(REPLACING));
+      const guarded = (type: string) =>
+        runDriftJson<PreviewSummary>(e2e, ["preview", "--fail-on", "replace,delete", "--fail-on-type", type]);
+      const run = await guarded("EventSubscription");
+      expect(run.code).toBe(2);
+      expect(run.json.resources).toEqual([
+        expect.objectContaining({
+          name: "replaced",
+          type: "EventSubscription",
+          id: ids.replaced,
+          op: "replace",
+          replaceReasons: ["description"],
+          properties: [{ property: "description", before: "first", after: "second", secret: false }],
         }),
-      );
+      ]);
+      expect(run.json.guard?.refused).toEqual([expect.objectContaining({ name: "replaced", op: "replace" })]);
+      const other = await guarded("EventDestination");
+      expect([other.code, other.json.guard?.refused]).toEqual([0, []]);
+    });
+
+    it("replaceOnChanges: a change of the named property: the preview plans a replacement, up makes one", async () => {
+      await setSpec(lifecycle(REPLACING));
       const preview = await stack.preview({ diff: true });
       expect(preview.changeSummary).toEqual({ replace: 1, same: 5 });
       expect(preview.stdout).toMatch(/\+-.*EventSubscription: \(replace\)/);

@@ -1,7 +1,6 @@
 /**
  * Drift analysis of engine events, secret masking and redaction, and the report table (gitops/drift.ts, gitops/format.ts), without an engine.
  */
-import type { EngineEvent } from "@pulumi/pulumi/automation";
 import {
   analyzePreviewEvents,
   analyzeRefreshEvents,
@@ -12,44 +11,10 @@ import {
   type DriftReport,
 } from "../../gitops/drift";
 import { formatReport } from "../../gitops/format";
+import { MASKED_SECRET as SECRET, outputsEvent, preEvent } from "../helpers/gitops";
 
-const SECRET = {
-  "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
-  ciphertext: "[secret]",
-};
 const SUB = "pulumi-nodejs:dynamic/service:EventSubscription";
 const DEST = "pulumi-nodejs:dynamic/service:EventDestination";
-
-function outputsEvent(
-  op: string,
-  type: string,
-  name: string,
-  old: Record<string, unknown> | undefined,
-  next: Record<string, unknown> | undefined,
-): EngineEvent {
-  const urn = `urn:pulumi:dev::proj::${type}::${name}`;
-  const state = (outputs: Record<string, unknown>) => ({
-    type,
-    urn,
-    custom: true,
-    id: `id-${name}`,
-    outputs,
-  });
-  return {
-    sequence: 1,
-    timestamp: 0,
-    resOutputsEvent: {
-      metadata: {
-        op,
-        urn,
-        type,
-        old: old && state(old),
-        new: next && state(next),
-        provider: "",
-      },
-    },
-  } as unknown as EngineEvent;
-}
 
 describe("drift analysis of refresh events", () => {
   it("reports changed properties (lists in any order), deletions, and ignores same results and providers", () => {
@@ -107,19 +72,7 @@ describe("drift analysis of refresh events", () => {
       name: string,
       oldIn?: Record<string, unknown>,
       newIn?: Record<string, unknown>,
-    ) =>
-      ({
-        resourcePreEvent: {
-          metadata: {
-            op,
-            urn: `urn:pulumi:dev::proj::${SUB}::${name}`,
-            type: SUB,
-            old: oldIn && { inputs: oldIn },
-            new: newIn && { inputs: newIn },
-            provider: "",
-          },
-        },
-      }) as unknown as EngineEvent;
+    ) => preEvent(op, SUB, name, oldIn, newIn);
     const changes = analyzePreviewEvents([
       pre("same", "a"),
       pre("update", "b", { description: "x", target: SECRET }, { description: "y", target: SECRET }),
@@ -167,6 +120,7 @@ describe("drift analysis of refresh events", () => {
           properties: [],
         },
       ],
+      ignored: [],
       pendingChanges: {
         present: true,
         summary: { update: 1 },

@@ -16,6 +16,7 @@ const clean: DriftReport = {
   drift: false,
   checkedResources: 5,
   resources: [],
+  ignored: [],
   pendingChanges: { present: false, summary: { same: 6 }, resources: [] },
   exitCode: 0,
 };

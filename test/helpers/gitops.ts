@@ -6,6 +6,7 @@ import { spawn } from "child_process";
 import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
+import type { EngineEvent } from "@pulumi/pulumi/automation";
 
 /** Absolute path of the compiled command line (`npm run build`). */
 export const DRIFT_CLI = path.resolve(__dirname, "../../dist/gitops/cli.js");
@@ -78,4 +79,85 @@ export function backendFingerprint(backendDir: string): Record<string, string> {
   };
   walk(root);
   return out;
+}
+
+/** A secret value as the engine's events carry it: masked, its ciphertext `[secret]`. */
+export const MASKED_SECRET = {
+  "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+  ciphertext: "[secret]",
+};
+
+/**
+ * A `resOutputsEvent` of a refresh as the engine sends it: operation `op` on the custom resource
+ * `name` of type `type` (ID `id-<name>`), its last deployed outputs `old` and its live ones `next`.
+ */
+export function outputsEvent(
+  op: string,
+  type: string,
+  name: string,
+  old: Record<string, unknown> | undefined,
+  next: Record<string, unknown> | undefined,
+): EngineEvent {
+  const urn = `urn:pulumi:dev::proj::${type}::${name}`;
+  const state = (outputs: Record<string, unknown>) => ({
+    type,
+    urn,
+    custom: true,
+    id: `id-${name}`,
+    outputs,
+  });
+  return {
+    sequence: 1,
+    timestamp: 0,
+    resOutputsEvent: {
+      metadata: { op, urn, type, old: old && state(old), new: next && state(next), provider: "" },
+    },
+  } as unknown as EngineEvent;
+}
+
+/**
+ * A `resourcePreEvent` of a preview: operation `op` on resource `name` of type `type`, the state's
+ * inputs `oldIn` (ID `id-<name>`) and the program's `newIn` (no ID for a create); `extra` is merged into the metadata (`diffs`, `keys`…).
+ */
+export function preEvent(
+  op: string,
+  type: string,
+  name: string,
+  oldIn?: Record<string, unknown>,
+  newIn?: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): EngineEvent {
+  const urn = `urn:pulumi:dev::proj::${type}::${name}`;
+  const state = (inputs: Record<string, unknown>, id: string) => ({ type, urn, custom: true, id, inputs });
+  return {
+    sequence: 1,
+    timestamp: 0,
+    resourcePreEvent: {
+      metadata: {
+        op,
+        urn,
+        type,
+        old: oldIn && state(oldIn, `id-${name}`),
+        new: newIn && state(newIn, op === "create" ? "" : `id-${name}`),
+        provider: "",
+        ...extra,
+      },
+    },
+  } as unknown as EngineEvent;
+}
+
+/**
+ * Runs the built `service-drift` with `args` (e.g. `["preview", "--fail-on", "replace"]`) on the
+ * stack of `e` (`--stack`, `--cwd` its program folder, `--json`, the stack's environment): the run
+ * and its JSON document (a `DriftReport`, a `PreviewSummary`, or `{ error, exitCode }`).
+ */
+export async function runDriftJson<T>(
+  e: { stack: { name: string; workspace: { workDir: string } }; env: Record<string, string> },
+  args: string[],
+): Promise<CliRun & { json: T }> {
+  const run = await runDriftCli(
+    [...args, "--stack", e.stack.name, "--cwd", e.stack.workspace.workDir, "--json"],
+    e.env,
+  );
+  return { ...run, json: JSON.parse(run.stdout) as T };
 }

@@ -2,13 +2,17 @@
 // `npm start` (or `npm run example:gitops` at the repository root): runs the jobs of
 // service-gitops.yml on this machine, against an emulator started for the run, for every stack
 // of the workflow's matrix (in parallel, as GitHub runs them), in the order a repository sees
-// them: a pull request (`preview`), the merge (`up`), a night without drift, someone editing a
-// destination of `dev` by hand, two nights with drift (one issue opened, then updated), the
-// next merge (`up --refresh` puts the value back), and a night without drift (the issue closed).
+// them: a pull request (`preview` and its comment), the merge (`up`), a night without drift,
+// someone editing a destination of `dev` by hand, two nights with drift (one issue opened, then
+// updated), the next merge (`up --refresh` puts the value back), a night without drift (the
+// issue closed), and a pull request of two pushes (its one comment updated; the second push
+// renames the destination, which the guard refuses).
 // Each job's `run:` steps are run by bash as the workflow writes them (its `${{ secrets.* }}`
 // and `${{ vars.* }}` are the stand-ins below); `uses:` steps (checkout, setup-node, the Pulumi
-// CLI, upload-artifact) and `npm ci` are what this machine already has; `gh` is local-gh.js,
-// which keeps the issues in a JSON file. Prints `summary: {…}` and destroys the stacks.
+// CLI) and `npm ci` are what this machine already has, the artifact steps copy files within the
+// run; `gh` is local-gh.js, which keeps the issues and the pull requests' comments in a JSON
+// file. Prints `summary: {…}` and destroys the stacks. The nightly `unmanaged` job is not run
+// here.
 //
 // The repository is a temporary folder next to this file: `infra/` with the stacks' settings
 // files, made first as the README says (`pulumi stack init <stack>`, `pulumi config set`, the
@@ -67,8 +71,12 @@ async function main() {
   const bin = path.join(work, "bin");
   fs.mkdirSync(bin);
   fs.symlinkSync(path.join(__dirname, "local-gh.js"), path.join(bin, "gh"));
-  const issuesFile = path.join(work, "issues.json");
-  const issues = () => (fs.existsSync(issuesFile) ? JSON.parse(fs.readFileSync(issuesFile, "utf8")) : []);
+  const ghFile = path.join(work, "github.json");
+  const github = () =>
+    fs.existsSync(ghFile) ? JSON.parse(fs.readFileSync(ghFile, "utf8")) : { issues: [], comments: [] };
+  const issues = () => github().issues;
+  /** The comments of pull request `pr` (on GitHub, an issue's comments). */
+  const commentsOn = (pr) => github().comments.filter((c) => c.issue_number === pr);
   // The repository secrets and variables this run stands in for: the team's backend is a local
   // file backend, and no Pulumi Cloud token.
   const secrets = {
@@ -90,7 +98,8 @@ async function main() {
     ...process.env,
     ...Object.fromEntries(Object.entries(workflow.env).map(([k, v]) => [k, expand(v, workflowValues)])),
     PATH: `${bin}${path.delimiter}${process.env.PATH}`,
-    LOCAL_GH_STATE: issuesFile,
+    LOCAL_GH_STATE: ghFile,
+    GITHUB_REPOSITORY: "example/infra",
   };
   const exec = promisify(execFile);
   // Asynchronous on purpose: the emulator answers from this process's event loop.
@@ -105,11 +114,29 @@ async function main() {
       };
     }
   };
-  /** One matrix entry of a job: its env, then its `run:` steps in order; the exit code. */
-  const runJobFor = async (name, stack) => {
+  // The artifacts of the current workflow run, by name: upload-artifact and download-artifact.
+  const artifacts = path.join(work, "artifacts");
+  /** `actions/upload-artifact` and `actions/download-artifact` (a `pattern` with `*`) on a folder. */
+  const artifactStep = (step, values, dir) => {
+    const w = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, expand(v, values)]));
+    if (step.uses.startsWith("actions/upload-artifact@")) {
+      const file = path.join(dir, w.path);
+      if (!fs.existsSync(file)) return;
+      fs.mkdirSync(path.join(artifacts, w.name), { recursive: true });
+      fs.copyFileSync(file, path.join(artifacts, w.name, path.basename(file)));
+    } else if (step.uses.startsWith("actions/download-artifact@")) {
+      const pattern = new RegExp(`^${w.pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`);
+      for (const name of fs.existsSync(artifacts) ? fs.readdirSync(artifacts) : [])
+        if (pattern.test(name))
+          fs.cpSync(path.join(artifacts, name), path.join(dir, w.path, name), { recursive: true });
+    }
+  };
+  /** One matrix entry of a job (`stack`; `""` for a job without a matrix): its exit code. */
+  const runJobFor = async (name, stack, event = {}) => {
     const job = workflow.jobs[name];
     const values = {
       ...workflowValues,
+      ...event,
       "matrix.stack": stack,
       "github.token": "local",
       ...Object.fromEntries(Object.entries(baseEnv).map(([k, v]) => [`env.${k}`, v])),
@@ -124,23 +151,53 @@ async function main() {
     let code = 0;
     for (const step of job.steps) {
       const label = expand(step.name ?? step.uses ?? step.run, values);
+      // After a failed step, only the steps marked `if: always()` run, as on GitHub.
+      if (code !== 0 && !/\balways\(\)/.test(step.if ?? "")) continue;
+      if (/^actions\/(upload|download)-artifact@/.test(step.uses ?? "")) {
+        artifactStep(step, values, dir);
+        continue;
+      }
       if (!step.run || step.run.trim() === "npm ci") continue;
       const r = await sh(step.run, path.join(dir, expand(step["working-directory"] ?? ".", values)), {
         ...env,
         ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, values)])),
       });
       log.push(`  ${label}: exit ${r.code}`, r.out.replace(/^/gm, "    "));
-      if (r.code !== 0) {
-        code = r.code;
-        break;
-      }
+      if (r.code !== 0 && code === 0) code = r.code;
     }
     process.stdout.write(`${log.join("\n")}\n`);
     return code;
   };
   /** A job for every stack of the matrix, in parallel: `{ dev: 0, prod: 0 }`. */
-  const runJob = async (name) =>
-    Object.fromEntries(await Promise.all(stacks.map(async (stack) => [stack, await runJobFor(name, stack)])));
+  const runJob = async (name, event) =>
+    Object.fromEntries(
+      await Promise.all(stacks.map(async (stack) => [stack, await runJobFor(name, stack, event)])),
+    );
+  /**
+   * A push to pull request `pr`: a new workflow run (no artifacts yet), the `preview` job of each
+   * stack, then `preview-comment` once. Returns the exit codes, `{ dev, prod, "preview-comment" }`.
+   */
+  const pullRequest = async (pr) => {
+    fs.rmSync(artifacts, { recursive: true, force: true });
+    const event = { "github.event.pull_request.number": String(pr) };
+    const codes = await runJob("preview", event);
+    return { ...codes, "preview-comment": await runJobFor("preview-comment", "", event) };
+  };
+  const previews = [];
+  /** Records what pull request `pr`'s push gave and what its comments say. */
+  const recordPreview = (what, pr, codes) => {
+    const comments = commentsOn(pr);
+    const body = comments[0]?.body ?? "";
+    previews.push({
+      what,
+      codes,
+      comments: comments.length,
+      startsWithMarker: body.startsWith("<!-- service-gitops: preview comment -->"),
+      stacksShown: [...body.matchAll(/^#### Stack `(\w+)`/gm)].map((m) => m[1]),
+      verdicts: [...body.matchAll(/^\*\*Preview of stack `\w+`:\*\* (.*)$/gm)].map((m) => m[1]),
+      refused: [...body.matchAll(/^\*\*The guard refuses this change\*\* \(.*?\): (.*)$/gm)].map((m) => m[1]),
+    });
+  };
   const openIssues = () =>
     issues()
       .filter((i) => i.state === "open")
@@ -163,7 +220,9 @@ async function main() {
       if (init.code !== 0) throw new Error(init.out);
     }
     const cli = (await sh("pulumi version", project, baseEnv)).out.trim();
-    record("pull request: preview", await runJob("preview"));
+    const first = await pullRequest(101);
+    recordPreview("pull request #101: preview", 101, first);
+    record("pull request: preview", { dev: first.dev, prod: first.prod });
     record("merge: up", await runJob("up"));
     record("night: drift", await runJob("drift"));
 
@@ -175,9 +234,28 @@ async function main() {
     record("next night: drift", await runJob("drift"));
     record("merge: up --refresh", await runJob("up"));
     record("night: drift", await runJob("drift"));
+
+    // A pull request of two pushes, never merged: an edit of a description (an update the
+    // guard lets through), then a rename of the destination without an alias (Pulumi would
+    // delete it and create another: the guard refuses). Its one comment is updated in place.
+    const program = path.join(project, "index.ts");
+    const main = fs.readFileSync(program, "utf8");
+    try {
+      fs.writeFileSync(program, main.replace('"IP policy changes"', '"IP policy changes (audited)"'));
+      recordPreview("pull request #102, first push: preview", 102, await pullRequest(102));
+      fs.writeFileSync(
+        program,
+        main
+          .replace('"IP policy changes"', '"IP policy changes (audited)"')
+          .replace('new EventDestination("audit-stream"', 'new EventDestination("audit"'),
+      );
+      recordPreview("pull request #102, second push: preview", 102, await pullRequest(102));
+    } finally {
+      fs.writeFileSync(program, main);
+    }
     const issue = issues()[0];
     process.stdout.write(
-      `\nsummary: ${JSON.stringify({ steps, issueBodyNamesTheEdit: /`"edited by hand"`/.test(issue?.body ?? ""), closedWith: issue?.comments ?? [], cli: { installedByTheWorkflow: String(workflow.env.PULUMI_VERSION), ran: cli } })}\n`,
+      `\nsummary: ${JSON.stringify({ steps, previews, issueBodyNamesTheEdit: /`"edited by hand"`/.test(issue?.body ?? ""), closedWith: issue?.comments ?? [], cli: { installedByTheWorkflow: String(workflow.env.PULUMI_VERSION), ran: cli } })}\n`,
     );
   } finally {
     for (const stack of stacks) {

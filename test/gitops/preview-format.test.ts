@@ -1,0 +1,97 @@
+/**
+ * The preview summary's text and Markdown forms (gitops/preview-format.ts), from summaries built
+ * by hand: what the job log and the pull request's comment show a reviewer.
+ */
+import type { PreviewSummary } from "../../gitops/preview";
+import { formatPreview, formatPreviewMarkdown } from "../../gitops/preview-format";
+
+const SUB = "service:index:EventSubscription";
+const DEST = "service:index:EventDestination";
+const ESB = `esb_${"B".repeat(27)}`;
+
+const refused: PreviewSummary = {
+  stack: "dev",
+  workDir: "/repo/infra",
+  changes: true,
+  summary: { same: 4, replace: 1, create: 1 },
+  resources: [
+    {
+      name: "moved",
+      type: "EventSubscription",
+      typeToken: SUB,
+      urn: `urn:pulumi:dev::infra::${SUB}::moved`,
+      id: ESB,
+      op: "replace",
+      replaceReasons: ["description"],
+      properties: [
+        { property: "description", before: "first | one", after: "second", secret: false },
+        { property: "destinationIds", before: ["ed_1"], after: ["[unknown]"], secret: false },
+      ],
+    },
+    {
+      name: "logs",
+      type: "EventDestination",
+      typeToken: DEST,
+      urn: `urn:pulumi:dev::infra::${DEST}::logs`,
+      id: "",
+      op: "create",
+      replaceReasons: [],
+      properties: [{ property: "target", before: null, after: "[secret]", secret: true }],
+    },
+  ],
+  guard: {
+    failOn: ["replace", "delete"],
+    types: ["EventSubscription"],
+    names: [],
+    refused: [{ name: "moved", type: "EventSubscription", urn: "u", op: "replace" }],
+  },
+  exitCode: 2,
+};
+
+describe("--format markdown (the pull request's comment)", () => {
+  it("the counts, a row per changed property with before and after, the refusal and the exit code", () => {
+    const md = formatPreviewMarkdown(refused);
+    const lines = md.split("\n");
+    expect(lines[0]).toBe("**Preview of stack `dev`:** 1 to create, 1 to replace, 4 unchanged.");
+    expect(lines).toContain(
+      `| **replace** | **moved** \`${ESB}\` | EventSubscription | \`description\` (forces replace) | \`"first \\| one"\` | \`"second"\` |`,
+    );
+    expect(lines).toContain(
+      `| **replace** | **moved** \`${ESB}\` | EventSubscription | \`destinationIds\` | \`["ed_1"]\` | \`["[unknown]"]\` |`,
+    );
+    // A create has no value before; its secret stays masked.
+    expect(lines).toContain("| **create** | **logs** | EventDestination | `target` |  | `[secret]` |");
+    expect(md).toContain(
+      "**The guard refuses this change** (replace, delete of type EventSubscription): replace **moved** (EventSubscription).",
+    );
+    expect(md).toContain("Exit code 2 (0: the guard passes, 2: the guard refuses, 1: the preview failed)");
+  });
+
+  it("no change and no guard: a one-line verdict, nothing refused", () => {
+    const md = formatPreviewMarkdown({
+      ...refused,
+      changes: false,
+      summary: { same: 6 },
+      resources: [],
+      guard: null,
+      exitCode: 0,
+    });
+    expect(md.split("\n")[0]).toBe("**Preview of stack `dev`:** 6 unchanged.");
+    expect(md).not.toMatch(/guard refuses this change|\| Operation/);
+  });
+});
+
+describe("text", () => {
+  it("a table row per property and the guard's verdict with its exit code", () => {
+    const text = formatPreview(refused);
+    expect(text).toMatch(
+      /replace\s+moved\s+EventSubscription\s+esb_B+\s+description \(forces replace\)\s+"first \| one"\s+"second"/,
+    );
+    expect(text).toMatch(/create\s+logs\s+EventDestination\s+-\s+target\s+-\s+\[secret\]/);
+    expect(text).toMatch(
+      /Guard \(replace, delete of type EventSubscription\): REFUSED \(exit code 2\): replace moved \(EventSubscription\)\./,
+    );
+    const passing = formatPreview({ ...refused, guard: { ...refused.guard!, refused: [] }, exitCode: 0 });
+    expect(passing).toMatch(/Guard \(replace, delete of type EventSubscription\): passes \(exit code 0\)\./);
+  });
+});
