@@ -97,6 +97,7 @@ describe("the documentation against the manifests", () => {
       "service-cli-kit",
       "service-contract",
       "service-emulator",
+      "service-policy",
     ]);
   });
 

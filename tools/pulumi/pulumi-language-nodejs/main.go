@@ -46,12 +46,18 @@ func findRunPath(dir string) (string, error) {
 	if p := os.Getenv("PULUMI_LANGUAGE_NODEJS_RUN_PATH"); p != "" {
 		return p, nil
 	}
+	return findSDKCommand(dir, "run")
+}
+
+// findSDKCommand looks for node_modules/@pulumi/pulumi/cmd/<name> (a launcher of the npm
+// package: run, run-policy-pack) from dir upwards, as Node's module resolution would.
+func findSDKCommand(dir, name string) (string, error) {
 	d, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
 	for {
-		candidate := filepath.Join(d, "node_modules", "@pulumi", "pulumi", "cmd", "run")
+		candidate := filepath.Join(d, "node_modules", "@pulumi", "pulumi", "cmd", name)
 		if st, err := os.Stat(candidate); err == nil && st.IsDir() {
 			return candidate, nil
 		}
