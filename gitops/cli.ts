@@ -6,6 +6,7 @@
  * service-drift --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
  *                                                    drift report of a stack
  * service-drift generate [--base-url URL]            program adopting every resource of the account
+ * service-drift unmanaged --stack [DIR:]STACK …      resources of the account in no stack's state
  * service-drift --version | --help
  * ```
  *
@@ -31,6 +32,7 @@ import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "ser
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
 import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
+import { unmanagedCommand } from "./unmanaged-cli";
 
 export { processIo, type CliIo } from "./io";
 
@@ -146,6 +148,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
         "and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.",
     )
     .version(packageVersion())
+    // Options after a subcommand are the subcommand's (`unmanaged --stack` is not the report's).
+    .enablePositionalOptions()
     .option("-s, --stack <name>", "stack to check, e.g. dev (default: env PULUMI_STACK)")
     .option("-C, --cwd <dir>", "folder of the Pulumi project (Pulumi.yaml)", process.cwd())
     .addOption(
@@ -167,6 +171,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .action(async (flags: { baseUrl?: string }) => {
       code = await generate(flags, io);
     });
+  // `service-drift unmanaged` (gitops/unmanaged-cli.ts).
+  program.addCommand(
+    wireCommand(
+      unmanagedCommand(io, (c) => (code = c)),
+      io,
+    ),
+  );
   return (await parseCommandLine(() => program.parseAsync([...argv]))) ?? code;
 }
 

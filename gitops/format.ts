@@ -87,7 +87,7 @@ export function formatReport(report: DriftReport): string {
 }
 
 /** Text for a Markdown table cell: `|` escaped, line breaks as spaces, no raw HTML. */
-function mdCell(text: string): string {
+export function mdCell(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/\s+/g, " ");
 }
 
