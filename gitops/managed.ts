@@ -60,7 +60,7 @@ export interface ManagedResource {
   stamp?: string;
 }
 
-/** The kind of an ID: by its prefix (`es_`, `ed_`), `undefined` for another. */
+/** The kind of an ID: by its prefix (`esb_`, `ed_`), `undefined` for another. */
 export function kindOfId(id: string): ListedKind | undefined {
   if (id.startsWith(RESOURCES.eventSubscription.idPrefix)) return "eventSubscription";
   if (id.startsWith(RESOURCES.eventDestination.idPrefix)) return "eventDestination";

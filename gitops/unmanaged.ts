@@ -24,7 +24,7 @@
 import * as fs from "fs";
 import * as path from "path";
 import { LocalWorkspace, type PulumiCommand } from "@pulumi/pulumi/automation";
-import { ServiceClient, isWellFormedId, type ServiceClientOptions } from "../client";
+import { RESOURCES, ServiceClient, isWellFormedId, type ServiceClientOptions } from "../client";
 import { findPulumiCommand } from "./drift";
 import { assignNames, listInventory } from "./generate";
 import { EXIT_CODES, redact } from "./io";
@@ -77,7 +77,7 @@ export interface ServiceAccount {
 
 /** Resources left out of the report on purpose. */
 export interface Exclusions {
-  /** IDs (`es_…`, `ed_…`). */
+  /** IDs (`esb_…`, `ed_…`). */
   ids?: string[];
   /** Description prefixes, e.g. `[unmanaged]`: a resource whose description starts with one. */
   descriptionPrefixes?: string[];
@@ -215,9 +215,9 @@ function checkOptions(opts: UnmanagedOptions): void {
   }
   for (const id of opts.exclude?.ids ?? []) {
     const kind = kindOfId(id);
-    if (!kind || !isWellFormedId(id, id.slice(0, 3)))
+    if (!kind || !isWellFormedId(id, RESOURCES[kind].idPrefix))
       throw new UnmanagedError(
-        `--exclude-id ${JSON.stringify(id)}: not an es_… or ed_… ID (prefix + 27 letters or digits).`,
+        `--exclude-id ${JSON.stringify(id)}: not an esb_… or ed_… ID (prefix + 27 letters or digits).`,
       );
   }
   if ((opts.exclude?.descriptionPrefixes ?? []).some((p) => p === ""))
