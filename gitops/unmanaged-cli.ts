@@ -2,15 +2,18 @@
  * `service-drift unmanaged`: the command line of the unmanaged check (gitops/unmanaged.ts).
  *
  * ```text
- * service-drift unmanaged --stack [DIR:]STACK [--stack …] [--base-url URL] [--api-key-env VAR …]
- *     [--exclude-id ID …] [--exclude-description-prefix TEXT …] [--import-file PATH]
+ * service-drift unmanaged --stack [DIR:]STACK [--stack …] [--backend-url [DIR=]URL …]
+ *     [--base-url URL] [--api-key-env VAR …] [--exclude-id ID …] [--exclude-description-prefix TEXT …] [--import-file PATH]
  *     [--format text|json|markdown] [--json]
  * ```
  *
  * - `--stack [DIR:]STACK` (repeatable, at least one): a stack whose state counts, in the project
  *   folder DIR (default: the current directory); read with `pulumi stack export` there, so on the
- *   backend `pulumi` uses in DIR (the project's `backend.url`, else `PULUMI_BACKEND_URL`, else the
- *   login).
+ *   backend `pulumi` uses in DIR (`PULUMI_BACKEND_URL`, else the project's `backend.url`, else
+ *   the login).
+ * - `--backend-url [DIR=]URL` (repeatable): the backend of the stacks in project folder DIR (of
+ *   every stack without `DIR=`), as `PULUMI_BACKEND_URL` for their `pulumi stack export`, so
+ *   stacks of several backends are read in one run.
  * - The account: the API key in `SERVICE_API_KEY`, the base URL `--base-url` or
  *   `SERVICE_BASE_URL`. `--api-key-env VAR` (repeatable) lists instead the accounts whose keys
  *   are in those variables, each named by its variable in the output (keys never are printed).
@@ -25,11 +28,12 @@ import * as path from "path";
 import { Command, Option } from "commander";
 import { progressWriter } from "service-cli-kit";
 import { EXIT_CODES, redact, type CliIo } from "./io";
-import type { ServiceAccount, UnmanagedPhase } from "./unmanaged";
+import type { parseStackRef, ServiceAccount, StackRef, UnmanagedPhase } from "./unmanaged";
 
 /** Options of `service-drift unmanaged` as commander parses them. */
 export interface UnmanagedFlags {
   stack?: string[];
+  backendUrl?: string[];
   baseUrl?: string;
   apiKeyEnv?: string[];
   excludeId?: string[];
@@ -62,6 +66,25 @@ const STEPS: Record<UnmanagedPhase, string> = {
   done: "done",
 };
 
+/**
+ * The stacks of `--stack` with the backends of `--backend-url` (see the module comment).
+ * @throws UnmanagedError for a `--backend-url DIR=URL` whose DIR names no `--stack`'s folder.
+ */
+export function stackRefsOf(flags: UnmanagedFlags, cwd: string, parse: typeof parseStackRef): StackRef[] {
+  const refs = (flags.stack ?? []).map((s) => parse(s, cwd));
+  for (const spec of flags.backendUrl ?? []) {
+    const eq = spec.indexOf("=");
+    const scheme = spec.indexOf("://");
+    const dir = eq >= 0 && (scheme < 0 || eq < scheme) ? path.resolve(cwd, spec.slice(0, eq)) : undefined;
+    const url = dir === undefined ? spec : spec.slice(eq + 1);
+    const chosen = refs.filter((r) => dir === undefined || r.cwd === dir);
+    if (dir !== undefined && chosen.length === 0)
+      throw new Error(`--backend-url ${dir}=…: no --stack is in the folder ${dir}.`);
+    for (const r of chosen) r.env = { ...r.env, PULUMI_BACKEND_URL: url };
+  }
+  return refs;
+}
+
 /** Runs the check with `flags`; prints the report in its format. @returns the exit code. */
 export async function unmanaged(flags: UnmanagedFlags, io: CliIo): Promise<number> {
   const format = flags.json ? "json" : flags.format;
@@ -73,7 +96,7 @@ export async function unmanaged(flags: UnmanagedFlags, io: CliIo): Promise<numbe
     const { formatUnmanagedMarkdown, formatUnmanagedText } = await import("./unmanaged-format");
     const write = progressWriter(io, "service-drift unmanaged");
     const report = await runUnmanagedCheck({
-      stacks: (flags.stack ?? []).map((s) => parseStackRef(s, process.cwd())),
+      stacks: stackRefsOf(flags, process.cwd(), parseStackRef),
       accounts,
       exclude: { ids: flags.excludeId ?? [], descriptionPrefixes: flags.excludeDescriptionPrefix ?? [] },
       ...(flags.importFile !== undefined ? { importFile: path.resolve(flags.importFile) } : {}),
@@ -111,6 +134,11 @@ export function unmanagedCommand(io: CliIo, setCode: (code: number) => void): Co
     .option(
       "-s, --stack <[dir:]stack>",
       "a stack whose state counts, in project folder dir (repeatable)",
+      collect,
+    )
+    .option(
+      "--backend-url <[dir=]url>",
+      "backend of the stacks in project folder dir, or of every stack (repeatable; default: as pulumi finds it)",
       collect,
     )
     .option("--base-url <url>", "base URL of the service (default: SERVICE_BASE_URL)")

@@ -7,8 +7,9 @@
  *
  * 1. Each stack's state is read once, with `pulumi stack export` through the Automation API
  *    ({@link readStackStates}), in its project folder: the backend is the one `pulumi` uses
- *    there (the project's `backend.url`, else `PULUMI_BACKEND_URL`, else the login), so file,
- *    PostgreSQL and Pulumi Cloud backends are read the same way. Nothing is written.
+ *    there (`PULUMI_BACKEND_URL` of the stack's {@link StackRef.env}, else of the environment,
+ *    else the project's `backend.url`, else the login), so file, PostgreSQL and Pulumi Cloud
+ *    backends are read the same way, several in one run. Nothing is written.
  * 2. Each account is listed, every page of both lists (`GET /event_subscriptions`,
  *    `GET /event_destinations`, 100 a page).
  * 3. A listed resource is **managed** when a state holds its ID for that account (gitops/managed.ts:
@@ -26,7 +27,7 @@ import * as path from "path";
 import { LocalWorkspace, type PulumiCommand } from "@pulumi/pulumi/automation";
 import { RESOURCES, ServiceClient, isWellFormedId, type ServiceClientOptions } from "../client";
 import { findPulumiCommand } from "./drift";
-import { assignNames, listInventory } from "./generate";
+import { assignNames, identifier, listInventory } from "./generate";
 import { EXIT_CODES, redact } from "./io";
 import {
   NATIVE_TYPES,
@@ -52,7 +53,10 @@ export interface StackRef {
   stack: string;
   /** The project folder (holding `Pulumi.yaml`); default: the current directory. */
   cwd?: string;
-  /** Environment of `pulumi stack export` for this stack, over {@link UnmanagedOptions.env}. */
+  /**
+   * Environment of `pulumi stack export` for this stack, over {@link UnmanagedOptions.env}: e.g.
+   * `{ PULUMI_BACKEND_URL: "postgres://…" }` for a stack of another backend.
+   */
   env?: Record<string, string>;
 }
 
@@ -414,13 +418,25 @@ export interface ImportEntry {
 
 /**
  * The bulk-import file of `unmanaged` (`pulumi import --file` reads it): destinations first, then
- * subscriptions, each named after its description (generate.ts's `assignNames`: unique across
- * both kinds, the ID when there is no description).
+ * subscriptions, each named after its description as `service-drift generate` names resources
+ * (generate.ts's `assignNames`: the ID when there is none, `-2`, `-3`… for duplicates, in ID
+ * order), written as a camelCase identifier (`"Audit stream"` → `auditStream`), unique across both
+ * kinds: every language's generated code can refer to it (Pulumi YAML's generator writes a
+ * reference to `audit-stream` in a form its own converter cannot read).
  */
 export function bulkImportFile(unmanaged: readonly UnmanagedResource[]): { resources: ImportEntry[] } {
-  const names = assignNames(unmanaged);
+  const slugs = assignNames(unmanaged);
+  const taken = new Set<string>();
   const order = (k: ListedKind) => (k === "eventDestination" ? 0 : 1);
   const sorted = [...unmanaged].sort((a, b) => order(a.kind) - order(b.kind) || (a.id < b.id ? -1 : 1));
+  const names = new Map<string, string>();
+  for (const r of [...unmanaged].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const base = identifier(slugs.get(r.id) as string);
+    let name = base;
+    for (let i = 2; taken.has(name); i += 1) name = `${base}${i}`;
+    taken.add(name);
+    names.set(r.id, name);
+  }
   return { resources: sorted.map((r) => ({ type: r.type, name: names.get(r.id) as string, id: r.id })) };
 }
 

@@ -158,7 +158,7 @@ describe("the unmanaged check (emulator in process)", () => {
     expect([report.found, report.exitCode, report.accounts[0].excluded]).toEqual([false, 0, 3]);
   });
 
-  it("writes the bulk-import file: native types, names from descriptions (unique), destinations first", async () => {
+  it("writes the bulk-import file: native types, names from descriptions as identifiers (unique), destinations first", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "unmanaged-unit-"));
     try {
       const file = path.join(dir, "import.json");
@@ -173,11 +173,15 @@ describe("the unmanaged check (emulator in process)", () => {
       expect(written).toEqual({
         resources: [
           { type: "service:index:EventDestination", name: "audit", id: ids.destinations[0] },
-          { type: "service:index:EventDestination", name: "by-hand", id: ids.destinations[1] },
-          { type: "service:index:EventDestination", name: ids.destinations[2], id: ids.destinations[2] },
-          { type: "service:index:EventSubscription", name: "sub-117", id: ids.subscriptions[117] },
-          { type: "service:index:EventSubscription", name: "sub-118", id: ids.subscriptions[118] },
-          { type: "service:index:EventSubscription", name: "unmanaged-ok-lab", id: ids.subscriptions[119] },
+          { type: "service:index:EventDestination", name: "byHand", id: ids.destinations[1] },
+          {
+            type: "service:index:EventDestination",
+            name: ids.destinations[2].replace("_", ""),
+            id: ids.destinations[2],
+          },
+          { type: "service:index:EventSubscription", name: "sub117", id: ids.subscriptions[117] },
+          { type: "service:index:EventSubscription", name: "sub118", id: ids.subscriptions[118] },
+          { type: "service:index:EventSubscription", name: "unmanagedOkLab", id: ids.subscriptions[119] },
         ],
       });
     } finally {
@@ -200,7 +204,7 @@ describe("the unmanaged check (emulator in process)", () => {
     ]);
     expect(file.resources.map((e) => [e.type, e.name])).toEqual([
       ["service:index:EventDestination", "audit"],
-      ["service:index:EventSubscription", "audit-2"],
+      ["service:index:EventSubscription", "audit2"],
     ]);
   });
 
