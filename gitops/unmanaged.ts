@@ -179,7 +179,7 @@ export const ABUSE_REPORTS_NOT_CHECKED =
 
 /**
  * `[DIR:]STACK` → a {@link StackRef}: the stack name after the last `:`, its project folder
- * before it (default `defaultCwd`). Stack names hold no `:`.
+ * before it (relative to `defaultCwd`; default `defaultCwd`). Stack names hold no `:`.
  * @throws UnmanagedError when the stack name or the folder is empty.
  */
 export function parseStackRef(text: string, defaultCwd: string): StackRef {
@@ -191,7 +191,7 @@ export function parseStackRef(text: string, defaultCwd: string): StackRef {
       `--stack ${JSON.stringify(text)}: expected [DIR:]STACK, e.g. infra/app:dev or dev`,
     );
   }
-  return { stack, cwd: path.resolve(cwd) };
+  return { stack, cwd: path.resolve(defaultCwd, cwd) };
 }
 
 /** Checks the options before anything is read or sent. @throws UnmanagedError naming the field. */

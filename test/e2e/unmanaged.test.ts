@@ -76,7 +76,7 @@ describe("service-drift unmanaged (real engine, real emulator, child process and
   /** The check's command line with `args` after the stacks; JSON output parsed. */
   async function check(label: string, stacks: string[], args: string[] = []) {
     const run = await runDriftCli(
-      ["unmanaged", ...stacks.flatMap((s) => ["--stack", s]), ...backendFlags(), ...args],
+      ["unmanaged", ...stacks.flatMap((s) => ["--stack", s]), ...backendFlags(stacks), ...args],
       env,
     );
     timings[label] = run.ms;
@@ -142,12 +142,14 @@ describe("service-drift unmanaged (real engine, real emulator, child process and
   });
 
   const stacks = () => [`${DOORS_PROGRAM}:unmanaged`, `${yamlDir}:unmanaged`];
-  /** The YAML stacks' backends, `--backend-url DIR=URL`. */
-  const backendFlags = () => [
-    "--backend-url",
-    `${yamlDir}=file://${backends.yaml}`,
-    ...(importDir ? ["--backend-url", `${importDir}=file://${backends.imported}`] : []),
-  ];
+  /** The backends of the YAML stacks among `stacks`, `--backend-url DIR=URL`. */
+  const backendFlags = (stacks: string[]) =>
+    [
+      [yamlDir, backends.yaml],
+      [importDir, backends.imported],
+    ].flatMap(([dir, backend]) =>
+      stacks.includes(`${dir}:unmanaged`) ? ["--backend-url", `${dir}=file://${backend}`] : [],
+    );
   const exclude = ["--exclude-description-prefix", MARKER];
 
   it(
