@@ -12,11 +12,14 @@
  *   `listInventory`);
  * - **export**: the 20 states read with `pulumi stack export` (gitops/unmanaged.ts's
  *   `readStackStates`, 4 at once);
- * - **check**: `runUnmanagedCheck` as `service-drift unmanaged` runs it (reads, lists, compares:
- *   its figure includes the key-stamp derivations, one per stack's salt).
+ * - **library**: `runUnmanagedCheck` in this process (reads, lists, compares; the key-stamp
+ *   derivations, one per stack's salt, are kept from the first run on);
+ * - **command line**: `service-drift unmanaged --stack … --json`, the compiled command line in a fresh
+ *   process as a user runs it (start-up, reads, lists, compares: its figure includes the key-stamp
+ *   derivations, one per stack's salt, about 60 ms each).
  *
- * The figures are seconds (median of the runs, min and max) and the ratio check / (list + export)
- * within each run: 1 means the comparison costs nothing beside the reads. It checks what it
+ * The figures are seconds (median of the runs, min and max) and the ratio library / (list +
+ * export) within each run: 1 means the comparison costs nothing beside the reads. It checks what it
  * measures: the check finds exactly the 5% left out of the states, and throws otherwise.
  *
  * Environment: `BENCH_COUNTS` (N, default `1000,10000`), `BENCH_STACKS` (default 20),
@@ -25,17 +28,18 @@
  *
  * @packageDocumentation
  */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { startEmulator } from "service-emulator";
 import { ServiceClient } from "../client";
 import { listInventory } from "../gitops/generate";
 import { readStackStates, runUnmanagedCheck, type StackRef } from "../gitops/unmanaged";
 import { keyStamp } from "../provider/impl/keyStamp";
-import { findPulumi, pulumiEnv } from "../scripts/pulumi-env";
 import { runFromCommandLine } from "./command";
+import { openEngine } from "./engine";
 import { machineInfo } from "./report";
 import { round, summarize, type Summary } from "./stats";
 
@@ -46,8 +50,8 @@ export interface UnmanagedCell {
   stacks: number;
   /** Unmanaged resources the check found (5% of `resources`). */
   unmanaged: number;
-  seconds: Record<"list" | "export" | "check", Summary>;
-  /** check / (list + export), per run. */
+  seconds: Record<"list" | "export" | "library" | "check", Summary>;
+  /** library / (list + export), per run. */
   ratio: Summary;
 }
 
@@ -60,6 +64,8 @@ export interface UnmanagedResults {
 }
 
 const API_KEY = "sk_bench_unmanaged_0123456789";
+/** The compiled command line, run as a user runs it: a fresh process each time. */
+const CLI = path.join(__dirname, "..", "gitops", "cli.js");
 const KINESIS = {
   kinesis: { auth: { role: { roleArn: "arn:aws:iam::1:role/b" } }, streamArn: "arn:aws:kinesis:s" },
 };
@@ -159,14 +165,13 @@ async function measure(
   const emulator = await startEmulator({ apiKeys: [API_KEY] });
   const client = new ServiceClient({ apiKey: API_KEY, baseUrl: emulator.url });
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-unmanaged-"));
+  const engine = await openEngine(`bench-unmanaged-${n}`);
   try {
     const all = await seed(client, n);
     log(`N = ${n}: seeded`);
     const managed = all.slice(0, all.length - Math.round(n / 20));
-    const env = {
-      ...pulumiEnv(findPulumi(), { ...process.env, PULUMI_BACKEND_URL: `file://${dir}` }),
-      PULUMI_CONFIG_PASSPHRASE: "bench",
-    };
+    const env = engine.env as Record<string, string>;
+    const pulumiCommand = engine.command;
     const project = path.join(dir, "project");
     mkdirSync(project);
     writeFileSync(path.join(project, "Pulumi.yaml"), "name: unmanaged-bench\nruntime: nodejs\n");
@@ -193,20 +198,32 @@ async function measure(
     const samples = {
       list: [] as number[],
       export: [] as number[],
+      library: [] as number[],
       check: [] as number[],
       ratio: [] as number[],
     };
     let found = 0;
     for (let run = 0; run < runs; run++) {
       const list = await seconds(() => listInventory(client));
-      const exported = await seconds(() => readStackStates(refs, { env: env as Record<string, string> }));
-      const check = await seconds(async () => {
-        const report = await runUnmanagedCheck({
+      const exported = await seconds(() => readStackStates(refs, { env, pulumiCommand }));
+      const library = await seconds(() =>
+        runUnmanagedCheck({
           stacks: refs,
           accounts: [{ name: "bench", baseUrl: emulator.url, apiKey: API_KEY }],
-          env: env as Record<string, string>,
+          env,
+          pulumiCommand,
+        }),
+      );
+      const check = await seconds(async () => {
+        const args = refs.flatMap((r) => ["--stack", `${r.cwd}:${r.stack}`]);
+        const run = await promisify(execFile)(process.execPath, [CLI, "unmanaged", ...args, "--json"], {
+          env: { ...env, SERVICE_API_KEY: API_KEY, SERVICE_BASE_URL: emulator.url },
+          maxBuffer: 256 * 1024 * 1024,
+        }).catch((e: { code?: number; stdout?: string; stderr?: string }) => {
+          if (e.code !== 2) throw new Error(`service-drift unmanaged: exit ${e.code}: ${e.stderr}`);
+          return { stdout: e.stdout ?? "" };
         });
-        found = report.unmanaged.length;
+        found = (JSON.parse(run.stdout) as { unmanaged: unknown[] }).unmanaged.length;
       });
       if (found !== all.length - managed.length)
         throw new Error(
@@ -214,10 +231,11 @@ async function measure(
         );
       samples.list.push(list);
       samples.export.push(exported);
+      samples.library.push(library);
       samples.check.push(check);
-      samples.ratio.push(check / (list + exported));
+      samples.ratio.push(library / (list + exported));
       log(
-        `N = ${n}, run ${run + 1}/${runs}: list ${round(list)} s, export ${round(exported)} s, check ${round(check)} s`,
+        `N = ${n}, run ${run + 1}/${runs}: list ${round(list)} s, export ${round(exported)} s, library ${round(library)} s, command line ${round(check)} s`,
       );
     }
     return {
@@ -227,6 +245,7 @@ async function measure(
       seconds: {
         list: summarize(samples.list),
         export: summarize(samples.export),
+        library: summarize(samples.library),
         check: summarize(samples.check),
       },
       ratio: summarize(samples.ratio),
@@ -234,6 +253,7 @@ async function measure(
   } finally {
     await client.close();
     await emulator.close();
+    engine.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -244,11 +264,11 @@ export function unmanagedMarkdown(r: UnmanagedResults): string {
   return [
     `Unmanaged check, ${r.runs} run(s), ${r.machine.cores} cores (${r.machine.cpuModel}); seconds, median (min–max)`,
     "",
-    "| resources | stacks | unmanaged | list (baseline) | export (baseline) | check | check / (list + export) |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| resources | stacks | unmanaged | list (baseline) | export (baseline) | library | library / (list + export) | command line |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...r.cells.map(
       (c) =>
-        `| ${c.resources} | ${c.stacks} | ${c.unmanaged} | ${s(c.seconds.list)} | ${s(c.seconds.export)} | ${s(c.seconds.check)} | ${s(c.ratio)} |`,
+        `| ${c.resources} | ${c.stacks} | ${c.unmanaged} | ${s(c.seconds.list)} | ${s(c.seconds.export)} | ${s(c.seconds.library)} | ${s(c.ratio)} | ${s(c.seconds.check)} |`,
     ),
   ].join("\n");
 }
