@@ -27,11 +27,12 @@
  * @packageDocumentation
  */
 import * as path from "path";
-import { Command, Option } from "commander";
+import { Command } from "commander";
+import { withFormatOptions } from "./format-option";
 import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-cli-kit";
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
-import { EXIT_CODES, packageVersion, processIo, redact, type CliIo } from "./io";
+import { EXIT_CODES, packageVersion, printFailure, printResult, processIo, redact, type CliIo } from "./io";
 import { unmanagedCommand } from "./unmanaged-cli";
 
 export { processIo, type CliIo } from "./io";
@@ -84,22 +85,16 @@ async function report(flags: ReportFlags, io: CliIo): Promise<number> {
       onProgress: progressOf(io, stack),
     });
     const format = flags.json ? "json" : flags.format;
-    const text =
-      format === "json"
-        ? `${JSON.stringify(result, null, 2)}\n`
-        : format === "markdown"
-          ? formatMarkdown(result)
-          : formatReport(result);
-    await io.stdout(text);
-    return result.exitCode;
+    return await printResult(io, format, result, { text: formatReport, markdown: formatMarkdown });
   } catch (err) {
-    const message = redact(messageOf(err), secrets);
-    if (flags.json || flags.format === "json")
-      await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
-    if (flags.format === "markdown")
-      await io.stdout(`**The drift report failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
-    await io.stderr(`service-drift: ${message}\n`);
-    return EXIT_CODES.error;
+    const format = flags.json ? "json" : flags.format;
+    return printFailure(
+      io,
+      format,
+      "service-drift",
+      "The drift report failed",
+      redact(messageOf(err), secrets),
+    );
   }
 }
 
@@ -142,7 +137,7 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let code: number = EXIT_CODES.error;
-  const program = wireCommand(new Command("service-drift"), io)
+  const program = withFormatOptions(wireCommand(new Command("service-drift"), io))
     .description(
       "Drift report of a Pulumi stack of this service: a preview-only refresh (the state is not changed) " +
         "and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.",
@@ -152,12 +147,6 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     .enablePositionalOptions()
     .option("-s, --stack <name>", "stack to check, e.g. dev (default: env PULUMI_STACK)")
     .option("-C, --cwd <dir>", "folder of the Pulumi project (Pulumi.yaml)", process.cwd())
-    .addOption(
-      new Option("--format <format>", "text (a table), json (one document) or markdown (a comment)")
-        .choices(["text", "json", "markdown"])
-        .default("text"),
-    )
-    .option("--json", "the same as --format json")
     .action(async (flags: ReportFlags) => {
       code = await report(flags, io);
     });

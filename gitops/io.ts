@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { packageVersion as versionOf } from "service-cli-kit";
+import { EXIT_CODES, packageVersion as versionOf, type CliIo } from "service-cli-kit";
 
 export { EXIT_CODES, processIo, type CliIo, type ExitCode } from "service-cli-kit";
 
@@ -30,4 +30,40 @@ export function redact(text: string, secrets: readonly string[]): string {
  */
 export function packageVersion(): string {
   return versionOf("pulumi-service", __dirname);
+}
+
+/** The output formats of the checks of `service-drift`. */
+export type OutputFormat = "text" | "json" | "markdown";
+
+/**
+ * Prints a check's `result` on stdout in `format`: `json` as one indented document, `markdown`
+ * and `text` by `forms`. @returns the result's `exitCode`.
+ */
+export async function printResult<R extends { exitCode: number }>(
+  io: CliIo,
+  format: OutputFormat,
+  result: R,
+  forms: { text: (r: R) => string; markdown: (r: R) => string },
+): Promise<number> {
+  await io.stdout(format === "json" ? `${JSON.stringify(result, null, 2)}\n` : forms[format](result));
+  return result.exitCode;
+}
+
+/**
+ * Prints a failed check's `message` (already redacted): on stderr as `<command>: <message>`, and
+ * on stdout for `json` (`{ "error", "exitCode": 1 }`) and `markdown` (`**<title>** (exit code
+ * 1): …`). @returns `EXIT_CODES.error`.
+ */
+export async function printFailure(
+  io: CliIo,
+  format: OutputFormat,
+  command: string,
+  title: string,
+  message: string,
+): Promise<number> {
+  if (format === "json")
+    await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
+  if (format === "markdown") await io.stdout(`**${title}** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
+  await io.stderr(`${command}: ${message}\n`);
+  return EXIT_CODES.error;
 }

@@ -25,9 +25,10 @@
  * @packageDocumentation
  */
 import * as path from "path";
-import { Command, Option } from "commander";
+import { Command } from "commander";
+import { withFormatOptions } from "./format-option";
 import { progressWriter } from "service-cli-kit";
-import { EXIT_CODES, redact, type CliIo } from "./io";
+import { printFailure, printResult, redact, type CliIo } from "./io";
 import type { parseStackRef, ServiceAccount, StackRef, UnmanagedPhase } from "./unmanaged";
 
 /** Options of `service-drift unmanaged` as commander parses them. */
@@ -49,7 +50,10 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
  * The accounts of the flags and environment: `--api-key-env` variables, else `SERVICE_API_KEY`.
  * @throws Error naming the missing variable or base URL.
  */
-export function accountsOf(flags: UnmanagedFlags, env: Record<string, string | undefined>): ServiceAccount[] {
+export function accountsOf(
+  flags: Pick<UnmanagedFlags, "baseUrl" | "apiKeyEnv">,
+  env: Record<string, string | undefined>,
+): ServiceAccount[] {
   const baseUrl = flags.baseUrl ?? env.SERVICE_BASE_URL;
   if (!baseUrl) throw new Error("No base URL: pass --base-url <url> or set SERVICE_BASE_URL.");
   const vars = flags.apiKeyEnv?.length ? flags.apiKeyEnv : ["SERVICE_API_KEY"];
@@ -70,7 +74,11 @@ const STEPS: Record<UnmanagedPhase, string> = {
  * The stacks of `--stack` with the backends of `--backend-url` (see the module comment).
  * @throws UnmanagedError for a `--backend-url DIR=URL` whose DIR names no `--stack`'s folder.
  */
-export function stackRefsOf(flags: UnmanagedFlags, cwd: string, parse: typeof parseStackRef): StackRef[] {
+export function stackRefsOf(
+  flags: Pick<UnmanagedFlags, "stack" | "backendUrl">,
+  cwd: string,
+  parse: typeof parseStackRef,
+): StackRef[] {
   const refs = (flags.stack ?? []).map((s) => parse(s, cwd));
   for (const spec of flags.backendUrl ?? []) {
     const eq = spec.indexOf("=");
@@ -103,22 +111,13 @@ export async function unmanaged(flags: UnmanagedFlags, io: CliIo): Promise<numbe
       env: io.env as Record<string, string>,
       onProgress: write && ((phase, detail) => write(detail ? `${STEPS[phase]} ${detail}` : STEPS[phase])),
     });
-    const text =
-      format === "json"
-        ? `${JSON.stringify(report, null, 2)}\n`
-        : format === "markdown"
-          ? formatUnmanagedMarkdown(report)
-          : formatUnmanagedText(report);
-    await io.stdout(text);
-    return report.exitCode;
+    return await printResult(io, format, report, {
+      text: formatUnmanagedText,
+      markdown: formatUnmanagedMarkdown,
+    });
   } catch (err) {
     const message = redact(err instanceof Error ? err.message : String(err), secrets);
-    if (format === "json")
-      await io.stdout(`${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`);
-    if (format === "markdown")
-      await io.stdout(`**The unmanaged check failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`);
-    await io.stderr(`service-drift unmanaged: ${message}\n`);
-    return EXIT_CODES.error;
+    return printFailure(io, format, "service-drift unmanaged", "The unmanaged check failed", message);
   }
 }
 
@@ -126,7 +125,7 @@ export async function unmanaged(flags: UnmanagedFlags, io: CliIo): Promise<numbe
  * The `unmanaged` subcommand of `service-drift`; `setCode` receives its exit code.
  */
 export function unmanagedCommand(io: CliIo, setCode: (code: number) => void): Command {
-  return new Command("unmanaged")
+  return withFormatOptions(new Command("unmanaged"))
     .description(
       "List the event subscriptions and destinations of the account that are in none of the given stacks' " +
         "states (abuse reports cannot be listed). Exit code 0: none; 2: some; 1: error.",
@@ -154,12 +153,6 @@ export function unmanagedCommand(io: CliIo, setCode: (code: number) => void): Co
       collect,
     )
     .option("--import-file <path>", "write the unmanaged resources as a `pulumi import --file` file")
-    .addOption(
-      new Option("--format <format>", "text (a table), json (one document) or markdown (a comment)")
-        .choices(["text", "json", "markdown"])
-        .default("text"),
-    )
-    .option("--json", "the same as --format json")
     .action(async (flags: UnmanagedFlags) => {
       setCode(await unmanaged(flags, io));
     });
