@@ -231,8 +231,8 @@ describe("service-drift unmanaged (real engine, real emulator, child process and
       );
       expect(imported.stdout).toMatch(/2 imported/);
       const program = fs.readFileSync(generated, "utf8");
-      expect(program).toMatch(/^  auditByHand:\n    type: service:EventDestination$/m);
-      expect(program).toMatch(/^  sentByHand:\n    type: service:EventSubscription$/m);
+      expect(program).toMatch(/^ {2}auditByHand:\n {4}type: service:EventDestination$/m);
+      expect(program).toMatch(/^ {2}sentByHand:\n {4}type: service:EventSubscription$/m);
       expect(program).toContain("${auditByHand.id}");
       fs.appendFileSync(path.join(importDir, "Pulumi.yaml"), program);
       await cli("preview", "--expect-no-changes");
