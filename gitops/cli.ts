@@ -9,6 +9,7 @@
  * service-drift preview --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
  *   [--fail-on OPS] [--fail-on-type TYPES] [--fail-on-name NAMES]
  *                                                    preview summary and guard (gitops/preview-cli.ts)
+ * service-drift unmanaged --stack [DIR:]STACK …      resources of the account in no stack's state
  * service-drift --version | --help
  * ```
  *
@@ -29,21 +30,23 @@
  * @packageDocumentation
  */
 import * as path from "path";
-import { Command, Option } from "commander";
+import { Command } from "commander";
+import { withFormatOptions } from "./format-option";
 import { parseCommandLine, progressWriter, runAsProcess, wireCommand } from "service-cli-kit";
 import type { ServiceClient } from "../client";
 import type { DriftPhase, DriftReport } from "./drift";
 import {
   EXIT_CODES,
-  failureOutput,
   messageOf,
   packageVersion,
+  printFailure,
+  printResult,
   processIo,
   redact,
-  renderResult,
   type CliIo,
 } from "./io";
 import { addPreviewCommand } from "./preview-cli";
+import { unmanagedCommand } from "./unmanaged-cli";
 
 export { processIo, type CliIo } from "./io";
 
@@ -89,13 +92,10 @@ async function report(flags: ReportFlags, io: CliIo): Promise<number> {
       onProgress: progressOf(io, stack),
     });
     const format = flags.json ? "json" : flags.format;
-    await io.stdout(renderResult(format, result, { markdown: formatMarkdown, text: formatReport }));
-    return result.exitCode;
+    return await printResult(io, format, result, { text: formatReport, markdown: formatMarkdown });
   } catch (err) {
-    const message = redact(messageOf(err), secrets);
-    await io.stdout(failureOutput(flags.json ? "json" : flags.format, message, "The drift report"));
-    await io.stderr(`service-drift: ${message}\n`);
-    return EXIT_CODES.error;
+    const format = flags.json ? "json" : flags.format;
+    return printFailure(io, format, "service-drift", "The drift report", redact(messageOf(err), secrets));
   }
 }
 
@@ -138,20 +138,16 @@ async function generate(flags: { baseUrl?: string }, io: CliIo): Promise<number>
  */
 export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let code: number = EXIT_CODES.error;
-  const program = wireCommand(new Command("service-drift"), io)
+  const program = withFormatOptions(wireCommand(new Command("service-drift"), io))
     .description(
       "Drift report of a Pulumi stack of this service: a preview-only refresh (the state is not changed) " +
         "and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.",
     )
     .version(packageVersion())
+    // Options after a subcommand are the subcommand's (`unmanaged --stack` is not the report's).
+    .enablePositionalOptions()
     .option("-s, --stack <name>", "stack to check, e.g. dev (default: env PULUMI_STACK)")
     .option("-C, --cwd <dir>", "folder of the Pulumi project (Pulumi.yaml)", process.cwd())
-    .addOption(
-      new Option("--format <format>", "text (a table), json (one document) or markdown (a comment)")
-        .choices(["text", "json", "markdown"])
-        .default("text"),
-    )
-    .option("--json", "the same as --format json")
     .action(async (flags: ReportFlags) => {
       code = await report(flags, io);
     });
@@ -166,6 +162,13 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
       code = await generate(flags, io);
     });
   addPreviewCommand(program, io, (c) => (code = c));
+  // `service-drift unmanaged` (gitops/unmanaged-cli.ts).
+  program.addCommand(
+    wireCommand(
+      unmanagedCommand(io, (c) => (code = c)),
+      io,
+    ),
+  );
   return (await parseCommandLine(() => program.parseAsync([...argv]))) ?? code;
 }
 

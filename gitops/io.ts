@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { EXIT_CODES, packageVersion as versionOf } from "service-cli-kit";
+import { EXIT_CODES, packageVersion as versionOf, type CliIo } from "service-cli-kit";
 
 export { EXIT_CODES, processIo, type CliIo, type ExitCode } from "service-cli-kit";
 
@@ -65,4 +65,35 @@ export function failureOutput(format: OutputFormat, message: string, what: strin
     return `${JSON.stringify({ error: message, exitCode: EXIT_CODES.error }, null, 2)}\n`;
   if (format === "markdown") return `**${what} failed** (exit code 1): ${message.replace(/\s+/g, " ")}\n`;
   return "";
+}
+
+/**
+ * Prints a check's `result` on stdout in `format` ({@link renderResult}).
+ * @returns the result's `exitCode`.
+ */
+export async function printResult<R extends { exitCode: number }>(
+  io: CliIo,
+  format: OutputFormat,
+  result: R,
+  forms: { text: (r: R) => string; markdown: (r: R) => string },
+): Promise<number> {
+  await io.stdout(renderResult(format, result, forms));
+  return result.exitCode;
+}
+
+/**
+ * Prints a failed command's `message` (already redacted): on stdout as {@link failureOutput}
+ * gives it for `what` (e.g. "The drift report"), and on stderr as `<command>: <message>`.
+ * @returns `EXIT_CODES.error`.
+ */
+export async function printFailure(
+  io: CliIo,
+  format: OutputFormat,
+  command: string,
+  what: string,
+  message: string,
+): Promise<number> {
+  await io.stdout(failureOutput(format, message, what));
+  await io.stderr(`${command}: ${message}\n`);
+  return EXIT_CODES.error;
 }

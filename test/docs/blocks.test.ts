@@ -213,6 +213,13 @@ const EXPECTED: Record<string, (out: string, work: string) => void> = {
     expect(out).toMatch(
       /exit code 2\n\*\*Preview of stack `review`:\*\* 1 to create, 1 to update, 1 to delete, 1 unchanged\./,
     );
+    // service-drift unmanaged: the two made by hand, the marked one apart, abuse reports said unchecked
+    expect(out).toMatch(
+      /UNMANAGED: 2 resource\(s\)[\s\S]*destination +ed_\w+ +\S+ +Exports by hand[\s\S]*subscription +esb_\w+ +\S+ +Domain changes +ed_\w+/,
+    );
+    expect(out).toMatch(/EXCLUDED ON PURPOSE: ed_\w+ \(by description\)/);
+    expect(out).toContain("Not checked: abuse reports were not checked");
+    expect(out).toMatch(/"type": "service:index:EventSubscription",\s+"name": "domainChanges"/);
     expect(out).toMatch(/stopped the emulator \(PID \d+\)/);
   },
   "docs/testing.md": (_out, work) => {
