@@ -8,8 +8,7 @@ import { clearRequestLog, getRequestLog, setFaults } from "../helpers/emulator";
 import { startDoorsStack, type EngineStack } from "../helpers/engine-stack";
 import { runDriftJson } from "../helpers/gitops";
 import { startHoldingProxy } from "../helpers/held-answers";
-import type { DriftReport } from "../../gitops/drift";
-import type { PreviewSummary } from "../../gitops/preview";
+import { runDriftReport, runPreviewSummary, type DriftReport, type PreviewSummary } from "../../gitops";
 import type { Spec } from "../fixtures/native";
 
 // Every test and hook runs the Pulumi engine, or waits on it: ten minutes each.
@@ -197,10 +196,12 @@ describe.each(["native", "dynamic"] as const)(
       ids = after;
     });
 
-    it("service-drift: a hand edit of the property ignoreChanges names is not drift (exit 0) but listed apart as ignored", async () => {
+    it("service-drift: a hand edit of the property ignoreChanges names is not drift (exit 0) but listed apart as ignored; the library's report is the command line's JSON", async () => {
       await e2e.client.eventSubscriptions.update(ids.ignored, { metadata: "edited by hand" });
       try {
         const run = await runDriftJson<DriftReport>(e2e, []);
+        const opts = { stack: e2e.stack.name, cwd: e2e.stack.workspace.workDir, env: e2e.env };
+        expect(JSON.parse(JSON.stringify(await runDriftReport(opts)))).toEqual(run.json);
         expect([run.code, run.json.drift, run.json.resources]).toEqual([0, false, []]);
         expect(run.json.ignored).toEqual([
           expect.objectContaining({
@@ -215,7 +216,7 @@ describe.each(["native", "dynamic"] as const)(
       }
     });
 
-    it("service-drift preview: a replace shown with before and after; the guard refuses it for its type (exit 2), not for another", async () => {
+    it("service-drift preview: a replace shown with before and after; the guard refuses it for its type (exit 2), not for another; the library's summary is the command line's JSON", async () => {
       await setSpec(lifecycle(REPLACING));
       const guarded = (type: string) =>
         runDriftJson<PreviewSummary>(e2e, ["preview", "--fail-on", "replace,delete", "--fail-on-type", type]);
@@ -234,6 +235,13 @@ describe.each(["native", "dynamic"] as const)(
       expect(run.json.guard?.refused).toEqual([expect.objectContaining({ name: "replaced", op: "replace" })]);
       const other = await guarded("EventDestination");
       expect([other.code, other.json.guard?.refused]).toEqual([0, []]);
+      const library = await runPreviewSummary({
+        stack: e2e.stack.name,
+        cwd: e2e.stack.workspace.workDir,
+        env: e2e.env,
+        guard: { failOn: ["replace", "delete"], types: ["EventDestination"] },
+      });
+      expect(JSON.parse(JSON.stringify(library))).toEqual(other.json);
     });
 
     it("replaceOnChanges: a change of the named property: the preview plans a replacement, up makes one", async () => {
