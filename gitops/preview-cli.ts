@@ -22,7 +22,7 @@
 import * as path from "path";
 import { Option, type Command } from "commander";
 import type { GuardOp, PreviewSummary } from "./preview";
-import { EXIT_CODES, failureOutput, messageOf, redact, renderResult, type CliIo } from "./io";
+import { messageOf, printFailure, printResult, redact, type CliIo } from "./io";
 
 /** Options of `service-drift preview` as commander parses them. */
 interface PreviewFlags {
@@ -70,13 +70,9 @@ export async function previewCommand(flags: PreviewFlags, io: CliIo): Promise<nu
       env: io.env as Record<string, string>,
       guard,
     });
-    await io.stdout(renderResult(format, result, { markdown: formatPreviewMarkdown, text: formatPreview }));
-    return result.exitCode;
+    return await printResult(io, format, result, { markdown: formatPreviewMarkdown, text: formatPreview });
   } catch (err) {
-    const message = redact(messageOf(err), secrets);
-    await io.stdout(failureOutput(format, message, "The preview"));
-    await io.stderr(`service-drift preview: ${message}\n`);
-    return EXIT_CODES.error;
+    return printFailure(io, format, "service-drift preview", "The preview", redact(messageOf(err), secrets));
   }
 }
 
