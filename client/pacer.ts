@@ -12,7 +12,8 @@
  *   last {@link ESTIMATE_WINDOW_S} seconds ÷ the longer of the seconds they span and the
  *   `Retry-After`: a rolling window's 429 asks to wait until its oldest request leaves it). Each later 429
  *   that comes after the pause multiplies it by {@link LATER_CUT}; every answer that is not a 429
- *   raises it by {@link CREEP_PER_S} of itself per second since the last raise.
+ *   raises it by {@link CREEP_PER_S} of itself per second since the last raise, counting at most
+ *   two intervals of the rate (an idle account's rate does not grow).
  *
  * The state is a plain JSON-able object ({@link PaceState}) changed by two pure functions
  * ({@link takeToken}, {@link observeAnswer}), so one state can be kept in memory
@@ -120,10 +121,10 @@ export function observeAnswer(
   if (answer.status !== 429) {
     state.answered[nowS] = (state.answered[nowS] ?? 0) + 1;
     if (state.rate !== null && now > state.pausedUntil) {
-      state.rate = Math.min(
-        MAX_PACE,
-        state.rate * (1 + (CREEP_PER_S * Math.max(0, now - state.raisedAt)) / 1000),
-      );
+      // Only time spent sending counts: at most two intervals of the rate since the last answer,
+      // so a pause between operations does not raise the rate past what was learned.
+      const sendingMs = Math.min(Math.max(0, now - state.raisedAt), 2000 / state.rate);
+      state.rate = Math.min(MAX_PACE, state.rate * (1 + (CREEP_PER_S * sendingMs) / 1000));
       state.raisedAt = now;
     }
     return;
