@@ -97,6 +97,12 @@ export interface LatencyDocument extends LatencyResults {
     fastMode: boolean;
     /** The engine's `--parallel` of the cells (its default: 4 per CPU). */
     cellsParallel: string;
+    /**
+     * How the providers paced their requests: a ceiling (requests per second) and burst
+     * (requests), or `"learned"` (the rate learned from 429s: client/pacer.ts). Absent in runs
+     * from before the providers paced.
+     */
+    pace?: { maxRequestsPerSecond: number; burst?: number } | "learned";
   };
   durationSeconds: number;
 }

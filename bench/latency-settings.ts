@@ -25,6 +25,11 @@ export interface LatencyBenchOptions {
   runsLarge: number;
   /** The engine without checkpoints (`FAST_MODE_ENV` of bench/engine.ts). */
   fast: boolean;
+  /**
+   * The providers' ceiling in requests per second (`SERVICE_MAX_REQUESTS_PER_SECOND`) and burst
+   * in requests (`SERVICE_REQUEST_BURST`); `undefined`: the rate learned from 429s.
+   */
+  pace?: { maxRequestsPerSecond: number; burst?: number };
   /** Progress lines (to stderr). */
   log: (line: string) => void;
 }
@@ -77,5 +82,15 @@ export function latencyOptionsFromEnv(
   const [runsLarge] = wholeList(env, "BENCH_RUNS_LARGE", [1], 1);
   const [jitterMs] = wholeList(env, "BENCH_JITTER_MS", [0], 0);
   const fast = !(env.BENCH_CHECKPOINTS === "1" || env.BENCH_CHECKPOINTS === "true");
-  return { quick, cells, jitterMs, rateLimit, parallel, parallelN, runs, runsLarge, fast, log };
+  let pace: LatencyBenchOptions["pace"];
+  if (env.BENCH_MAX_RPS) {
+    const rps = Number(env.BENCH_MAX_RPS);
+    if (!(rps > 0))
+      throw new Error(
+        `BENCH_MAX_RPS must be a number of requests per second above 0, got ${env.BENCH_MAX_RPS}`,
+      );
+    const [burst] = wholeList(env, "BENCH_REQUEST_BURST", [1], 1);
+    pace = { maxRequestsPerSecond: rps, burst };
+  }
+  return { quick, cells, jitterMs, rateLimit, parallel, parallelN, runs, runsLarge, fast, log, pace };
 }

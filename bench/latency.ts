@@ -30,6 +30,9 @@
  * - `BENCH_RUNS`: runs of each cell with N under 1,000 and of each sweep value (default 1;
  *   figures are the median with min and max); `BENCH_RUNS_LARGE`: runs of the cells from
  *   N = 1,000 (default 1);
+ * - `BENCH_MAX_RPS` and `BENCH_REQUEST_BURST` (default 1): the providers' ceiling in requests
+ *   per second and burst (`SERVICE_MAX_REQUESTS_PER_SECOND`, `SERVICE_REQUEST_BURST`); unset, the
+ *   providers pace at the rate they learn from the 429s (client/pacer.ts);
  * - `BENCH_CHECKPOINTS=1`: the engine writes its checkpoints (default: fast mode, without them,
  *   as at N = 1,000 they cost minutes that have nothing to do with the service);
  * - `BENCH_QUICK=1`: a smoke run: N = 5 at 50 ms, a rate limit of 2 per second in bursts of 2
@@ -174,6 +177,7 @@ async function measureStack(
     fast: boolean;
     preload: string;
     name: string;
+    pace?: LatencyBenchOptions["pace"];
   },
 ): Promise<Record<LatencyOp, OperationSample>> {
   const meter = new RequestMeter();
@@ -191,6 +195,10 @@ async function measureStack(
     return await onNewStack(engine, variant, opts.name, async (stack) => {
       const env = stack.workspace.envVars;
       if (opts.fast) Object.assign(env, FAST_MODE_ENV);
+      if (opts.pace) {
+        env.SERVICE_MAX_REQUESTS_PER_SECOND = String(opts.pace.maxRequestsPerSecond);
+        env.SERVICE_REQUEST_BURST = String(opts.pace.burst ?? 1);
+      }
       if (variant === "floor") {
         env.NODE_OPTIONS = `--require ${opts.preload}`;
         env.BENCH_FLOOR_PROVIDER = path.join(REPO_ROOT, "bench", "fixtures", "floor", "provider.js");
@@ -247,7 +255,13 @@ export async function benchLatency(engine: Engine, opts: LatencyBenchOptions): P
   const dir = mkdtempSync(path.join(os.tmpdir(), "bench-latency-"));
   const preload = path.join(dir, "floor-latency.js");
   writeFileSync(preload, FLOOR_LATENCY_PRELOAD);
-  const common = { jitterMs: opts.jitterMs, rateLimit: opts.rateLimit, fast: opts.fast, preload };
+  const common = {
+    jitterMs: opts.jitterMs,
+    rateLimit: opts.rateLimit,
+    fast: opts.fast,
+    preload,
+    pace: opts.pace,
+  };
   const describe = (s: Record<LatencyOp, OperationSample>) =>
     LATENCY_OPS.map(
       (op) =>
@@ -335,6 +349,7 @@ if (require.main === module) {
           runsLarge: opts.runsLarge,
           fastMode: opts.fast,
           cellsParallel: "the engine's default (4 per CPU)",
+          pace: opts.pace ?? "learned",
         },
         ...r,
         durationSeconds: round((Date.now() - started) / 1000, 1),

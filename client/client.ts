@@ -16,6 +16,7 @@ import { ServiceError } from "./errors";
 import { loggerFromEnv, type RequestLogger } from "./log";
 import { AbuseReports, EventDestinations, EventSubscriptions } from "./collections";
 import { DEFAULT_RETRY_POLICY } from "./retry";
+import { checkPace, LocalPacer, type Pacer } from "./pacer";
 import { Transport } from "./transport";
 import { RESOURCES } from "service-contract";
 
@@ -76,6 +77,25 @@ export interface ServiceClientOptions {
    *   without a key. Safe against any server.
    */
   idempotencyKeys?: boolean | "auto";
+  /**
+   * Most requests per second this client sends, retries included (a ceiling; a positive
+   * number up to 10,000). Default: env `SERVICE_MAX_REQUESTS_PER_SECOND`, else none: the client
+   * sends as fast as it is asked until the service answers 429, then paces itself at a rate
+   * learned from the 429s and their `Retry-After` (client/pacer.ts). The learned rate stays
+   * under the ceiling when both are there.
+   */
+  maxRequestsPerSecond?: number;
+  /**
+   * Requests an idle client may send at once before the pace applies (a whole number from 1 to
+   * 10,000). Default: env `SERVICE_REQUEST_BURST`, else 1.
+   */
+  requestBurst?: number;
+  /**
+   * What paces the requests, in place of the client's own (a {@link LocalPacer} built from
+   * `maxRequestsPerSecond` and `requestBurst`, which it then overrides): e.g. one pacer shared by
+   * several clients of one account, as the provider's processes share one (docs/real-service.md).
+   */
+  pacer?: Pacer;
 }
 
 function positive(name: string, value: number, allowZero: boolean, unit: string): number {
@@ -85,6 +105,35 @@ function positive(name: string, value: number, allowZero: boolean, unit: string)
     );
   }
   return value;
+}
+
+/**
+ * The ceiling and burst of the client's own pacer: the options, else `SERVICE_MAX_REQUESTS_PER_SECOND`
+ * and `SERVICE_REQUEST_BURST`. @throws ServiceError naming the option or variable and its range.
+ */
+export function paceSettings(options: Pick<ServiceClientOptions, "maxRequestsPerSecond" | "requestBurst">): {
+  maxRequestsPerSecond?: number;
+  burst: number;
+} {
+  const pick = (value: number | undefined, option: string, env: string): [number, string] | undefined => {
+    if (value !== undefined) return [value, `ServiceClient: ${option}`];
+    const text = process.env[env];
+    return text ? [text.trim() === "" ? NaN : Number(text), env] : undefined;
+  };
+  try {
+    const ceiling = pick(
+      options.maxRequestsPerSecond,
+      "maxRequestsPerSecond",
+      "SERVICE_MAX_REQUESTS_PER_SECOND",
+    );
+    const burst = pick(options.requestBurst, "requestBurst", "SERVICE_REQUEST_BURST");
+    return {
+      maxRequestsPerSecond: ceiling && checkPace("maxRequestsPerSecond", ...ceiling),
+      burst: burst ? checkPace("burst", ...burst) : 1,
+    };
+  } catch (err) {
+    throw new ServiceError((err as Error).message);
+  }
 }
 
 /** True when any of the proxy variables undici's `EnvHttpProxyAgent` reads is set. */
@@ -125,6 +174,10 @@ function proxyConfigured(): boolean {
  * `APIConnectionError` and must check (e.g. list) before creating again. With
  * `idempotencyKeys: true` POSTs carry an `Idempotency-Key` and are retried like PATCHes; with
  * `"auto"` they carry one and are retried so once the server has echoed a key.
+ *
+ * **Pace** (`pacer.ts`): every attempt, retries included, waits for the pacer: at most
+ * `maxRequestsPerSecond` when set, and after a 429 one pause of its `Retry-After` for every
+ * request, then a rate learned from the 429s that creeps back up while none comes.
  *
  * The API key is kept in a private field: it never appears in `util.inspect(client)`,
  * `JSON.stringify(client)`, `String(client)` or any error.
@@ -236,6 +289,7 @@ export class ServiceClient {
       idempotency: this.idempotency,
       serviceClock: this.serviceClock,
       logger,
+      pacer: options.pacer ?? new LocalPacer(paceSettings(options)),
     });
     this.abuseReports = new AbuseReports(transport, RESOURCES.abuseReport, this.idempotency);
     this.eventSubscriptions = new EventSubscriptions(

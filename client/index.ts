@@ -38,4 +38,15 @@ export {
   type RetryPolicy,
   type RetryRequest,
 } from "./retry";
+export {
+  LocalPacer,
+  freshState,
+  observeAnswer,
+  paceRate,
+  takeToken,
+  type PacedAnswer,
+  type PaceSettings,
+  type PaceState,
+  type Pacer,
+} from "./pacer";
 export * from "service-contract";

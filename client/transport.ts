@@ -1,6 +1,6 @@
 /**
  * One HTTP call of the client: headers, JSON body, per-attempt timeout, retries (delegated to
- * `retry.ts`), error mapping (delegated to `errors.ts`), case mapping (the contract's `wire.ts`),
+ * `retry.ts`) and their pace (each attempt waits for the pacer, `pacer.ts`, which learns from each answer), error mapping (delegated to `errors.ts`), case mapping (the contract's `wire.ts`),
  * the exchange itself (`exchange.ts`) and response parsing (the zod schemas). Internal: not
  * exported from `client/index.ts`.
  *
@@ -19,11 +19,13 @@ import {
   ServiceError,
   ValidationError,
   makeAPIError,
+  parseRetryAfter,
 } from "./errors";
 import { MAX_BODY_BYTES, SERVICE_VERSION } from "service-contract";
 import { currentDeadline } from "./deadline";
 import { exchange } from "./exchange";
 import { formatLogEntry, redactQuery, type RequestLogEntry, type RequestLogger } from "./log";
+import type { Pacer } from "./pacer";
 import { type RetryPolicy, realClock, withRetries } from "./retry";
 
 /** Per-call options accepted by every resource method. */
@@ -66,6 +68,8 @@ export interface TransportConfig {
   serviceClock?: ServiceClock;
   /** Receiver of the request log; none: no log, and no cost. */
   logger?: RequestLogger;
+  /** What every attempt waits for before it is sent, and tells each answer to; none: no pacing. */
+  pacer?: Pacer;
 }
 
 /** One operation: method, path below the base URL, optional body (camelCase) and response schema. */
@@ -258,6 +262,8 @@ export class Transport {
         durationMs: performance.now() - started,
         ...outcome,
       });
+    const pacer = this.#config.pacer;
+    if (pacer) await pacer.acquire();
     const pending = exchange(this.#config.dispatcher, {
       origin: this.#config.origin,
       path,
@@ -280,6 +286,7 @@ export class Transport {
       const { text } = res;
       const h = res.headers as Record<string, string | string[] | undefined>;
       const operationId = header(h, "operation-id");
+      pacer?.observe({ status: res.status, retryAfterSeconds: parseRetryAfter(header(h, "retry-after")) });
       this.#config.serviceClock?.observeAnswer(
         { status: res.status, operationId, date: header(h, "date") },
         monotonicNowMs(),

@@ -183,6 +183,15 @@ const CONFIG: Record<keyof typeof SETTINGS, Json> = {
   requestTimeoutMs: { type: "integer", description: "Timeout of one request, in milliseconds." },
   maxRetries: { type: "integer", description: "Retries of a failed request." },
   retryBudgetMs: { type: "integer", description: "Time all retries of one call may take, in milliseconds." },
+  maxRequestsPerSecond: {
+    type: "number",
+    description:
+      "Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000.",
+  },
+  requestBurst: {
+    type: "integer",
+    description: "Requests an idle account may send at once under that rate.",
+  },
 };
 
 /** The configuration's properties with the key and environment fallback in each description. */

@@ -49,7 +49,9 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["apiKey"] = args?.apiKey ? pulumi.secret(args.apiKey) : undefined;
             resourceInputs["baseUrl"] = args?.baseUrl;
             resourceInputs["caCertificate"] = args?.caCertificate;
+            resourceInputs["maxRequestsPerSecond"] = pulumi.output(args?.maxRequestsPerSecond).apply(JSON.stringify);
             resourceInputs["maxRetries"] = pulumi.output(args?.maxRetries).apply(JSON.stringify);
+            resourceInputs["requestBurst"] = pulumi.output(args?.requestBurst).apply(JSON.stringify);
             resourceInputs["requestTimeoutMs"] = pulumi.output(args?.requestTimeoutMs).apply(JSON.stringify);
             resourceInputs["retryBudgetMs"] = pulumi.output(args?.retryBudgetMs).apply(JSON.stringify);
         }
@@ -77,9 +79,17 @@ export interface ProviderArgs {
      */
     caCertificate?: pulumi.Input<string | undefined>;
     /**
+     * Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+     */
+    maxRequestsPerSecond?: pulumi.Input<number | undefined>;
+    /**
      * Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
      */
     maxRetries?: pulumi.Input<number | undefined>;
+    /**
+     * Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
+     */
+    requestBurst?: pulumi.Input<number | undefined>;
     /**
      * Timeout of one request, in milliseconds. From 1 to 600000. Stack config `service:requestTimeoutMs`; environment variable `SERVICE_REQUEST_TIMEOUT_MS` when unset.
      */

@@ -3,7 +3,9 @@
  * kept while they stay the same: its connection pool and warm connections serve every resource
  * of every kind. The client sends an `Idempotency-Key` with every create
  * (`idempotencyKeys: "auto"`), so a create whose connection is reset is retried safely once the
- * service has shown that it honours keys; create/createOnce.ts handles the rest.
+ * service has shown that it honours keys; create/createOnce.ts handles the rest. Its requests are
+ * paced by one budget per account shared with this user's other provider processes
+ * (sharedPacer.ts), at most `service:maxRequestsPerSecond` when set.
  *
  * @packageDocumentation
  */
@@ -11,7 +13,8 @@ import type * as Client from "../../../client/client";
 import { readCaCertificates } from "../../../client/ca";
 import { NotFoundError } from "../../../client/errors";
 import { connectLogToEngine, providerLogger } from "./debugLog";
-import { readSettings, setting, whole, type ConfigBag } from "./settings";
+import { readSettings, requestsPerSecond, setting, whole, type ConfigBag } from "./settings";
+import { sharedPacer } from "./sharedPacer";
 
 /** The client of this process, once {@link getClient} has built it. */
 let client: Client.ServiceClient | undefined;
@@ -68,6 +71,7 @@ export function getClient(): Client.ServiceClient {
   const timeoutMs = whole("requestTimeoutMs");
   const maxRetries = whole("maxRetries");
   const retryBudgetMs = whole("retryBudgetMs");
+  const pace = { maxRequestsPerSecond: requestsPerSecond(), burst: whole("requestBurst") ?? 1 };
   const logger = providerLogger();
   // Loaded here, not at the top: a preview or a run with no change sends no request, and
   // loading undici is a large part of the provider process's start (docs/performance.md
@@ -84,6 +88,11 @@ export function getClient(): Client.ServiceClient {
     logger,
     userAgent: "pulumi-service-provider",
     idempotencyKeys: "auto",
+    // One budget per account for every process of this user on the machine (sharedPacer.ts);
+    // the client's own pacer when the shared folder cannot be used.
+    pacer: sharedPacer(apiKey.value, pace),
+    maxRequestsPerSecond: pace.maxRequestsPerSecond,
+    requestBurst: pace.burst,
   });
   return client;
 }

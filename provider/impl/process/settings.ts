@@ -43,6 +43,15 @@ export const SETTINGS = {
     env: "SERVICE_RETRY_BUDGET_MS",
     number: { unit: "milliseconds", min: 0, max: 3_600_000, hint: " (1 hour)" } as NumberSetting,
   },
+  maxRequestsPerSecond: {
+    key: "service:maxRequestsPerSecond",
+    env: "SERVICE_MAX_REQUESTS_PER_SECOND",
+  },
+  requestBurst: {
+    key: "service:requestBurst",
+    env: "SERVICE_REQUEST_BURST",
+    number: { unit: "requests", min: 1, max: 10_000 } as NumberSetting,
+  },
 } as const;
 
 /** A setting's name: a key of {@link SETTINGS}. */
@@ -90,7 +99,9 @@ export function setting(name: Name): Setting | undefined {
 }
 
 /** A whole number within the setting's range. @throws Error naming the setting, unit and range. */
-export function whole(name: "requestTimeoutMs" | "maxRetries" | "retryBudgetMs"): number | undefined {
+export function whole(
+  name: "requestTimeoutMs" | "maxRetries" | "retryBudgetMs" | "requestBurst",
+): number | undefined {
   const s = setting(name);
   if (!s) return undefined;
   const { unit, min, max, hint = "" } = SETTINGS[name].number;
@@ -98,6 +109,23 @@ export function whole(name: "requestTimeoutMs" | "maxRetries" | "retryBudgetMs")
   if (!(n >= min && n <= max)) {
     throw new Error(
       `${s.from} must be a whole number of ${unit} from ${min} to ${max}${hint}, got ${JSON.stringify(s.value)}`,
+    );
+  }
+  return n;
+}
+
+/**
+ * `service:maxRequestsPerSecond`: a number of requests per second above 0 and at most 10,000
+ * (fractions allowed: `0.5` is one request every 2 seconds).
+ * @throws Error naming the setting, unit and range.
+ */
+export function requestsPerSecond(): number | undefined {
+  const s = setting("maxRequestsPerSecond");
+  if (!s) return undefined;
+  const n = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(s.value) ? Number(s.value) : NaN;
+  if (!(n > 0 && n <= 10_000)) {
+    throw new Error(
+      `${s.from} must be a number of requests per second above 0 and at most 10000, got ${JSON.stringify(s.value)}`,
     );
   }
   return n;

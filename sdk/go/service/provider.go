@@ -53,8 +53,12 @@ type providerArgs struct {
 	BaseUrl *string `pulumi:"baseUrl"`
 	// A private CA to trust: PEM text or a PEM file's path. Stack config `service:caCertificate`; environment variable `SERVICE_CA_CERTIFICATE` when unset.
 	CaCertificate *string `pulumi:"caCertificate"`
+	// Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+	MaxRequestsPerSecond *float64 `pulumi:"maxRequestsPerSecond"`
 	// Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
 	MaxRetries *int `pulumi:"maxRetries"`
+	// Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
+	RequestBurst *int `pulumi:"requestBurst"`
 	// Timeout of one request, in milliseconds. From 1 to 600000. Stack config `service:requestTimeoutMs`; environment variable `SERVICE_REQUEST_TIMEOUT_MS` when unset.
 	RequestTimeoutMs *int `pulumi:"requestTimeoutMs"`
 	// Time all retries of one call may take, in milliseconds. From 0 to 3600000. Stack config `service:retryBudgetMs`; environment variable `SERVICE_RETRY_BUDGET_MS` when unset.
@@ -69,8 +73,12 @@ type ProviderArgs struct {
 	BaseUrl pulumi.StringPtrInput
 	// A private CA to trust: PEM text or a PEM file's path. Stack config `service:caCertificate`; environment variable `SERVICE_CA_CERTIFICATE` when unset.
 	CaCertificate pulumi.StringPtrInput
+	// Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+	MaxRequestsPerSecond pulumi.Float64PtrInput
 	// Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
 	MaxRetries pulumi.IntPtrInput
+	// Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
+	RequestBurst pulumi.IntPtrInput
 	// Timeout of one request, in milliseconds. From 1 to 600000. Stack config `service:requestTimeoutMs`; environment variable `SERVICE_REQUEST_TIMEOUT_MS` when unset.
 	RequestTimeoutMs pulumi.IntPtrInput
 	// Time all retries of one call may take, in milliseconds. From 0 to 3600000. Stack config `service:retryBudgetMs`; environment variable `SERVICE_RETRY_BUDGET_MS` when unset.

@@ -22,7 +22,9 @@ class ProviderArgs:
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
+                 request_burst: pulumi.Input[Optional[_builtins.int]] = None,
                  request_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  retry_budget_ms: pulumi.Input[Optional[_builtins.int]] = None):
         """
@@ -31,7 +33,9 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] api_key: API key of the account. Stack config `service:apiKey`; environment variable `SERVICE_API_KEY` when unset.
         :param pulumi.Input[_builtins.str] base_url: Base URL of the service (e.g. `http://127.0.0.1:8787` for the emulator). Stack config `service:baseUrl`; environment variable `SERVICE_BASE_URL` when unset.
         :param pulumi.Input[_builtins.str] ca_certificate: A private CA to trust: PEM text or a PEM file's path. Stack config `service:caCertificate`; environment variable `SERVICE_CA_CERTIFICATE` when unset.
+        :param pulumi.Input[_builtins.float] max_requests_per_second: Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
         :param pulumi.Input[_builtins.int] max_retries: Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
+        :param pulumi.Input[_builtins.int] request_burst: Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
         :param pulumi.Input[_builtins.int] request_timeout_ms: Timeout of one request, in milliseconds. From 1 to 600000. Stack config `service:requestTimeoutMs`; environment variable `SERVICE_REQUEST_TIMEOUT_MS` when unset.
         :param pulumi.Input[_builtins.int] retry_budget_ms: Time all retries of one call may take, in milliseconds. From 0 to 3600000. Stack config `service:retryBudgetMs`; environment variable `SERVICE_RETRY_BUDGET_MS` when unset.
         """
@@ -41,8 +45,12 @@ class ProviderArgs:
             pulumi.set(__self__, "base_url", base_url)
         if ca_certificate is not None:
             pulumi.set(__self__, "ca_certificate", ca_certificate)
+        if max_requests_per_second is not None:
+            pulumi.set(__self__, "max_requests_per_second", max_requests_per_second)
         if max_retries is not None:
             pulumi.set(__self__, "max_retries", max_retries)
+        if request_burst is not None:
+            pulumi.set(__self__, "request_burst", request_burst)
         if request_timeout_ms is not None:
             pulumi.set(__self__, "request_timeout_ms", request_timeout_ms)
         if retry_budget_ms is not None:
@@ -85,6 +93,18 @@ class ProviderArgs:
         pulumi.set(self, "ca_certificate", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxRequestsPerSecond")
+    def max_requests_per_second(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+        """
+        return pulumi.get(self, "max_requests_per_second")
+
+    @max_requests_per_second.setter
+    def max_requests_per_second(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_requests_per_second", value)
+
+    @_builtins.property
     @pulumi.getter(name="maxRetries")
     def max_retries(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -95,6 +115,18 @@ class ProviderArgs:
     @max_retries.setter
     def max_retries(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "max_retries", value)
+
+    @_builtins.property
+    @pulumi.getter(name="requestBurst")
+    def request_burst(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
+        """
+        return pulumi.get(self, "request_burst")
+
+    @request_burst.setter
+    def request_burst(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "request_burst", value)
 
     @_builtins.property
     @pulumi.getter(name="requestTimeoutMs")
@@ -130,7 +162,9 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
+                 request_burst: pulumi.Input[Optional[_builtins.int]] = None,
                  request_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  retry_budget_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
@@ -142,7 +176,9 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] api_key: API key of the account. Stack config `service:apiKey`; environment variable `SERVICE_API_KEY` when unset.
         :param pulumi.Input[_builtins.str] base_url: Base URL of the service (e.g. `http://127.0.0.1:8787` for the emulator). Stack config `service:baseUrl`; environment variable `SERVICE_BASE_URL` when unset.
         :param pulumi.Input[_builtins.str] ca_certificate: A private CA to trust: PEM text or a PEM file's path. Stack config `service:caCertificate`; environment variable `SERVICE_CA_CERTIFICATE` when unset.
+        :param pulumi.Input[_builtins.float] max_requests_per_second: Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
         :param pulumi.Input[_builtins.int] max_retries: Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
+        :param pulumi.Input[_builtins.int] request_burst: Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
         :param pulumi.Input[_builtins.int] request_timeout_ms: Timeout of one request, in milliseconds. From 1 to 600000. Stack config `service:requestTimeoutMs`; environment variable `SERVICE_REQUEST_TIMEOUT_MS` when unset.
         :param pulumi.Input[_builtins.int] retry_budget_ms: Time all retries of one call may take, in milliseconds. From 0 to 3600000. Stack config `service:retryBudgetMs`; environment variable `SERVICE_RETRY_BUDGET_MS` when unset.
         """
@@ -173,7 +209,9 @@ class Provider(pulumi.ProviderResource):
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  base_url: pulumi.Input[Optional[_builtins.str]] = None,
                  ca_certificate: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_requests_per_second: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
+                 request_burst: pulumi.Input[Optional[_builtins.int]] = None,
                  request_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  retry_budget_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
@@ -188,7 +226,9 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
             __props__.__dict__["base_url"] = base_url
             __props__.__dict__["ca_certificate"] = ca_certificate
+            __props__.__dict__["max_requests_per_second"] = pulumi.Output.from_input(max_requests_per_second).apply(pulumi.runtime.to_json) if max_requests_per_second is not None else None
             __props__.__dict__["max_retries"] = pulumi.Output.from_input(max_retries).apply(pulumi.runtime.to_json) if max_retries is not None else None
+            __props__.__dict__["request_burst"] = pulumi.Output.from_input(request_burst).apply(pulumi.runtime.to_json) if request_burst is not None else None
             __props__.__dict__["request_timeout_ms"] = pulumi.Output.from_input(request_timeout_ms).apply(pulumi.runtime.to_json) if request_timeout_ms is not None else None
             __props__.__dict__["retry_budget_ms"] = pulumi.Output.from_input(retry_budget_ms).apply(pulumi.runtime.to_json) if retry_budget_ms is not None else None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["apiKey"])

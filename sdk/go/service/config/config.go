@@ -26,9 +26,19 @@ func GetCaCertificate(ctx *pulumi.Context) string {
 	return config.Get(ctx, "service:caCertificate")
 }
 
+// Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+func GetMaxRequestsPerSecond(ctx *pulumi.Context) float64 {
+	return config.GetFloat64(ctx, "service:maxRequestsPerSecond")
+}
+
 // Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
 func GetMaxRetries(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "service:maxRetries")
+}
+
+// Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
+func GetRequestBurst(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "service:requestBurst")
 }
 
 // Timeout of one request, in milliseconds. From 1 to 600000. Stack config `service:requestTimeoutMs`; environment variable `SERVICE_REQUEST_TIMEOUT_MS` when unset.

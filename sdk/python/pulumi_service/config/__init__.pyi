@@ -29,9 +29,19 @@ caCertificate: Optional[str]
 A private CA to trust: PEM text or a PEM file's path. Stack config `service:caCertificate`; environment variable `SERVICE_CA_CERTIFICATE` when unset.
 """
 
+maxRequestsPerSecond: Optional[float]
+"""
+Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+"""
+
 maxRetries: Optional[int]
 """
 Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
+"""
+
+requestBurst: Optional[int]
+"""
+Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
 """
 
 requestTimeoutMs: Optional[int]

@@ -42,11 +42,25 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('caCertificate')
 
     @_builtins.property
+    def max_requests_per_second(self) -> Optional[float]:
+        """
+        Most requests per second to the account, shared by this user's provider processes of the account on the machine; unset: a rate learned from the service's 429s. Above 0, at most 10000. Stack config `service:maxRequestsPerSecond`; environment variable `SERVICE_MAX_REQUESTS_PER_SECOND` when unset.
+        """
+        return __config__.get_float('maxRequestsPerSecond')
+
+    @_builtins.property
     def max_retries(self) -> Optional[int]:
         """
         Retries of a failed request. From 0 to 20. Stack config `service:maxRetries`; environment variable `SERVICE_MAX_RETRIES` when unset.
         """
         return __config__.get_int('maxRetries')
+
+    @_builtins.property
+    def request_burst(self) -> Optional[int]:
+        """
+        Requests an idle account may send at once under that rate. From 1 to 10000. Stack config `service:requestBurst`; environment variable `SERVICE_REQUEST_BURST` when unset.
+        """
+        return __config__.get_int('requestBurst')
 
     @_builtins.property
     def request_timeout_ms(self) -> Optional[int]:

@@ -47,11 +47,35 @@ describe("settings", () => {
     ["service:maxRetries", "21", "retries from 0 to 20"],
     ["service:maxRetries", "1.5", "retries from 0 to 20"],
     ["service:retryBudgetMs", "-1", "milliseconds from 0 to 3600000 (1 hour)"],
+    ["service:requestBurst", "0", "requests from 1 to 10000"],
   ])("%s = %j: the key, the unit and the range", async (key, value, range) => {
     const values = { "service:apiKey": KEY, "service:baseUrl": "http://127.0.0.1:9", [key]: value };
     expect(await clientError(values)).toBe(
       `${key} must be a whole number of ${range}, got ${JSON.stringify(value)}`,
     );
+  });
+
+  test.each(["0", "-1", "fast", "10001"])(
+    "service:maxRequestsPerSecond = %j: the key, the unit and the range",
+    async (value) => {
+      const values = {
+        "service:apiKey": KEY,
+        "service:baseUrl": "http://127.0.0.1:9",
+        "service:maxRequestsPerSecond": value,
+      };
+      expect(await clientError(values)).toBe(
+        `service:maxRequestsPerSecond must be a number of requests per second above 0 and at most 10000, got ${JSON.stringify(value)}`,
+      );
+    },
+  );
+
+  test("service:maxRequestsPerSecond 0.5 is taken: a fraction of a request per second", async () => {
+    const values = {
+      "service:apiKey": KEY,
+      "service:baseUrl": "http://127.0.0.1:9",
+      "service:maxRequestsPerSecond": "0.5",
+    };
+    expect(await clientError(values)).toBe("");
   });
 
   test("a bad value from the environment names the variable and its config key", async () => {

@@ -1,0 +1,218 @@
+/**
+ * The pace of the client's requests: when the next attempt may be sent. The retry policy
+ * (retry.ts) decides *whether* an attempt is made again; the pacer decides *when* any attempt,
+ * first or retry, leaves. Both are driven from one place, `Transport.call`.
+ *
+ * Two sources of a rate, combined (the lower wins):
+ * - a **ceiling** the user configures (`maxRequestsPerSecond`, with `requestBurst`): a token
+ *   bucket that holds at most `burst` requests and refills `ceiling` per second;
+ * - a **learned rate** (AIMD): unset until the service answers 429; then every request waits
+ *   out the 429's `Retry-After` (one pause for all, not one per request), and the rate becomes an
+ *   estimate of what the service let through ({@link FIRST_CUT} × the requests answered in the
+ *   last {@link ESTIMATE_WINDOW_S} seconds ÷ the longer of the seconds they span and the
+ *   `Retry-After`: a rolling window's 429 asks to wait until its oldest request leaves it). Each later 429
+ *   that comes after the pause multiplies it by {@link LATER_CUT}; every answer that is not a 429
+ *   raises it by {@link CREEP_PER_S} of itself per second since the last raise, counting at most
+ *   two intervals of the rate (an idle account's rate does not grow).
+ *
+ * The state is a plain JSON-able object ({@link PaceState}) changed by two pure functions
+ * ({@link takeToken}, {@link observeAnswer}), so one state can be kept in memory
+ * ({@link LocalPacer}) or in a file that several processes share (the provider's shared pacer,
+ * provider/impl/process/sharedPacer.ts).
+ *
+ * @packageDocumentation
+ */
+
+/** Share of the estimated rate the first 429 sets the learned rate to: 0.9. */
+export const FIRST_CUT = 0.9;
+/** Factor a later 429 (after the pause of the one before) multiplies the learned rate by: 0.8. */
+export const LATER_CUT = 0.8;
+/** Raise of the learned rate per second without a 429, as a share of itself: 0.02 (2 % a second). */
+export const CREEP_PER_S = 0.02;
+/** Seconds of answers the first estimate counts: 60. */
+export const ESTIMATE_WINDOW_S = 60;
+/** Lowest learned rate, in requests per second: 0.05 (one request every 20 s). */
+export const MIN_RATE = 0.05;
+/** Pause after a 429 without `Retry-After`, in milliseconds: 1,000. */
+export const DEFAULT_PAUSE_MS = 1_000;
+/** Highest ceiling and burst accepted: 10,000 (requests per second; requests). */
+export const MAX_PACE = 10_000;
+
+/** The configured part of a pacer. */
+export interface PaceSettings {
+  /** Most requests per second (the ceiling); `undefined`: only the learned rate paces. */
+  maxRequestsPerSecond?: number;
+  /** Requests an idle client may send at once under the ceiling or the learned rate; at least 1. */
+  burst: number;
+}
+
+/** The changing part of a pacer, shared by whoever paces together. Times in ms since the epoch. */
+export interface PaceState {
+  /** The learned rate in requests per second; `null` until a 429 taught one. */
+  rate: number | null;
+  /** Tokens in the bucket at time {@link PaceState.at}. */
+  tokens: number;
+  /** When {@link PaceState.tokens} was counted (ms since the epoch); `0`: never (the bucket is full). */
+  at: number;
+  /** No request is sent before this time (ms since the epoch): the pause of the last 429. */
+  pausedUntil: number;
+  /** When the learned rate was last raised (ms since the epoch). */
+  raisedAt: number;
+  /** Answers other than 429 per whole second (epoch seconds as keys), the last {@link ESTIMATE_WINDOW_S}. */
+  answered: Record<string, number>;
+}
+
+/** A state that has learned nothing: no rate, a full bucket, no pause. */
+export function freshState(): PaceState {
+  return { rate: null, tokens: 0, at: 0, pausedUntil: 0, raisedAt: 0, answered: {} };
+}
+
+/** The rate that paces now, in requests per second: the lower of the ceiling and the learned rate (`Infinity`: none). */
+export function paceRate(state: PaceState, settings: PaceSettings): number {
+  return Math.min(settings.maxRequestsPerSecond ?? Infinity, state.rate ?? Infinity);
+}
+
+/**
+ * Takes a token for one request at time `now` (ms), changing `state`.
+ * @returns `0` when the request may be sent now (the token is taken), else the ms to wait
+ *   before asking again.
+ */
+export function takeToken(state: PaceState, settings: PaceSettings, now: number): number {
+  if (now < state.pausedUntil) return state.pausedUntil - now;
+  const rate = paceRate(state, settings);
+  if (rate === Infinity) return 0;
+  const burst = settings.burst;
+  state.tokens =
+    state.at === 0 ? burst : Math.min(burst, state.tokens + (Math.max(0, now - state.at) * rate) / 1000);
+  state.at = now;
+  if (state.tokens >= 1) {
+    state.tokens -= 1;
+    return 0;
+  }
+  return Math.max(1, Math.ceil(((1 - state.tokens) * 1000) / rate));
+}
+
+/** The answer the pacer learns from: its HTTP status and `Retry-After` in seconds, if any. */
+export interface PacedAnswer {
+  status: number;
+  retryAfterSeconds?: number;
+}
+
+/** Drops the counts of {@link PaceState.answered} older than the window. */
+function prune(state: PaceState, nowS: number): void {
+  for (const s of Object.keys(state.answered))
+    if (Number(s) <= nowS - ESTIMATE_WINDOW_S) delete state.answered[s];
+}
+
+/**
+ * Learns from one answer received at time `now` (ms), changing `state`: a 429 pauses every
+ * request for its `Retry-After` and sets or cuts the learned rate (once per pause: the 429s of
+ * requests sent before the pause began cut nothing); any other answer is counted and raises the
+ * learned rate.
+ */
+export function observeAnswer(
+  state: PaceState,
+  settings: PaceSettings,
+  answer: PacedAnswer,
+  now: number,
+): void {
+  const nowS = Math.floor(now / 1000);
+  prune(state, nowS);
+  if (answer.status !== 429) {
+    state.answered[nowS] = (state.answered[nowS] ?? 0) + 1;
+    if (state.rate !== null && now > state.pausedUntil) {
+      // Only time spent sending counts: at most two intervals of the rate since the last answer,
+      // so a pause between operations does not raise the rate past what was learned.
+      const sendingMs = Math.min(Math.max(0, now - state.raisedAt), 2000 / state.rate);
+      state.rate = Math.min(MAX_PACE, state.rate * (1 + (CREEP_PER_S * sendingMs) / 1000));
+      state.raisedAt = now;
+    }
+    return;
+  }
+  const pauseMs =
+    answer.retryAfterSeconds === undefined ? DEFAULT_PAUSE_MS : Math.max(0, answer.retryAfterSeconds * 1000);
+  // A 429 answered while paused is of a request sent before the pause began: it teaches nothing new.
+  const cut = now >= state.pausedUntil;
+  state.pausedUntil = Math.max(state.pausedUntil, now + pauseMs);
+  if (!cut) return;
+  if (state.rate === null) {
+    const seconds = Object.keys(state.answered).map(Number);
+    const counted = Object.values(state.answered).reduce((a, b) => a + b, 0);
+    const span = seconds.length === 0 ? 1 : nowS - Math.min(...seconds) + 1;
+    const estimate = counted / Math.max(span, pauseMs / 1000, 1);
+    state.rate = Math.max(
+      MIN_RATE,
+      FIRST_CUT * Math.min(estimate, settings.maxRequestsPerSecond ?? Infinity),
+    );
+  } else {
+    state.rate = Math.max(MIN_RATE, state.rate * LATER_CUT);
+  }
+  state.tokens = Math.min(1, settings.burst);
+  state.at = state.pausedUntil;
+  state.raisedAt = state.pausedUntil;
+}
+
+/**
+ * What paces a client's requests. `Transport.call` awaits {@link Pacer.acquire} before every
+ * attempt and tells {@link Pacer.observe} every answer.
+ */
+export interface Pacer {
+  /** Resolves when one request may be sent (its token is then taken). */
+  acquire(): Promise<void>;
+  /** Learns from an answer (status, `Retry-After` in seconds). Never throws. */
+  observe(answer: PacedAnswer): void;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Checks a pace setting: the ceiling a positive number of requests per second up to
+ * {@link MAX_PACE}, the burst a whole number of requests from 1 to {@link MAX_PACE}.
+ * @param from - how the error names the setting (an option, a config key).
+ * @throws Error naming `from`, the unit and the range.
+ */
+export function checkPace(kind: "maxRequestsPerSecond" | "burst", value: number, from: string): number {
+  const ok =
+    kind === "burst"
+      ? Number.isInteger(value) && value >= 1 && value <= MAX_PACE
+      : Number.isFinite(value) && value > 0 && value <= MAX_PACE;
+  if (!ok) {
+    const what =
+      kind === "burst" ? `a whole number of requests from 1` : "a number of requests per second above 0";
+    throw new Error(`${from} must be ${what} up to ${MAX_PACE}, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * A pacer of one process: the state in memory, the waiting requests served first come, first
+ * served. The default of every `ServiceClient`.
+ */
+export class LocalPacer implements Pacer {
+  /** The state (exposed to tests and to the request log). */
+  readonly state: PaceState = freshState();
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    /** Ceiling and burst. */
+    readonly settings: PaceSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  acquire(): Promise<void> {
+    const turn = this.#queue.then(async () => {
+      for (let wait = takeToken(this.state, this.settings, this.now()); wait > 0;) {
+        await sleep(wait);
+        wait = takeToken(this.state, this.settings, this.now());
+      }
+    });
+    this.#queue = turn;
+    return turn;
+  }
+
+  observe(answer: PacedAnswer): void {
+    observeAnswer(this.state, this.settings, answer, this.now());
+  }
+}

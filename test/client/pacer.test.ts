@@ -1,0 +1,170 @@
+/** The client's pacer: the token bucket, the rate learned from 429s, and the client paced against the emulator's limit. */
+import {
+  freshState,
+  LocalPacer,
+  observeAnswer,
+  paceRate,
+  ServiceClient,
+  ServiceError,
+  takeToken,
+  type RequestLogEntry,
+} from "../../client";
+import { randomBytes } from "node:crypto";
+import { startEmulator, type RunningEmulator } from "../helpers/emulator";
+
+/** A well-formed API key of a fresh account. */
+const key = () => `key_${randomBytes(24).toString("base64url")}`;
+
+describe("takeToken and observeAnswer", () => {
+  test("a ceiling of 2 per second with burst 1: one request now, the next after 500 ms", () => {
+    const state = freshState();
+    const settings = { maxRequestsPerSecond: 2, burst: 1 };
+    expect(takeToken(state, settings, 10_000)).toBe(0);
+    expect(takeToken(state, settings, 10_000)).toBe(500);
+    expect(takeToken(state, settings, 10_300)).toBe(200);
+    expect(takeToken(state, settings, 10_500)).toBe(0);
+  });
+
+  test("a burst of 3 lets an idle client send 3 at once, then one per 1/rate", () => {
+    const state = freshState();
+    const settings = { maxRequestsPerSecond: 10, burst: 3 };
+    for (let i = 0; i < 3; i++) expect(takeToken(state, settings, 0 + 1)).toBe(0);
+    expect(takeToken(state, settings, 1)).toBe(100);
+  });
+
+  test("without a ceiling nothing waits until a 429; then all wait out its Retry-After and a rate estimated from the answers", () => {
+    const state = freshState();
+    const settings = { burst: 1 };
+    // 120 answers over 3 seconds, then a 429 asking for 57 s: the limit let 120 through in 60 s.
+    for (let i = 0; i < 120; i++) {
+      expect(takeToken(state, settings, 100_000 + i * 25)).toBe(0);
+      observeAnswer(state, settings, { status: 201 }, 100_000 + i * 25);
+    }
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 57 }, 103_000);
+    expect(state.rate).toBeCloseTo(0.9 * (120 / 57), 5);
+    expect(takeToken(state, settings, 103_001)).toBe(56_999);
+    // The 429s of requests already sent when the pause began cut nothing more (the pause ends by the last).
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 57 }, 103_050);
+    expect(state.rate).toBeCloseTo(0.9 * (120 / 57), 5);
+    // After the pause: one at once, the next at the learned rate.
+    expect(takeToken(state, settings, 160_000)).toBe(50);
+    expect(takeToken(state, settings, 160_050)).toBe(0);
+    expect(takeToken(state, settings, 160_050)).toBe(Math.ceil(1000 / state.rate!));
+  });
+
+  test("a 429 after the pause cuts the learned rate by 0.8; answers without one raise it 2 % a second", () => {
+    const state = freshState();
+    const settings = { burst: 1 };
+    observeAnswer(state, settings, { status: 200 }, 0);
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 500);
+    const learned = state.rate!;
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 2_000);
+    expect(state.rate).toBeCloseTo(learned * 0.8, 9);
+    // Answers at the pace raise it 2 % for each second they span: 10 answers 1/0.72 s apart, about 32 %…
+    const rate = state.rate!;
+    expect(rate).toBeCloseTo(0.72, 9);
+    let t = 3_000;
+    for (let i = 0; i < 10; i++) observeAnswer(state, settings, { status: 200 }, (t += 1000 / rate));
+    expect(state.rate! / rate).toBeGreaterThan(1.3);
+    expect(state.rate! / rate).toBeLessThan(1.33);
+    // …and an idle minute counts as two intervals only.
+    const before = state.rate!;
+    observeAnswer(state, settings, { status: 200 }, t + 60_000);
+    expect(state.rate).toBeCloseTo(before * (1 + (0.02 * 2) / before), 9);
+  });
+
+  test("the ceiling caps the learned rate, and a 429 under the ceiling still teaches a lower one", () => {
+    const state = freshState();
+    const settings = { maxRequestsPerSecond: 5, burst: 1 };
+    expect(paceRate(state, settings)).toBe(5);
+    for (let t = 0; t < 10_000; t += 100) observeAnswer(state, settings, { status: 200 }, t);
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 10_000);
+    expect(paceRate(state, settings)).toBeCloseTo(0.9 * 5, 9);
+  });
+});
+
+describe("ServiceClient pace settings", () => {
+  test.each([
+    [
+      { maxRequestsPerSecond: 0 },
+      "maxRequestsPerSecond must be a number of requests per second above 0 up to 10000, got 0",
+    ],
+    [{ requestBurst: 1.5 }, "requestBurst must be a whole number of requests from 1 up to 10000, got 1.5"],
+  ])("%j is refused naming the option and its range", (options, message) => {
+    const make = () => new ServiceClient({ apiKey: "k", baseUrl: "http://127.0.0.1:1", ...options });
+    expect(make).toThrow(ServiceError);
+    expect(make).toThrow(message);
+  });
+
+  test("SERVICE_MAX_REQUESTS_PER_SECOND is read when the option is not given, and named when malformed", () => {
+    process.env.SERVICE_MAX_REQUESTS_PER_SECOND = "fast";
+    try {
+      expect(() => new ServiceClient({ apiKey: "k", baseUrl: "http://127.0.0.1:1" })).toThrow(
+        "SERVICE_MAX_REQUESTS_PER_SECOND must be a number of requests per second above 0",
+      );
+    } finally {
+      delete process.env.SERVICE_MAX_REQUESTS_PER_SECOND;
+    }
+  });
+});
+
+describe("a client against the emulator's rate limit (20 per second, bursts of 5)", () => {
+  let em: RunningEmulator;
+  beforeAll(async () => {
+    em = await startEmulator({ apiKeys: [key(), key()], rateLimit: { max: 20, windowMs: 1000, burst: 5 } });
+  });
+  afterAll(() => em.close());
+
+  /** Sends `n` listings, 10 at a time, then closes the client; returns the seconds taken. */
+  async function run(client: ServiceClient, n: number): Promise<number> {
+    const started = Date.now();
+    const queue = Array.from({ length: n }, (_, i) => i);
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        while (queue.shift() !== undefined) {
+          for await (const page of client.eventSubscriptions.pages({ limit: 1 })) void page;
+        }
+      }),
+    );
+    await client.close();
+    return (Date.now() - started) / 1000;
+  }
+
+  function logged(statuses: number[]) {
+    return (_line: string, entry: RequestLogEntry) => {
+      if (entry.kind === "attempt" && entry.status !== undefined) statuses.push(entry.status);
+    };
+  }
+
+  test("with a ceiling at the limit: 60 requests, no 429, in about 60 ÷ 20 seconds", async () => {
+    const statuses: number[] = [];
+    const client = new ServiceClient({
+      apiKey: em.apiKeys[0],
+      baseUrl: em.url,
+      maxRequestsPerSecond: 20,
+      logger: logged(statuses),
+    });
+    const seconds = await run(client, 60);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(0);
+    expect(statuses).toHaveLength(60);
+    expect(seconds).toBeGreaterThanOrEqual(2.9);
+  });
+
+  test("without a ceiling the first 429s teach the rest: 80 requests, under 15 answers of 429", async () => {
+    const statuses: number[] = [];
+    const client = new ServiceClient({ apiKey: em.apiKeys[1], baseUrl: em.url, logger: logged(statuses) });
+    const seconds = await run(client, 80);
+    const refused = statuses.filter((s) => s === 429).length;
+    expect(statuses.length - refused).toBe(80);
+    expect(seconds).toBeLessThan(20);
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThan(15);
+  });
+
+  test("LocalPacer serves waiting requests first come, first served", async () => {
+    const pacer = new LocalPacer({ maxRequestsPerSecond: 50, burst: 1 });
+    const order: number[] = [];
+    await Promise.all([0, 1, 2, 3].map((i) => pacer.acquire().then(() => order.push(i))));
+    expect(order).toEqual([0, 1, 2, 3]);
+  });
+});

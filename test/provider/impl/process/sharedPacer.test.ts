@@ -1,0 +1,128 @@
+/**
+ * The per-account budget shared by this user's provider processes: real child processes take
+ * tokens from one bucket, a process killed while it holds the lock does not stop the others, and
+ * one process's 429 paces the others.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { buildSync } from "esbuild";
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import {
+  SharedBudget,
+  SharedPacer,
+  accountName,
+  sharedPacer,
+} from "../../../../provider/impl/process/sharedPacer";
+import { useTempDir } from "../../../helpers/temp-dir";
+
+const REPO = path.resolve(__dirname, "../../../..");
+const MODULE = path.join(REPO, "provider/impl/process/sharedPacer.ts");
+const tmp = useTempDir("shared-pacer-");
+const dir = () => path.join(tmp(), "claims", "pacing");
+/** The module as one plain JavaScript file (esbuild), so a child process starts in well under a second. */
+const bundle = () => path.join(tmp(), "sharedPacer.js");
+beforeAll(() => {
+  buildSync({ entryPoints: [MODULE], bundle: true, platform: "node", outfile: bundle(), logLevel: "error" });
+});
+
+/** Runs `script` (with `pacer`, the module, required) in a Node.js process of its own; its stdout lines are collected. */
+function child(script: string): { proc: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const code = `const pacer = require(${JSON.stringify(bundle())});\n${script}`;
+  const proc = spawn(process.execPath, ["-e", code], {
+    cwd: REPO,
+    env: { ...process.env, DIR: dir() },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines: string[] = [];
+  let rest = "";
+  proc.stdout!.on("data", (d: Buffer) => {
+    const parts = (rest + d.toString()).split("\n");
+    rest = parts.pop()!;
+    lines.push(...parts);
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (c) => resolve(c)));
+  return { proc, lines, exited };
+}
+
+async function until(what: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("the account's budget is named by a key stamp in a private folder, never by the key", () => {
+  const name = accountName(dir(), "sk_live_secret_key_1");
+  expect(name).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  expect(name).not.toContain("secret");
+  expect(accountName(dir(), "sk_live_secret_key_1")).toBe(name);
+  expect(accountName(dir(), "sk_live_secret_key_2")).not.toBe(name);
+  expect(statSync(dir()).mode & 0o077).toBe(0);
+  expect(readFileSync(path.join(dir(), "salt"), "utf8")).not.toContain("secret");
+});
+
+test("two processes of one account at a ceiling of 10 per second share it: 30 requests take 3 seconds, not 1.5", async () => {
+  const script = `
+    const p = pacer.sharedPacer("sk_shared_account", { maxRequestsPerSecond: 10, burst: 1 }, process.env.DIR);
+    (async () => {
+      for (let i = 0; i < 15; i++) { await p.acquire(); console.log(Date.now()); }
+    })();`;
+  const a = child(script);
+  const b = child(script);
+  expect(await a.exited).toBe(0);
+  expect(await b.exited).toBe(0);
+  const times = [...a.lines, ...b.lines].map(Number).sort((x, y) => x - y);
+  expect(times).toHaveLength(30);
+  // One bucket of 10 a second for both: 30 tokens (the first at once) span at least 2.9 s.
+  expect(times[29] - times[0]).toBeGreaterThanOrEqual(2_850);
+  // And no second holds more than 10 + 1 of them.
+  for (const t of times) expect(times.filter((u) => u >= t && u < t + 1000).length).toBeLessThanOrEqual(11);
+}, 30_000);
+
+test("a process killed while it holds the lock gives it back: the next update does not wait for it to go stale", async () => {
+  const holder = child(`
+    const budget = new pacer.SharedBudget(process.env.DIR, pacer.accountName(process.env.DIR, "sk_dies"));
+    budget.update(() => { console.log("holding"); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); });`);
+  await until(() => holder.lines.includes("holding"));
+  const budget = new SharedBudget(dir(), accountName(dir(), "sk_dies"));
+  expect(statSync(budget.lockFile).isFile()).toBe(true);
+  holder.proc.kill("SIGKILL");
+  await holder.exited;
+  const started = Date.now();
+  await budget.update((state) => {
+    state.tokens = 7;
+  });
+  expect(Date.now() - started).toBeLessThan(1_000);
+  expect(budget.read().tokens).toBe(7);
+}, 30_000);
+
+test("a lock held by a live process past LOCK_STALE_MS is taken from it", async () => {
+  const holder = child(`
+    const budget = new pacer.SharedBudget(process.env.DIR, pacer.accountName(process.env.DIR, "sk_stuck"));
+    budget.update(() => { console.log("holding"); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000); });`);
+  try {
+    await until(() => holder.lines.includes("holding"));
+    const budget = new SharedBudget(dir(), accountName(dir(), "sk_stuck"));
+    const started = Date.now();
+    await budget.update(() => undefined);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  } finally {
+    holder.proc.kill("SIGKILL");
+    await holder.exited;
+  }
+}, 30_000);
+
+test("one process's 429 pauses the other's requests for its Retry-After", async () => {
+  const first = sharedPacer("sk_taught", { burst: 1 }, dir())!;
+  const other = new SharedPacer(new SharedBudget(dir(), accountName(dir(), "sk_taught")), { burst: 1 });
+  await other.acquire();
+  first.observe({ status: 200 });
+  first.observe({ status: 429, retryAfterSeconds: 1 });
+  await first.flush();
+  const started = Date.now();
+  await other.acquire();
+  expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  expect(other.budget.read().rate).not.toBeNull();
+});
