@@ -189,6 +189,34 @@ function yamlUserEnv(plugin: PluginRelease, home: string): Record<string, string
 }
 
 /**
+ * Runs the stack commands of the README of the copied YAML example in `program` (it has no
+ * install step: a YAML reader installs nothing), as its reader types them, against `emulator`
+ * with `apiKey`, the plugin downloaded by the engine into `home`; `vars` are the README's
+ * variables. @returns the deployed stack.
+ */
+async function runYamlReadme(
+  program: string,
+  home: string,
+  emulator: RunningEmulator,
+  backendName: string,
+  apiKey: string,
+  vars: Record<string, string>,
+): Promise<EngineStack> {
+  const readme = readmeCommands(path.join(program, "README.md"));
+  expect(readme.install).toBeUndefined();
+  return runReadmeStackCommands({
+    program,
+    commands: readme.stack,
+    stackName: readme.stackName,
+    backendName,
+    emulator,
+    apiKey,
+    env: yamlUserEnv(plugin, home),
+    vars,
+  });
+}
+
+/**
  * Runs Pulumi YAML's converter (`pulumi convert --from yaml --language pcl`, the CLI this suite
  * built) on the project in `program` with `env`, into the new folder `out`.
  * @returns the PCL it wrote, its `.pp` files joined by newlines.
@@ -278,18 +306,7 @@ describe("the YAML quickstart from a fresh folder, the plugin downloaded by the 
     program = copyProject(EXAMPLE, tmp);
     home = path.join(tmp, "pulumi-home");
     emulator = await startEmulator({ apiKeys: [KEY] });
-    const readme = readmeCommands(path.join(program, "README.md"));
-    expect(readme.install).toBeUndefined();
-    e2e = await runReadmeStackCommands({
-      program,
-      commands: readme.stack,
-      stackName: readme.stackName,
-      backendName: "e2e-yaml",
-      emulator,
-      apiKey: KEY,
-      env: yamlUserEnv(plugin, home),
-      vars: { SERVICE_API_KEY: KEY },
-    });
+    e2e = await runYamlReadme(program, home, emulator, "e2e-yaml", KEY, { SERVICE_API_KEY: KEY });
   }, STEP_TIMEOUT);
 
   afterAll(async () => {
@@ -350,17 +367,9 @@ describe("the YAML program with two explicit providers from a fresh folder, the 
     program = copyProject(path.join(EXAMPLES, "multi-account"), tmp);
     home = path.join(tmp, "pulumi-home");
     emulator = await startEmulator({ apiKeys: [DEFAULT_KEY, KEYS.prod, KEYS.dev] });
-    const readme = readmeCommands(path.join(program, "README.md"));
-    expect(readme.install).toBeUndefined();
-    e2e = await runReadmeStackCommands({
-      program,
-      commands: readme.stack,
-      stackName: readme.stackName,
-      backendName: "e2e-yaml-multi",
-      emulator,
-      apiKey: DEFAULT_KEY,
-      env: yamlUserEnv(plugin, home),
-      vars: { PROD_API_KEY: KEYS.prod, DEV_API_KEY: KEYS.dev },
+    e2e = await runYamlReadme(program, home, emulator, "e2e-yaml-multi", DEFAULT_KEY, {
+      PROD_API_KEY: KEYS.prod,
+      DEV_API_KEY: KEYS.dev,
     });
     const client = (apiKey: string) => new ServiceClient({ apiKey, baseUrl: emulator.url, maxRetries: 0 });
     clients = { prod: client(KEYS.prod), dev: client(KEYS.dev) };

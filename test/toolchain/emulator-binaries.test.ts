@@ -193,22 +193,8 @@ async function script(url: string): Promise<Answer[]> {
   });
   await call("read abuse report", KEY, "GET", `/abuse_reports/${a.id}`);
   const idem = { "idempotency-key": "idem-1" };
-  await call(
-    "idempotent create",
-    KEY,
-    "POST",
-    "/event_destinations",
-    destinationBody({ description: "i" }),
-    idem,
-  );
-  await call(
-    "idempotent replay",
-    KEY,
-    "POST",
-    "/event_destinations",
-    destinationBody({ description: "i" }),
-    idem,
-  );
+  for (const what of ["idempotent create", "idempotent replay"])
+    await call(what, KEY, "POST", "/event_destinations", destinationBody({ description: "i" }), idem);
   await call(
     "idempotency conflict",
     KEY,
