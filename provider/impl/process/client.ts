@@ -90,7 +90,7 @@ export function getClient(): Client.ServiceClient {
     idempotencyKeys: "auto",
     // One budget per account for every process of this user on the machine (sharedPacer.ts);
     // the client's own pacer when the shared folder cannot be used.
-    pacer: sharedPacer(apiKey.value, pace),
+    pacer: sharedPacer(apiKey.value, baseUrl.value, pace),
     maxRequestsPerSecond: pace.maxRequestsPerSecond,
     requestBurst: pace.burst,
   });

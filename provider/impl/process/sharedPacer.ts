@@ -22,7 +22,7 @@
  *
  * @packageDocumentation
  */
-import { closeSync, constants, openSync, renameSync, rmSync } from "node:fs";
+import { closeSync, constants, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import {
@@ -59,17 +59,25 @@ export function pacingFolder(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The name of `apiKey`'s budget in `dir`: the hash of its key stamp with the folder's salt (made
- * on first use). Costs one scrypt derivation (some 60 ms).
+ * How long an account's budget may go unwritten, in **milliseconds** (10 minutes), before what it
+ * learned is forgotten: the next request starts fresh (no learned rate, a full bucket), as after a
+ * limit the service has changed since, or a service that was another one on the same address.
+ */
+export const FORGET_AFTER_MS = 10 * 60_000;
+
+/**
+ * The name of the budget of the account `apiKey` opens at `baseUrl` in `dir`: the hash of the key
+ * stamp of the two with the folder's salt (made on first use). Another service (another base
+ * URL) with the same key is another account. Costs one scrypt derivation (some 60 ms).
  * @throws ClaimsFolderError when `dir` or its parent cannot be made or is not private to this user.
  */
-export function accountName(dir: string, apiKey: string): string {
+export function accountName(dir: string, apiKey: string, baseUrl = ""): string {
   openPrivateDir(path.dirname(dir), "the claims root");
   openPrivateDir(dir, "the pacing folder");
   const saltFile = path.join(dir, "salt");
   createExclusive(saltFile, randomBytes(16).toString("base64url"));
   const salt = readOr(saltFile, "").trim();
-  return keyStamp(apiKey, salt).split(".")[2];
+  return keyStamp(`${baseUrl.replace(/\/+$/, "")}\n${apiKey}`, salt).split(".")[2];
 }
 
 /** Whether `value` has the shape of a {@link PaceState}. */
@@ -107,9 +115,13 @@ export class SharedBudget {
     this.lockFile = path.join(dir, `${account}.lock`);
   }
 
-  /** The state as last written (a fresh one when none, or one that cannot be read). Takes no lock. */
+  /**
+   * The state as last written: a fresh one when there is none, when it cannot be read, or when it
+   * was last written over {@link FORGET_AFTER_MS} ago. Takes no lock.
+   */
   read(): PaceState {
     try {
+      if (Date.now() - statSync(this.file).mtimeMs > FORGET_AFTER_MS) return freshState();
       const value: unknown = JSON.parse(readOr(this.file, ""));
       return isState(value) ? value : freshState();
     } catch {
@@ -241,11 +253,12 @@ export class SharedPacer implements Pacer {
  */
 export function sharedPacer(
   apiKey: string,
+  baseUrl: string,
   settings: PaceSettings,
   dir: string = pacingFolder(),
 ): SharedPacer | undefined {
   try {
-    return new SharedPacer(new SharedBudget(dir, accountName(dir, apiKey)), settings);
+    return new SharedPacer(new SharedBudget(dir, accountName(dir, apiKey, baseUrl)), settings);
   } catch {
     return undefined;
   }

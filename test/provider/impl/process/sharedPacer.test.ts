@@ -5,9 +5,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { buildSync } from "esbuild";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import {
+  FORGET_AFTER_MS,
   SharedBudget,
   SharedPacer,
   accountName,
@@ -58,13 +59,18 @@ test("the account's budget is named by a key stamp in a private folder, never by
   expect(name).not.toContain("secret");
   expect(accountName(dir(), "sk_live_secret_key_1")).toBe(name);
   expect(accountName(dir(), "sk_live_secret_key_2")).not.toBe(name);
+  // The same key at another service is another account.
+  expect(accountName(dir(), "sk_live_secret_key_1", "http://127.0.0.1:8787")).not.toBe(name);
+  expect(accountName(dir(), "sk_live_secret_key_1", "http://127.0.0.1:8787/")).toBe(
+    accountName(dir(), "sk_live_secret_key_1", "http://127.0.0.1:8787"),
+  );
   expect(statSync(dir()).mode & 0o077).toBe(0);
   expect(readFileSync(path.join(dir(), "salt"), "utf8")).not.toContain("secret");
 });
 
 test("two processes of one account at a ceiling of 10 per second share it: 30 requests take 3 seconds, not 1.5", async () => {
   const script = `
-    const p = pacer.sharedPacer("sk_shared_account", { maxRequestsPerSecond: 10, burst: 1 }, process.env.DIR);
+    const p = pacer.sharedPacer("sk_shared_account", "", { maxRequestsPerSecond: 10, burst: 1 }, process.env.DIR);
     (async () => {
       for (let i = 0; i < 15; i++) { await p.acquire(); console.log(Date.now()); }
     })();`;
@@ -115,7 +121,7 @@ test("a lock held by a live process past LOCK_STALE_MS is taken from it", async 
 }, 30_000);
 
 test("one process's 429 pauses the other's requests for its Retry-After", async () => {
-  const first = sharedPacer("sk_taught", { burst: 1 }, dir())!;
+  const first = sharedPacer("sk_taught", "", { burst: 1 }, dir())!;
   const other = new SharedPacer(new SharedBudget(dir(), accountName(dir(), "sk_taught")), { burst: 1 });
   await other.acquire();
   first.observe({ status: 200 });
@@ -125,4 +131,21 @@ test("one process's 429 pauses the other's requests for its Retry-After", async 
   await other.acquire();
   expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   expect(other.budget.read().rate).not.toBeNull();
+});
+
+test("what an account's budget learned is forgotten once it has gone unwritten for FORGET_AFTER_MS", async () => {
+  const budget = new SharedBudget(dir(), accountName(dir(), "sk_idle", "http://127.0.0.1:1"));
+  const taught = new SharedPacer(budget, { burst: 1 });
+  taught.observe({ status: 429, retryAfterSeconds: 30 });
+  await taught.flush();
+  expect(budget.read().rate).not.toBeNull();
+  // Last written just inside the limit: still known; just past it: a fresh budget, no pause.
+  const at = (agoMs: number) => (Date.now() - agoMs) / 1000;
+  utimesSync(budget.file, at(FORGET_AFTER_MS - 60_000), at(FORGET_AFTER_MS - 60_000));
+  expect(budget.read().pausedUntil).toBeGreaterThan(Date.now());
+  utimesSync(budget.file, at(FORGET_AFTER_MS + 1_000), at(FORGET_AFTER_MS + 1_000));
+  expect(budget.read()).toMatchObject({ rate: null, pausedUntil: 0 });
+  const started = Date.now();
+  await new SharedPacer(budget, { burst: 1 }).acquire();
+  expect(Date.now() - started).toBeLessThan(1_000);
 });
