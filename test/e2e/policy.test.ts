@@ -5,7 +5,9 @@
  * `service:index:*` resources and the dynamic providers'), the pack started by the Node.js
  * language host's RunPlugin as the engine starts any Node.js pack. Each stack is previewed with
  * several specs (no deployment), then one `up` is refused. Then a YAML stack (native door, Pulumi
- * YAML's language host): one preview violating every rule, one respecting every rule.
+ * YAML's language host): one preview violating every resource rule, then an `up` respecting every
+ * rule, a subscription changed by hand on the emulator into a violation, and the nightly check of
+ * what is deployed: `pulumi refresh`, then Pulumi's `pulumi policy analyze` with the pack.
  *
  * Every rule is violated and respected on the native door (TypeScript and YAML) and on the
  * dynamic door, but for `service-subscription-sources-and-destinations`, violated on the YAML
@@ -62,11 +64,11 @@ async function run(e: EngineStack, ...args: string[]): Promise<{ code: number; o
 }
 
 /**
- * Asserts that the pack ran and every rule was respected: the preview passed and the pack is
- * listed with no violation, mandatory or advisory.
+ * Asserts that the pack ran and every rule was respected: the run (a preview, an `up`, a
+ * `pulumi policy analyze`) passed and listed the pack with no violation, mandatory or advisory.
  */
 function expectRespected(r: { code: number; out: string }): void {
-  expect(r.out).toMatch(/✅ service-policy@v\S+ \(local: /);
+  expect(r.out).toMatch(/✅ service-policy@v\S+/);
   expect(r.out).not.toMatch(/\[(mandatory|advisory)\]/);
   expect(r.code).toBe(0);
 }
@@ -231,12 +233,15 @@ function yamlProgram(account: string, violations: boolean): string {
 describe("service-policy on a YAML stack of the native door (real engine, real emulator)", () => {
   let e: EngineStack;
   const tmp = useTempDir("policy-yaml-");
-  /** Writes the program and the pack config, previews with the pack. */
-  async function preview(program: string, packConfig: object) {
+  /**
+   * Writes the program and the pack config, then runs `pulumi <command> --policy-pack PACK
+   * --policy-pack-config <config>`.
+   */
+  async function withPack(command: string[], program: string, packConfig: object) {
     fs.writeFileSync(path.join(e.stack.workspace.workDir, "Pulumi.yaml"), program);
     const file = path.join(tmp(), "config.json");
     fs.writeFileSync(file, JSON.stringify(packConfig));
-    return run(e, "preview", "--policy-pack", PACK, "--policy-pack-config", file);
+    return run(e, ...command, "--policy-pack", PACK, "--policy-pack-config", file);
   }
   const config = {
     "service-destination-targets": { awsAccounts: ["111122223333"] },
@@ -256,7 +261,7 @@ describe("service-policy on a YAML stack of the native door (real engine, real e
   it(
     "one preview reports every resource rule's violation, mandatory ones failing it",
     async () => {
-      const r = await preview(yamlProgram("999988887777", true), config);
+      const r = await withPack(["preview"], yamlProgram("999988887777", true), config);
       expect(r.code).not.toBe(0);
       for (const [level, rule, message] of [
         [
@@ -290,15 +295,28 @@ describe("service-policy on a YAML stack of the native door (real engine, real e
   );
 
   it(
-    "a program and config that respect every rule (the stack rule included) preview with the pack passing",
+    "respecting every rule, `pulumi up --policy-pack` deploys; a subscription changed by hand into a violation is reported by `pulumi refresh` then `pulumi policy analyze`, which fails",
     async () => {
-      const r = await preview(yamlProgram("111122223333", false), {
-        ...config,
-        "service-abuse-reports-allowed": { allowAbuseReports: true },
-      });
-      expectRespected(r);
-      expect(r.out).toContain("+ 4 to create");
+      const program = yamlProgram("111122223333", false);
+      const allowed = { ...config, "service-abuse-reports-allowed": { allowAbuseReports: true } };
+      const up = await withPack(["up", "--yes", "--skip-preview"], program, allowed);
+      expectRespected(up);
+      expect(up.out).toContain("+ 4 created");
+
+      const audit = await e.resource("audit");
+      await e.client.eventSubscriptions.update(audit!.id!, { sources: [{ type: "agent_session_start.v0" }] });
+      // The state holds what was deployed until a refresh reads the service.
+      expectRespected(await withPack(["policy", "analyze"], program, allowed));
+      expect((await run(e, "refresh", "--yes")).code).toBe(0);
+      const r = await withPack(["policy", "analyze"], program, allowed);
+      expect(r.out).toContain(
+        "[mandatory]  service-subscription-event-types  (service:index:EventSubscription: audit)",
+      );
+      expect(r.out).toContain(
+        'event subscription "audit": event type "agent_session_start.v0" is not allowed (allowedEventTypes)',
+      );
+      expect(r.code).not.toBe(0);
     },
-    STEP_TIMEOUT,
+    2 * STEP_TIMEOUT,
   );
 });
