@@ -16,8 +16,11 @@
  */
 import * as fs from "fs";
 import * as path from "path";
+import { execFile } from "child_process";
+import { promisify } from "util";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import type { Spec } from "../fixtures/native";
+import { blocksRunBy, commands } from "../helpers/doc-blocks";
 import { startDoorsStack, startEngineStack, type EngineStack } from "../helpers/engine-stack";
 import { useTempDir } from "../helpers/temp-dir";
 
@@ -239,7 +242,7 @@ describe("service-policy on a YAML stack of the native door (real engine, real e
    */
   async function withPack(command: string[], program: string, packConfig: object) {
     fs.writeFileSync(path.join(e.stack.workspace.workDir, "Pulumi.yaml"), program);
-    const file = path.join(tmp(), "config.json");
+    const file = path.join(e.stack.workspace.workDir, "policy-config.json");
     fs.writeFileSync(file, JSON.stringify(packConfig));
     return run(e, ...command, "--policy-pack", PACK, "--policy-pack-config", file);
   }
@@ -252,6 +255,8 @@ describe("service-policy on a YAML stack of the native door (real engine, real e
     const dir = path.join(tmp(), "program");
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, "Pulumi.yaml"), yamlProgram("111122223333", false));
+    // As after `npm install service-policy` (the workspace's node_modules links packages/policy).
+    fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"));
     e = await startEngineStack({ workDir: dir, stackName: "policy-yaml", backendName: "e2e-policy-yaml" });
   }, STEP_TIMEOUT);
   afterAll(async () => {
@@ -307,8 +312,21 @@ describe("service-policy on a YAML stack of the native door (real engine, real e
       await e.client.eventSubscriptions.update(audit!.id!, { sources: [{ type: "agent_session_start.v0" }] });
       // The state holds what was deployed until a refresh reads the service.
       expectRespected(await withPack(["policy", "analyze"], program, allowed));
-      expect((await run(e, "refresh", "--yes")).code).toBe(0);
-      const r = await withPack(["policy", "analyze"], program, allowed);
+      // The nightly check as docs/policy.md prints it, in the program's folder, whose
+      // node_modules holds service-policy, and whose policy-config.json is `allowed`.
+      const [block, ...more] = blocksRunBy(REPO_ROOT, "test/e2e/policy.test.ts");
+      expect(more).toEqual([]);
+      expect(commands(block)).toMatch(/^pulumi refresh --yes\npulumi policy analyze --policy-pack /);
+      const r = await promisify(execFile)("bash", ["-eo", "pipefail", "-c", commands(block)], {
+        cwd: e.stack.workspace.workDir,
+        env: e.env,
+      }).then(
+        (x) => ({ code: 0, out: x.stdout + x.stderr }),
+        (x: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: x.code ?? -1,
+          out: `${x.stdout ?? ""}${x.stderr ?? ""}`,
+        }),
+      );
       expect(r.out).toContain(
         "[mandatory]  service-subscription-event-types  (service:index:EventSubscription: audit)",
       );
