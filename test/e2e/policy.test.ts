@@ -21,7 +21,8 @@ import { promisify } from "util";
 import { REPO_ROOT } from "../../scripts/pulumi-env";
 import type { Spec } from "../fixtures/native";
 import { blocksRunBy, commands } from "../helpers/doc-blocks";
-import { startDoorsStack, startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { DOORS_PROGRAM, startDoorsStack, startEngineStack, type EngineStack } from "../helpers/engine-stack";
+import { runDriftCli } from "../helpers/gitops";
 import { useTempDir } from "../helpers/temp-dir";
 
 const PACK = path.join(REPO_ROOT, "packages", "policy");
@@ -141,8 +142,28 @@ describe.each(["dynamic", "native"] as const)(
           `event subscription "elsewhere" sends to ${FOREIGN}, which no event destination of this stack declares`,
         );
         expect(refused.out).not.toContain("has no description");
+
+        // The pull request's summary of the same preview (the GitOps example's preview job).
+        const md = await runDriftCli(
+          [
+            "preview",
+            ...["--stack", `policy-${door}`, "--cwd", DOORS_PROGRAM, "--format", "markdown"],
+            ...["--policy-pack", PACK, "--policy-pack-config", allowOther],
+          ],
+          e.env,
+        );
+        expect({ code: md.code, stderr: md.stderr }).toEqual({ code: 2, stderr: "" });
+        expect(md.stdout).toContain(
+          "**Policy violations: 3 mandatory (`pulumi up` would refuse this change)**",
+        );
+        expect(md.stdout).toContain(
+          '| mandatory | `service-destination-targets` | audit-stream (EventDestination) | event destination "audit-stream": kinesis.streamArn is in AWS account 999988887777, not an allowed one (awsAccounts: 111122223333) |',
+        );
+        expect(md.stdout).toContain(
+          `| mandatory | \`service-subscription-destinations-in-stack\` | elsewhere (EventSubscription) | event subscription "elsewhere" sends to ${FOREIGN}, which no event destination of this stack declares |`,
+        );
       },
-      2 * STEP_TIMEOUT,
+      3 * STEP_TIMEOUT,
     );
 
     it(
