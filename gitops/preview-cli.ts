@@ -5,6 +5,7 @@
  * service-drift preview --stack dev [--cwd DIR] [--format text|json|markdown] [--json]
  *                       [--fail-on replace,delete] [--fail-on-type EventDestination,...]
  *                       [--fail-on-name audit,...]
+ *                       [--policy-pack DIR [--policy-pack-config FILE]]...
  * ```
  *
  * Runs `pulumi preview` of the stack (`--stack`, else `PULUMI_STACK`; no refresh; nothing
@@ -13,8 +14,10 @@
  * JSON document ({@link PreviewSummary}, `--format json` or `--json`), or a pull-request comment
  * (`markdown`). The guard: `--fail-on` lists operations (`create`, `update`, `replace`,
  * `delete`; comma-separated or repeated) to refuse, `--fail-on-type` and `--fail-on-name` narrow
- * it to resource types (`EventDestination` or a full type token) and names. Exit codes: 0 the
- * guard passes (or none); 2 the guard refuses; 1 error (message on stderr, no secret; with
+ * it to resource types (`EventDestination` or a full type token) and names. `--policy-pack`
+ * (repeatable) runs a policy pack in the preview, `--policy-pack-config` gives the config file of
+ * each, in order: their violations are listed. Exit codes: 0 the guard passes (or none) and no
+ * mandatory violation; 2 the guard refuses or a mandatory violation; 1 error (message on stderr, no secret; with
  * `--format json` also `{ "error": "…", "exitCode": 1 }` on stdout).
  *
  * @packageDocumentation
@@ -33,6 +36,13 @@ interface PreviewFlags {
   failOn?: string[];
   failOnType?: string[];
   failOnName?: string[];
+  policyPack?: string[];
+  policyPackConfig?: string[];
+}
+
+/** Commander's parser of a repeatable option. */
+function repeated(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 /** Commander's parser of a comma-separated, repeatable list option. */
@@ -69,6 +79,10 @@ export async function previewCommand(flags: PreviewFlags, io: CliIo): Promise<nu
       cwd: path.resolve(flags.cwd ?? process.cwd()),
       env: io.env as Record<string, string>,
       guard,
+      ...(flags.policyPack ? { policyPacks: flags.policyPack.map((p) => path.resolve(p)) } : {}),
+      ...(flags.policyPackConfig
+        ? { policyPackConfigs: flags.policyPackConfig.map((p) => path.resolve(p)) }
+        : {}),
     });
     return await printResult(io, format, result, { markdown: formatPreviewMarkdown, text: formatPreview });
   } catch (err) {
@@ -106,6 +120,12 @@ export function addPreviewCommand(program: Command, io: CliIo, done: (code: numb
       list,
     )
     .option("--fail-on-name <names>", "only for these resource names (comma-separated)", list)
+    .option("--policy-pack <dir>", "run this policy pack in the preview (repeatable)", repeated)
+    .option(
+      "--policy-pack-config <file>",
+      "JSON config of the --policy-pack of the same position (repeatable)",
+      repeated,
+    )
     .action(async (flags: PreviewFlags, command: Command) => {
       done(await previewCommand(withParentFlags(flags, command), io));
     });

@@ -6,7 +6,12 @@
  * @packageDocumentation
  */
 import { cell, mdCell, mdValue, table } from "./format";
-import type { GuardResult, PreviewResource, PreviewSummary } from "./preview";
+import type { GuardResult, PolicyViolation, PreviewResource, PreviewSummary } from "./preview";
+
+/** Where a violation is: `phish (AbuseReport)`-like, from its URN; `the stack` without one. */
+function placeOf(v: PolicyViolation): string {
+  return v.urn ? `${v.name} (${v.urn.split("::")[2]?.split(":").pop() ?? ""})` : "the stack";
+}
 
 /** The engine's counts as words, changes first: `1 to replace, 4 unchanged`. */
 function countsOf(s: PreviewSummary): string {
@@ -57,6 +62,11 @@ export function formatPreview(s: PreviewSummary): string {
         ]);
     }
     lines.push(table(rows), "");
+  }
+  if (s.policyViolations.length > 0) {
+    const rows = [["LEVEL", "POLICY", "RESOURCE", "MESSAGE"]];
+    for (const v of s.policyViolations) rows.push([v.enforcementLevel, v.policy, placeOf(v), v.message]);
+    lines.push("Policy violations:", table(rows), "");
   }
   const g = s.guard;
   if (g === null) lines.push(`Result: no guard (exit code ${s.exitCode}).`);
@@ -110,11 +120,26 @@ export function formatPreviewMarkdown(s: PreviewSummary): string {
       "",
     );
   else if (g !== null) lines.push(`The guard (${mdCell(ruleOf(g))}) passes.`, "");
+  const mandatory = s.policyViolations.filter((v) => v.enforcementLevel === "mandatory").length;
+  if (s.policyViolations.length > 0)
+    lines.push(
+      mandatory > 0
+        ? `**Policy violations: ${mandatory} mandatory (\`pulumi up\` would refuse this change)**`
+        : "**Policy violations** (advisory only):",
+      "",
+      "| Level | Policy | Resource | Message |",
+      "| --- | --- | --- | --- |",
+      ...s.policyViolations.map(
+        (v) =>
+          `| ${v.enforcementLevel} | \`${mdCell(v.policy)}\` | ${mdCell(placeOf(v))} | ${mdCell(v.message)} |`,
+      ),
+      "",
+    );
   lines.push(
     "<details><summary>Details</summary>",
     "",
     `- Stack \`${stack}\`, project \`${mdCell(s.workDir)}\`: \`pulumi preview\` of the program against the state (no refresh); nothing was changed.`,
-    `- Exit code ${s.exitCode} (0: ${g === null ? "no guard" : "the guard passes"}, 2: the guard refuses, 1: the preview failed).`,
+    `- Exit code ${s.exitCode} (0: ${g === null ? "no guard" : "the guard passes"}, 2: the guard refuses or a policy's mandatory violation, 1: the preview failed).`,
     "- Secrets are shown as `[secret]`, values known only after `pulumi up` as `[unknown]`.",
     "",
     "</details>",

@@ -3,7 +3,9 @@
  * Automation API, read back per resource (create, update, replace, delete; the changed inputs
  * with the state's value before and the program's after, secrets `[secret]`, values only known
  * after the deployment `[unknown]`), and a guard that refuses chosen operations on chosen
- * resource types or names (exit code 2), for a pull request's check.
+ * resource types or names (exit code 2), for a pull request's check. With policy packs
+ * (`pulumi preview --policy-pack`), the violations of their rules are listed too, and a mandatory
+ * one is a refusal (exit code 2) rather than a failed preview.
  *
  * The preview does not refresh (as `pulumi preview` without `--refresh`): it shows what the
  * program changes against the state; the drift report (gitops/drift.ts) shows what changed on the
@@ -88,6 +90,22 @@ export interface GuardResult {
   refused: Pick<PreviewResource, "name" | "type" | "urn" | "op">[];
 }
 
+/** A violation of a policy pack's rule in the preview (`pulumi preview --policy-pack`). */
+export interface PolicyViolation {
+  /** The pack, e.g. `service-policy`. */
+  policyPack: string;
+  /** The rule's ID, e.g. `service-destination-targets`. */
+  policy: string;
+  /** `mandatory` (fails the preview, refuses `pulumi up`) or `advisory` (a warning). */
+  enforcementLevel: "mandatory" | "advisory";
+  /** The resource's name (`audit`); `""` for a violation not tied to one resource. */
+  name: string;
+  /** The resource's URN; `""` as for `name`. */
+  urn: string;
+  /** What the rule reports: the violation's text, without the rule's description. */
+  message: string;
+}
+
 /** The whole summary, as `service-drift preview --format json` prints it. */
 export interface PreviewSummary {
   /** The stack previewed, e.g. `dev`. */
@@ -102,7 +120,12 @@ export interface PreviewSummary {
   resources: PreviewResource[];
   /** The guard's verdict; `null` without a guard (no `--fail-on`). */
   guard: GuardResult | null;
-  /** 0 (the guard passes, or none) or 2 (the guard refuses): `EXIT_CODES` of gitops/io.ts. */
+  /** The policy packs' violations, in the engine's order; empty without `policyPacks`. */
+  policyViolations: PolicyViolation[];
+  /**
+   * 0 (the guard passes, or none, and no mandatory policy violation) or 2 (the guard refuses, or
+   * a mandatory violation): `EXIT_CODES` of gitops/io.ts.
+   */
   exitCode: 0 | 2;
 }
 
@@ -110,6 +133,10 @@ export interface PreviewSummary {
 export interface PreviewOptions extends StackOptions {
   /** The guard; without it the summary never fails. */
   guard?: GuardRule;
+  /** Policy packs to run, paths of their folders (`pulumi preview --policy-pack`). */
+  policyPacks?: string[];
+  /** JSON config files of `policyPacks`, one per pack in order (`--policy-pack-config`). */
+  policyPackConfigs?: string[];
 }
 
 /** An error of the preview summary: a bad guard, or a preview that failed; no secret in its message. */
@@ -237,10 +264,34 @@ export function analyzePreviewEvents(events: readonly EngineEvent[]): PendingCha
 }
 
 /**
+ * The policy violations of a preview's events (`policyEvent`s), in order. The engine's message
+ * holds the rule's description, then the violation's text: the text alone is kept.
+ */
+export function analyzePolicyEvents(events: readonly EngineEvent[]): PolicyViolation[] {
+  return events.flatMap((e) => {
+    const p = e.policyEvent;
+    if (!p) return [];
+    const lines = p.message.trim().split("\n");
+    return [
+      {
+        policyPack: p.policyPackName,
+        policy: p.policyName,
+        enforcementLevel: p.enforcementLevel === "mandatory" ? "mandatory" : "advisory",
+        name: p.resourceUrn ? nameOf(p.resourceUrn) : "",
+        urn: p.resourceUrn ?? "",
+        message: (lines.length > 1 ? lines.slice(1) : lines).join("\n").trim(),
+      },
+    ];
+  });
+}
+
+/**
  * Runs `pulumi preview` of a stack (no refresh) and summarizes it per resource, with the guard's
- * verdict when `opts.guard` is given. Nothing in the state or on the service changes.
+ * verdict when `opts.guard` is given and the violations of `opts.policyPacks`. Nothing in the
+ * state or on the service changes.
  *
- * @returns the summary; its `exitCode` is 2 when the guard refuses an operation, else 0.
+ * @returns the summary; its `exitCode` is 2 when the guard refuses an operation or a policy pack
+ *   reports a mandatory violation (which fails the engine's preview), else 0.
  * @throws PreviewError for a bad guard (before anything runs), or when the stack cannot be
  *   selected or the preview fails (a message naming the stack and the step, holding no secret).
  */
@@ -250,12 +301,23 @@ export async function runPreviewSummary(opts: PreviewOptions): Promise<PreviewSu
   const events: EngineEvent[] = [];
   let summary: OpMap = {};
   try {
-    summary = (await stack.preview({ onEvent: (e) => events.push(e) })).changeSummary;
+    summary = (
+      await stack.preview({
+        onEvent: (e) => events.push(e),
+        ...(opts.policyPacks ? { policyPacks: opts.policyPacks } : {}),
+        ...(opts.policyPackConfigs ? { policyPackConfigs: opts.policyPackConfigs } : {}),
+      })
+    ).changeSummary;
   } catch (err) {
-    await fail("The preview of the program", err, events);
+    // A mandatory violation fails the engine's preview: the summary reports it (exit code 2).
+    const refusedByPolicy = analyzePolicyEvents(events).some((v) => v.enforcementLevel === "mandatory");
+    if (!refusedByPolicy || events.some(failedOtherwise))
+      await fail("The preview of the program", err, events);
   }
   const resources = analyzePreviewChanges(events);
   const guard = rule ? applyGuard(resources, rule) : null;
+  const policyViolations = analyzePolicyEvents(events);
+  const mandatory = policyViolations.some((v) => v.enforcementLevel === "mandatory");
   return {
     stack: opts.stack,
     workDir,
@@ -263,6 +325,19 @@ export async function runPreviewSummary(opts: PreviewOptions): Promise<PreviewSu
     summary,
     resources,
     guard,
-    exitCode: guard && guard.refused.length > 0 ? EXIT_CODES.attention : EXIT_CODES.ok,
+    policyViolations,
+    exitCode: (guard && guard.refused.length > 0) || mandatory ? EXIT_CODES.attention : EXIT_CODES.ok,
   };
+}
+
+/**
+ * Whether an event is an error of the preview other than a policy pack's refusal: an error
+ * diagnostic of a resource (a provider's check, the program), which a policy's refusal is not.
+ */
+function failedOtherwise(e: EngineEvent): boolean {
+  return (
+    e.diagnosticEvent?.severity === "error" &&
+    Boolean(e.diagnosticEvent.urn) &&
+    !/preview failed/.test(e.diagnosticEvent.message)
+  );
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `node scripts/check-release.js <tag>` (the release workflow's first step): the four packages
-// (pulumi-service, service-cli-kit, service-contract, service-emulator) are at one version, that
+// `node scripts/check-release.js <tag>` (the release workflow's first step): the five packages
+// (pulumi-service, service-cli-kit, service-contract, service-emulator, service-policy) are at one version, that
 // version is the tag's (`v0.2.0` → 0.2.0), and each pins the others at exactly that version.
 // Prints one line and exits 0, or prints what differs on stderr and exits 1.
 "use strict";
@@ -14,6 +14,7 @@ const PACKAGES = {
   "service-cli-kit": "packages/cli",
   "service-contract": "packages/contract",
   "service-emulator": "packages/emulator",
+  "service-policy": "packages/policy",
 };
 
 /**

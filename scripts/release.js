@@ -5,7 +5,7 @@
 //   npm run release:dry                                  build, then every upload step as a dry run
 //
 // `build` checks the versions, then makes everything a release publishes, into dist/release/:
-//   1. versions: the four npm packages (scripts/check-release.js), the schema, and each SDK's
+//   1. versions: the five npm packages (scripts/check-release.js), the schema, and each SDK's
 //      package metadata (sdk/nodejs/package.json, sdk/python's pyproject.toml and
 //      pulumi-plugin.json, sdk/go's pulumi-plugin.json) all at the version;
 //   2. plugin/: the plugin's executable per platform (scripts/build-plugin-binaries.js, built
@@ -17,10 +17,10 @@
 //   4. go: the Go SDK module builds (`go build ./...` in sdk/go); its release is the git tag
 //      `sdk/go/v<version>` (Go's rule for a module in the folder sdk/go of the repository).
 // The workflow then uploads, in this order: the GitHub release with the archives and checksums,
-// the npm packages (service-cli-kit, service-contract, service-emulator, pulumi-service), the
-// Python distributions to PyPI, and the Go tag. `--dry-run` (release:dry) runs those uploads'
-// own dry runs instead: `npm publish --dry-run` of each package in that order, and, for the
-// others, what would be uploaded, checked (file names, versions), not sent.
+// the npm packages (service-cli-kit, service-contract, service-policy, service-emulator,
+// pulumi-service), the Python distributions to PyPI, and the Go tag. `--dry-run` (release:dry)
+// runs those uploads' own dry runs instead: `npm publish --dry-run` of each package in that
+// order, and, for the others, what would be uploaded, checked (file names, versions), not sent.
 //
 // Prints one line per step (`release: <step>: <what>`). Exit 1 with the reason when a check or a
 // step fails.
@@ -38,7 +38,13 @@ const { releaseArchives, checksumsName } = require("./release-archives");
 /** Where a release is made. */
 const OUT = path.join(REPO_ROOT, "dist", "release");
 /** The npm packages in the order they are published: each after the ones it depends on. */
-const NPM_ORDER = ["service-cli-kit", "service-contract", "service-emulator", "pulumi-service"];
+const NPM_ORDER = [
+  "service-cli-kit",
+  "service-contract",
+  "service-policy",
+  "service-emulator",
+  "pulumi-service",
+];
 
 function say(step, what) {
   process.stdout.write(`release: ${step}: ${what}\n`);
@@ -49,7 +55,7 @@ function readJson(file) {
 }
 
 /**
- * The problems with releasing `tag`: those of check-release.js (the four npm packages), and
+ * The problems with releasing `tag`: those of check-release.js (the five npm packages), and
  * every generated artefact whose version is not the tag's.
  * @returns {string[]} one line per problem; empty when the release may go on.
  */

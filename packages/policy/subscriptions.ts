@@ -86,33 +86,46 @@ export const subscriptionEventTypes: ResourceValidationPolicy = {
   },
 };
 
-/** The ID an event destination of the stack has: the last part of its `uri` output, else its `adoptId`. */
+/**
+ * The ID an event destination of the stack has: the last part of its `uri` output, else its
+ * `adoptId`; undefined when a preview does not know it (a destination being created, or updated:
+ * its outputs are recomputed).
+ */
 function destinationId(r: PolicyResource): string | undefined {
-  const uri = r.props.uri;
-  if (typeof uri === "string" && uri !== "") return uri.slice(uri.lastIndexOf("/") + 1);
-  return typeof r.props.adoptId === "string" ? r.props.adoptId : undefined;
+  try {
+    const uri: unknown = r.props.uri;
+    if (typeof uri === "string" && uri !== "") return uri.slice(uri.lastIndexOf("/") + 1);
+    const adoptId: unknown = r.props.adoptId;
+    return typeof adoptId === "string" && adoptId !== "" ? adoptId : undefined;
+  } catch {
+    return undefined; // @pulumi/policy throws on reading a value the preview does not know yet
+  }
 }
 
-/** The elements of `list` that are known strings (an unknown value of a preview is left out). */
-function knownStrings(list: unknown): string[] {
-  if (!Array.isArray(list)) return [];
-  const out: string[] = [];
+/** The elements of `list` that are known strings, and how many the preview does not know yet. */
+function elementsOf(list: unknown): { known: string[]; unknown: number } {
+  const known: string[] = [];
+  let unknown = 0;
+  if (!Array.isArray(list)) return { known, unknown };
   for (let i = 0; i < list.length; i++) {
     try {
       const v: unknown = list[i];
-      if (typeof v === "string") out.push(v);
+      if (typeof v === "string") known.push(v);
     } catch {
       // @pulumi/policy throws on reading a value a preview does not know yet: an output of a
       // resource the subscription depends on, checked through its property dependencies below.
+      unknown++;
     }
   }
-  return out;
+  return { known, unknown };
 }
 
 /**
  * `service-subscription-destinations-in-stack` (mandatory, stack policy over the resource
  * graph): every destination a subscription sends to is an event destination of the same stack:
  * each known ID is the ID of one of them, and every resource `destinationIds` depends on is one.
+ * A destination the subscription depends on whose ID the preview does not know (being updated)
+ * may account for one known ID that matches no known destination ID.
  */
 export const subscriptionDestinationsInStack: StackValidationPolicy = {
   name: "service-subscription-destinations-in-stack",
@@ -122,13 +135,26 @@ export const subscriptionDestinationsInStack: StackValidationPolicy = {
     const destinations = args.resources.filter((r) => serviceKindOf(r.type) === "EventDestination");
     const ids = new Set(destinations.map(destinationId).filter((id): id is string => id !== undefined));
     for (const sub of args.resources.filter((r) => serviceKindOf(r.type) === "EventSubscription")) {
-      for (const id of knownStrings(sub.props.destinationIds))
-        if (!ids.has(id))
+      const deps = sub.propertyDependencies?.destinationIds ?? [];
+      const { known, unknown } = elementsOf(sub.props.destinationIds);
+      const unmatched = known.filter((id) => !ids.has(id));
+      // Destinations it depends on with an ID the preview does not know, less the unknown elements.
+      const unresolved = deps.filter(
+        (d) => serviceKindOf(d.type) === "EventDestination" && destinationId(d) === undefined,
+      ).length;
+      const allowance = Math.max(0, unresolved - unknown);
+      if (unmatched.length > allowance && allowance === 0)
+        for (const id of unmatched)
           reportViolation(
             `event subscription "${sub.name}" sends to ${id}, which no event destination of this stack declares`,
             sub.urn,
           );
-      for (const dep of sub.propertyDependencies?.destinationIds ?? [])
+      else if (unmatched.length > allowance)
+        reportViolation(
+          `event subscription "${sub.name}" sends to ${unmatched.join(", ")}: only ${allowance} of them can be event destinations of this stack`,
+          sub.urn,
+        );
+      for (const dep of deps)
         if (serviceKindOf(dep.type) !== "EventDestination")
           reportViolation(
             `event subscription "${sub.name}" takes destinationIds from "${dep.name}" (${dep.type}), not from an event destination of this stack`,

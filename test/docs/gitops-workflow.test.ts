@@ -130,8 +130,10 @@ describe("examples/typescript/gitops/service-gitops.yml, as a new repository run
   it("pull requests: the preview runs the guard on each stack, and one job posts all the previews as one comment", () => {
     const preview = workflow.jobs.preview.steps.map((s) => s.run ?? "").join("\n");
     expect(preview).toMatch(/service-drift preview --stack "\$PULUMI_STACK"[^\n]*--format markdown/);
+    expect(preview).toMatch(/--fail-on "\$GUARD_FAIL_ON" --fail-on-type "\$GUARD_FAIL_ON_TYPE" \\\n/);
+    // The policy pack of infra/'s dependencies, with the config committed beside the program.
     expect(preview).toMatch(
-      /--fail-on "\$GUARD_FAIL_ON" --fail-on-type "\$GUARD_FAIL_ON_TYPE" > preview\.md/,
+      /\n +--policy-pack node_modules\/service-policy --policy-pack-config policy-config\.json > preview\.md/,
     );
     expect(workflow.jobs.preview.env).toMatchObject({
       GUARD_FAIL_ON: "replace,delete",
@@ -143,6 +145,15 @@ describe("examples/typescript/gitops/service-gitops.yml, as a new repository run
       "always() && github.event_name == 'pull_request'",
     ]);
     const gh = comment.steps.flatMap((s) => commands(s.run ?? "").map((c) => c.line));
+    // The deployment runs the same pack: a mandatory violation refuses it.
+    const up = workflow.jobs.up.steps.map((s) => s.run ?? "").join("\n");
+    expect(up).toMatch(
+      /pulumi up [^\n]*\\\n +--policy-pack node_modules\/service-policy --policy-pack-config policy-config\.json\n/,
+    );
+    expect(
+      Object.keys(JSON.parse(fs.readFileSync(path.join(INFRA, "package.json"), "utf8")).dependencies),
+    ).toContain("service-policy");
+    expect(fs.existsSync(path.join(INFRA, "policy-config.json"))).toBe(true);
     // Found by its marker (GET), then replaced (PATCH) or, the first time, posted (POST).
     expect(gh.map((l) => /--method (\w+)/.exec(l)?.[1] ?? "GET")).toEqual(["GET", "PATCH", "POST"]);
   });
@@ -238,7 +249,7 @@ describe("examples/typescript/gitops/service-gitops.yml, as a new repository run
       entries.filter(([k, v]) => !ours.has(k) && !v.integrity?.startsWith("sha512-")).map(([k]) => k),
     ).toEqual([]);
     expect(entries.filter(([k]) => ours.has(k)).map(([k, v]) => [k, v.version])).toEqual(
-      ["pulumi-service", "service-cli-kit", "service-contract"].map((n) => [
+      ["pulumi-service", "service-cli-kit", "service-contract", "service-policy"].map((n) => [
         `node_modules/${n}`,
         ours.get(`node_modules/${n}`),
       ]),

@@ -285,7 +285,7 @@ describe("examples, copied out of the repository and run by the command of their
       );
       if (r.code !== 0) throw new Error(`npm ci failed (exit code ${r.code}):\n${r.out.slice(-8000)}`);
       expect(registry.served.sort()).toEqual(
-        ["pulumi-service", "service-cli-kit", "service-contract"].map(
+        ["pulumi-service", "service-cli-kit", "service-contract", "service-policy"].map(
           (n) => `/${n}/-/${path.basename(packed[n as PackageName].tarball)}`,
         ),
       );

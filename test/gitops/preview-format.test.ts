@@ -45,7 +45,33 @@ const refused: PreviewSummary = {
     names: [],
     refused: [{ name: "moved", type: "EventSubscription", urn: "u", op: "replace" }],
   },
+  policyViolations: [],
   exitCode: 2,
+};
+
+/** A summary of a preview with the policy pack service-policy: one mandatory, one advisory violation. */
+const violating: PreviewSummary = {
+  ...refused,
+  guard: null,
+  policyViolations: [
+    {
+      policyPack: "service-policy",
+      policy: "service-destination-targets",
+      enforcementLevel: "mandatory",
+      name: "logs",
+      urn: `urn:pulumi:dev::infra::${DEST}::logs`,
+      message:
+        'event destination "logs": kinesis.streamArn is in AWS account 999988887777, not an allowed one',
+    },
+    {
+      policyPack: "service-policy",
+      policy: "service-subscription-description",
+      enforcementLevel: "advisory",
+      name: "moved",
+      urn: `urn:pulumi:dev::infra::${SUB}::moved`,
+      message: 'event subscription "moved" has no description',
+    },
+  ],
 };
 
 describe("--format markdown (the pull request's comment)", () => {
@@ -64,7 +90,26 @@ describe("--format markdown (the pull request's comment)", () => {
     expect(md).toContain(
       "**The guard refuses this change** (replace, delete of type EventSubscription): replace **moved** (EventSubscription).",
     );
-    expect(md).toContain("Exit code 2 (0: the guard passes, 2: the guard refuses, 1: the preview failed)");
+    expect(md).toContain(
+      "Exit code 2 (0: the guard passes, 2: the guard refuses or a policy's mandatory violation, 1: the preview failed)",
+    );
+    expect(md).not.toContain("Policy violations");
+  });
+
+  it("policy violations: how many are mandatory (up would refuse), a row per violation with its rule and resource", () => {
+    const lines = formatPreviewMarkdown(violating).split("\n");
+    expect(lines).toContain("**Policy violations: 1 mandatory (`pulumi up` would refuse this change)**");
+    expect(lines).toContain(
+      '| mandatory | `service-destination-targets` | logs (EventDestination) | event destination "logs": kinesis.streamArn is in AWS account 999988887777, not an allowed one |',
+    );
+    expect(lines).toContain(
+      '| advisory | `service-subscription-description` | moved (EventSubscription) | event subscription "moved" has no description |',
+    );
+    const advisoryOnly = formatPreviewMarkdown({
+      ...violating,
+      policyViolations: [violating.policyViolations[1]],
+    });
+    expect(advisoryOnly).toContain("**Policy violations** (advisory only):");
   });
 
   it("no change and no guard: a one-line verdict, nothing refused", () => {
@@ -93,5 +138,17 @@ describe("text", () => {
     );
     const passing = formatPreview({ ...refused, guard: { ...refused.guard!, refused: [] }, exitCode: 0 });
     expect(passing).toMatch(/Guard \(replace, delete of type EventSubscription\): passes \(exit code 0\)\./);
+    expect(passing).not.toContain("Policy violations");
+  });
+
+  it("a table row per policy violation", () => {
+    const text = formatPreview(violating);
+    expect(text).toContain("Policy violations:");
+    expect(text).toMatch(
+      /mandatory\s+service-destination-targets\s+logs \(EventDestination\)\s+event destination "logs"/,
+    );
+    expect(text).toMatch(
+      /advisory\s+service-subscription-description\s+moved \(EventSubscription\)\s+event subscription/,
+    );
   });
 });

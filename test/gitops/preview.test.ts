@@ -3,7 +3,9 @@
  * reviewer and a merge check see of a preview, without an engine (test/e2e/resource-options.test.ts
  * runs them on a real preview through both doors).
  */
+import type { EngineEvent } from "@pulumi/pulumi/automation";
 import {
+  analyzePolicyEvents,
   analyzePreviewChanges,
   applyGuard,
   checkGuardRule,
@@ -145,5 +147,53 @@ describe("the guard", () => {
       /--fail-on-type and --fail-on-name narrow --fail-on/,
     );
     expect(checkGuardRule({ failOn: ["delete"] })).toEqual({ failOn: ["delete"] });
+  });
+});
+
+describe("the policy violations of a preview (--policy-pack)", () => {
+  /** A `policyEvent` as the engine sends it (Pulumi 3.274, a violation of service-policy). */
+  const policyEvent = (level: "mandatory" | "warning", urn?: string): EngineEvent =>
+    ({
+      sequence: 1,
+      timestamp: 0,
+      policyEvent: {
+        ...(urn ? { resourceUrn: urn } : {}),
+        message:
+          'Abuse reports are filed only from stacks whose policy configuration sets allowAbuseReports.\nabuse report "phish" is not allowed in this stack\n',
+        color: "never",
+        policyName: "service-abuse-reports-allowed",
+        policyPackName: "service-policy",
+        policyPackVersion: "0.2.0",
+        policyPackVersionTag: "0.2.0",
+        enforcementLevel: level,
+      },
+    }) as EngineEvent;
+
+  it("one per policy event, in order: the rule, its level (warning is advisory), the resource, the violation's text without the rule's description", () => {
+    const urn = "urn:pulumi:dev::infra::service:index:AbuseReport::phish";
+    expect(
+      analyzePolicyEvents([
+        preEvent("create", SUB, "a", undefined, { description: "a" }),
+        policyEvent("mandatory", urn),
+        policyEvent("warning"),
+      ]),
+    ).toEqual([
+      {
+        policyPack: "service-policy",
+        policy: "service-abuse-reports-allowed",
+        enforcementLevel: "mandatory",
+        name: "phish",
+        urn,
+        message: 'abuse report "phish" is not allowed in this stack',
+      },
+      {
+        policyPack: "service-policy",
+        policy: "service-abuse-reports-allowed",
+        enforcementLevel: "advisory",
+        name: "",
+        urn: "",
+        message: 'abuse report "phish" is not allowed in this stack',
+      },
+    ]);
   });
 });

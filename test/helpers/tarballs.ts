@@ -1,5 +1,5 @@
 /**
- * The four packages as npm publishes them: packed with `npm pack` (from the builds `npm test`'s
+ * The five packages as npm publishes them: packed with `npm pack` (from the builds `npm test`'s
  * `pretest` made) once per test run and shared by the test files that install them
  * ({@link packAll}), and the environment a stranger's shell has for commands run outside the
  * repository (the project's Pulumi CLI on PATH, a home folder of its own, no Pulumi backend or
@@ -21,6 +21,7 @@ export const PACKAGES = [
   { name: "service-contract", dir: path.join(REPO, "packages/contract") },
   { name: "pulumi-service", dir: REPO },
   { name: "service-emulator", dir: path.join(REPO, "packages/emulator") },
+  { name: "service-policy", dir: path.join(REPO, "packages/policy") },
 ] as const;
 
 /** A package's name. */
@@ -54,7 +55,7 @@ interface PackedRecord {
   files: string[];
 }
 
-/** Runs `npm pack` of the four packages into `dir`, without their scripts (they are built). */
+/** Runs `npm pack` of the five packages into `dir`, without their scripts (they are built). */
 function packInto(dir: string): PackedRecord[] {
   return PACKAGES.map((pkg) => {
     const [info] = JSON.parse(
@@ -106,7 +107,7 @@ function linkTarball(source: string, target: string): void {
 }
 
 /**
- * The four packages (already built) packed, as tarballs in `dest` (a folder that exists): the
+ * The five packages (already built) packed, as tarballs in `dest` (a folder that exists): the
  * caller may remove `dest`, or write beside them, but must not change a tarball in place.
  *
  * In a jest run (the run's folder named by {@link RUN_DIR_ENV}, see test/helpers/global-setup.ts)

@@ -85,4 +85,24 @@ describe("service-subscription-destinations-in-stack", () => {
       'event subscription "audit" takes destinationIds from "shared" (pulumi:pulumi:StackReference), not from an event destination of this stack',
     ]);
   });
+
+  it("a destination being updated (its ID unknown to the preview) accounts for one known ID, not two", async () => {
+    // An update recomputes the destination's outputs: no uri; the subscription keeps its known ID.
+    const updating = stackResource(dynamicType("EventDestination"), "siem", { description: "new" });
+    const sub = (destinationIds: string[]) =>
+      stackResource(
+        dynamicType("EventSubscription"),
+        "audit",
+        { ...good, destinationIds },
+        {
+          destinationIds: [updating],
+        },
+      );
+    expect(await stackViolationsOf(subscriptionDestinationsInStack, [updating, sub(["ed_1"])])).toEqual([]);
+    expect(
+      await stackViolationsOf(subscriptionDestinationsInStack, [updating, sub(["ed_1", "ed_elsewhere"])]),
+    ).toEqual([
+      'event subscription "audit" sends to ed_1, ed_elsewhere: only 1 of them can be event destinations of this stack',
+    ]);
+  });
 });

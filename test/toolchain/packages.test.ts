@@ -138,8 +138,10 @@ describe.each(manifests)("$name", ({ name, dir, m }) => {
     expect(files).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
     const others = files.filter((f) => !["LICENSE", "README.md", "package.json"].includes(f));
     // Bins too: the provider plugin's launcher must have the exact name the engine looks for. And
-    // the native SDK's manifest: its generated code reads the SDK's version there.
+    // the native SDK's manifest: its generated code reads the SDK's version there. And a policy
+    // pack's PulumiPolicy.yaml, which the engine reads to run the pack.
     const allowed = [...Object.values(m.bin ?? {}), "dist/sdk/nodejs/package.json"];
+    if (name === "service-policy") allowed.push("PulumiPolicy.yaml");
     expect(others.filter((f) => !/^dist\/.+(\.d\.ts|\.js)$/.test(f) && !allowed.includes(f))).toEqual([]);
     expect(others.filter((f) => /(^|\/)(test|tests|__tests__|fixtures?)\/|\.test\.|\.map$/.test(f))).toEqual(
       [],

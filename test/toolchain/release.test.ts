@@ -1,6 +1,6 @@
 /**
  * The release workflow (.github/workflows/release.yml), read as GitHub reads it: on a version tag,
- * it checks the versions, installs, builds and tests before it publishes; it publishes the four
+ * it checks the versions, installs, builds and tests before it publishes; it publishes the five
  * packages with provenance (the `id-token: write` permission, `npm publish --provenance --access
  * public`, the token from a secret), each after the packages it depends on; and its version check
  * passes for the packages' own version and fails for any other tag. Then the rest of a release:
@@ -19,6 +19,7 @@ const DIRS: Record<string, string> = {
   "service-cli-kit": "packages/cli",
   "service-contract": "packages/contract",
   "service-emulator": "packages/emulator",
+  "service-policy": "packages/policy",
 };
 
 interface Step {
@@ -72,10 +73,11 @@ describe("release workflow", () => {
     expect(jobs).toHaveLength(1);
   });
 
-  it("publishes each of the four packages once, each after the packages it depends on", () => {
+  it("publishes each of the five packages once, each after the packages it depends on", () => {
     expect(publishes.map((p) => p.pkg)).toEqual([
       "service-cli-kit",
       "service-contract",
+      "service-policy",
       "service-emulator",
       "pulumi-service",
     ]);
@@ -124,7 +126,9 @@ describe("release workflow", () => {
       expect({ tag, status: bad.status }).toEqual({ tag, status: 1 });
       expect(bad.stderr).toMatch(/release check failed/);
     }
-    expect(runCheck("v99.0.0").stderr).toMatch(/service-contract is at .*, the tag says 99\.0\.0/);
+    const stderr = runCheck("v99.0.0").stderr;
+    for (const name of Object.keys(DIRS))
+      expect(stderr).toMatch(new RegExp(`${name} is at .*, the tag says 99\\.0\\.0`));
   });
 });
 
@@ -139,8 +143,9 @@ describe("the release beyond npm: plugin and emulator archives, PyPI, the Go tag
     const pypi = stepIndex(/^pypa\/gh-action-pypi-publish@/);
     const goTag = stepIndex(/git push origin "sdk\/go\/\$GITHUB_REF_NAME"/);
     expect(make).toBeGreaterThan(indexOf(/^npm test$/));
-    expect([make, github, publishes[0].index, publishes[3].index, pypi, goTag]).toEqual(
-      [make, github, publishes[0].index, publishes[3].index, pypi, goTag].slice().sort((a, b) => a - b),
+    const lastPublish = publishes[publishes.length - 1].index;
+    expect([make, github, publishes[0].index, lastPublish, pypi, goTag]).toEqual(
+      [make, github, publishes[0].index, lastPublish, pypi, goTag].slice().sort((a, b) => a - b),
     );
     expect(new Set([make, github, pypi, goTag]).has(-1)).toBe(false);
     expect(steps[pypi].with?.["packages-dir"]).toBe("dist/release/python");
@@ -190,22 +195,20 @@ describe("the release beyond npm: plugin and emulator archives, PyPI, the Go tag
     const dry = lines.filter((l) => l.startsWith("release: dry run: "));
     expect(dry.map((l) => /^release: dry run: (\S+ \S+)/.exec(l)![1])).toEqual([
       `GitHub release`,
-      "npm publish",
-      "npm publish",
-      "npm publish",
-      "npm publish",
+      ...Object.keys(DIRS).map(() => "npm publish"),
       "PyPI would",
       "git would",
     ]);
     expect(dry[0]).toContain(`v${version} would get`);
     for (const a of archives) expect(dry[0]).toContain(a);
-    expect(dry.slice(1, 5).map((l) => /npm publish (\S+): .*?(\S+@\S+)/.exec(l)?.slice(1, 3))).toEqual([
+    expect(dry.slice(1, 6).map((l) => /npm publish (\S+): .*?(\S+@\S+)/.exec(l)?.slice(1, 3))).toEqual([
       ["service-cli-kit", `service-cli-kit@${version}`],
       ["service-contract", `service-contract@${version}`],
+      ["service-policy", `service-policy@${version}`],
       ["service-emulator", `service-emulator@${version}`],
       ["pulumi-service", `pulumi-service@${version}`],
     ]);
-    expect(dry[6]).toBe(`release: dry run: git would push the tag sdk/go/v${version}`);
+    expect(dry[7]).toBe(`release: dry run: git would push the tag sdk/go/v${version}`);
   }, 900_000);
 
   it("refuses a release whose tag is not the packages' version, before building anything", () => {
