@@ -31,7 +31,11 @@ const MODULES = [
   {
     name: "native-server",
     mutate: ["provider/native/server.ts"],
-    tests: ["test/provider/native/server.test.ts", "test/provider/native/invokes.test.ts"],
+    tests: [
+      "test/provider/native/server.test.ts",
+      "test/provider/native/server-operations.test.ts",
+      "test/provider/native/invokes.test.ts",
+    ],
     goal: 90,
   },
   {
@@ -41,7 +45,11 @@ const MODULES = [
       "provider/native/properties.ts",
       "provider/native/implementations.ts",
     ],
-    tests: ["test/provider/native/server.test.ts", "test/provider/native/invokes.test.ts"],
+    tests: [
+      "test/provider/native/server.test.ts",
+      "test/provider/native/server-operations.test.ts",
+      "test/provider/native/invokes.test.ts",
+    ],
     goal: 80,
   },
   {
