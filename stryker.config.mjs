@@ -40,10 +40,9 @@ export default {
   htmlReporter: { fileName: `${results}/index.html` },
   jsonReporter: { fileName: `${results}/mutation.json` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
-  // The sandbox (.stryker-tmp/) is a copy of what the unit tests read, not of the whole checkout.
+  // The sandbox (.stryker-tmp/) is a copy of what the unit tests read, not of the whole checkout
+  // (dist/ is: test/provider/native/server.test.ts starts bin/pulumi-resource-service, built).
   ignorePatterns: [
-    "dist",
-    "packages/*/dist",
     "examples",
     "sdk",
     "bench",
