@@ -1,6 +1,6 @@
 /**
  * The native plugin's resource operations as the engine calls them, against the emulator: the
- * capabilities `Configure` answers, `Create` with its outputs' secrets, `Diff` with its detailed
+ * capabilities `Configure` answers, `Create` with its outputs' secrets (a subscription's), `Diff` with its detailed
  * diff (the kind of each changed property, in its replace form when the property replaces),
  * `Update`, `Read` of a resource deleted outside Pulumi (an empty ID: gone from the stack),
  * `Delete`, and the methods answered with nothing (`GetMapping(s)`, `Cancel`, `Attach`). One
@@ -16,7 +16,7 @@ import { unary, useNativePlugin } from "../../helpers/native-plugin";
 import { ServiceClient } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
 
-const DEST = "urn:pulumi:dev::p::service:index:EventDestination::d";
+const SUB = "urn:pulumi:dev::p::service:index:EventSubscription::s";
 const REPORT = "urn:pulumi:dev::p::service:index:AbuseReport::r";
 const { Kind } = proto.PropertyDiff;
 const { DiffChanges } = proto.DiffResponse;
@@ -49,57 +49,74 @@ describe("the native plugin's resource operations, against the emulator", () => 
     expect(resp.getAcceptoutputs()).toBe(false);
   });
 
-  it("a destination's create, diff, update, read after a delete outside Pulumi, and delete", async () => {
+  it("a subscription's create, diff, update, read after a delete outside Pulumi, and delete", async () => {
+    // A subscription: server.test.ts leaves a destination's create pending in its process.
+    const dest = await client.eventDestinations.create({ target, description: "for the subscription" });
+    const sources = [{ type: "ip_policy_created.v0" }];
+    const first = { sources, destinationIds: [dest.id], description: "first" };
     const create = new proto.CreateRequest();
-    create.setUrn(DEST);
-    create.setProperties(struct({ target, description: "first" }));
+    create.setUrn(SUB);
+    create.setProperties(struct({ ...first, metadata: { [specialSigKey]: specialSecretSig, value: "m" } }));
     const made = await call<proto.CreateRequest, proto.CreateResponse>("create", create);
-    expect(made.getId()).toMatch(/^ed_/);
+    expect(made.getId()).toMatch(/^esb_/);
     const outs = made.getProperties()!.toJavaScript();
-    expect(isSecret(outs.target)).toBe(true);
     expect(outs.description).toBe("first");
-    expect((await client.eventDestinations.get(made.getId())).description).toBe("first");
+    expect(isSecret(outs.metadata)).toBe(true); // secret on the way in, secret in the outputs
+    expect(isSecret(outs.description)).toBe(false);
+    expect((await client.eventSubscriptions.get(made.getId())).description).toBe("first");
 
-    // The description set where the old inputs had none: ADD, in place.
+    // The description changed, the metadata set where the old inputs had none: UPDATE, ADD, in place.
+    const second = { ...first, description: "second", metadata: "m2" };
     const diff = new proto.DiffRequest();
-    diff.setUrn(DEST);
+    diff.setUrn(SUB);
     diff.setId(made.getId());
     diff.setOlds(made.getProperties()!);
-    diff.setOldInputs(struct({ target }));
-    diff.setNews(struct({ target, description: "second" }));
+    diff.setOldInputs(struct(first));
+    diff.setNews(struct(second));
     const diffed = await call<proto.DiffRequest, proto.DiffResponse>("diff", diff);
     expect(diffed.getChanges()).toBe(DiffChanges.DIFF_SOME);
-    expect(diffed.getDiffsList()).toEqual(["description"]);
+    expect([...diffed.getDiffsList()].sort()).toEqual(["description", "metadata"]);
     expect(diffed.getReplacesList()).toEqual([]);
     expect(diffed.getDeletebeforereplace()).toBe(false);
     expect(diffed.getHasdetaileddiff()).toBe(true);
-    const detail = diffed.getDetaileddiffMap().get("description")!;
-    expect([detail.getKind(), detail.getInputdiff()]).toEqual([Kind.ADD, true]);
+    const kind = (key: string) => {
+      const d = diffed.getDetaileddiffMap().get(key)!;
+      return [d.getKind(), d.getInputdiff()];
+    };
+    expect([kind("description"), kind("metadata")]).toEqual([
+      [Kind.UPDATE, true],
+      [Kind.ADD, true],
+    ]);
+
+    // The same values again: no change.
+    diff.setNews(struct({ ...first, metadata: "m" }));
+    const same = await call<proto.DiffRequest, proto.DiffResponse>("diff", diff);
+    expect([same.getChanges(), same.getDiffsList()]).toEqual([DiffChanges.DIFF_NONE, []]);
 
     const update = new proto.UpdateRequest();
-    update.setUrn(DEST);
+    update.setUrn(SUB);
     update.setId(made.getId());
     update.setOlds(made.getProperties()!);
-    update.setNews(struct({ target, description: "second" }));
+    update.setNews(struct({ ...second, metadata: { [specialSigKey]: specialSecretSig, value: "m2" } }));
     const updated = await call<proto.UpdateRequest, proto.UpdateResponse>("update", update);
     const after = updated.getProperties()!.toJavaScript();
     expect(after.description).toBe("second");
-    expect(isSecret(after.target)).toBe(true);
-    expect((await client.eventDestinations.get(made.getId())).description).toBe("second");
+    expect(isSecret(after.metadata)).toBe(true);
+    expect((await client.eventSubscriptions.get(made.getId())).description).toBe("second");
 
     const remove = new proto.DeleteRequest();
-    remove.setUrn(DEST);
+    remove.setUrn(SUB);
     remove.setId(made.getId());
     remove.setProperties(updated.getProperties()!);
     await call("delete", remove);
-    await expect(client.eventDestinations.get(made.getId())).rejects.toMatchObject({ status: 404 });
+    await expect(client.eventSubscriptions.get(made.getId())).rejects.toMatchObject({ status: 404 });
 
     // Refresh after the delete: an empty ID, so that the engine drops it from the stack.
     const read = new proto.ReadRequest();
-    read.setUrn(DEST);
+    read.setUrn(SUB);
     read.setId(made.getId());
     read.setProperties(updated.getProperties()!);
-    read.setInputs(struct({ target, description: "second" }));
+    read.setInputs(struct(second));
     const gone = await call<proto.ReadRequest, proto.ReadResponse>("read", read);
     expect(gone.getId()).toBe("");
     expect(gone.getProperties()).toBeUndefined();
