@@ -47,13 +47,24 @@ export const FAULT_SHARES = [
   "slowAfter",
 ] as const;
 
+/** Largest round trip the emulator's latency accepts: 60,000 **milliseconds** (a minute). */
+export const LATENCY_MAX_MS = 60_000;
+
+/** A whole number of milliseconds from 0 to {@link LATENCY_MAX_MS}. */
+const latencyMs = () =>
+  integer()
+    .min(0, { error: `must be a whole number of milliseconds from 0 to ${LATENCY_MAX_MS}` })
+    .max(LATENCY_MAX_MS, { error: `must be a whole number of milliseconds from 0 to ${LATENCY_MAX_MS}` });
+
 /**
  * The members of {@link FaultConfig}, each with its own rule: shares of public requests (0 to 1
  * each, one member per entry of {@link FAULT_SHARES}) answered 503, 429, 500 or 502 before
  * anything runs, reset before or after the handler, answered 500, 502 or 503 after the handler
  * committed, cut mid-body, or held before or after the handler; how long a held request is held
- * (`slowMs`) and the latency of every request (`latencyMs`), both in **milliseconds** (at most 10
- * minutes); and an integer seed.
+ * (`slowMs`, in **milliseconds**, at most 10 minutes); the round trip added to every public
+ * request (`latencyMs`) and its jitter (`latencyJitterMs`, each round trip drawn uniformly within
+ * `latencyMs ± latencyJitterMs`), whole **milliseconds** from 0 to {@link LATENCY_MAX_MS}, the
+ * jitter at most the latency; and an integer seed.
  */
 const FaultFields = z.strictObject({
   ...(Object.fromEntries(FAULT_SHARES.map((key) => [key, share().optional()])) as Record<
@@ -61,7 +72,8 @@ const FaultFields = z.strictObject({
     z.ZodOptional<z.ZodNumber>
   >),
   slowMs: z.number().min(0).max(600_000).optional(),
-  latencyMs: z.number().min(0).max(600_000).optional(),
+  latencyMs: latencyMs().optional(),
+  latencyJitterMs: latencyMs().optional(),
   seed: integer().optional(),
 });
 /** The emulator's fault injection (see the schema of the same name). */
@@ -84,11 +96,18 @@ export const FaultConfig = FaultFields.refine((cfg) => sharesSum(cfg) <= 1 + 1e-
   params: { rule: "shares-sum" },
   error: (issue) =>
     `the shares of the faults add up to ${sharesSum(issue.input as Record<string, number>)}, more than 1`,
-}).refine((cfg) => cfg.slowMs !== undefined || !((cfg.slow ?? 0) > 0 || (cfg.slowAfter ?? 0) > 0), {
-  params: { rule: "slow-ms" },
-  path: ["slowMs"],
-  error: "required when slow or slowAfter is set (how long a held request is held, in ms)",
-});
+})
+  .refine((cfg) => cfg.slowMs !== undefined || !((cfg.slow ?? 0) > 0 || (cfg.slowAfter ?? 0) > 0), {
+    params: { rule: "slow-ms" },
+    path: ["slowMs"],
+    error: "required when slow or slowAfter is set (how long a held request is held, in ms)",
+  })
+  .refine((cfg) => (cfg.latencyJitterMs ?? 0) <= (cfg.latencyMs ?? 0), {
+    params: { rule: "latency-jitter" },
+    path: ["latencyJitterMs"],
+    error: (issue) =>
+      `must be at most latencyMs (${(issue.input as { latencyMs?: number }).latencyMs ?? 0}), the round trip it varies`,
+  });
 
 /** One entry of the emulator's request log (wire names are the snake_case of these). */
 export const RequestLogEntry = z.object({

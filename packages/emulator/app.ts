@@ -43,7 +43,7 @@
 import Fastify, { type FastifyRequest } from "fastify";
 import { ID_PREFIX, MAX_BODY_BYTES } from "service-contract";
 import { AccountKeys } from "./accounts";
-import { Faults } from "./faults";
+import { Faults, type FaultConfig } from "./faults";
 import { KsuidGenerator } from "./ids";
 import {
   listeningUrl,
@@ -105,16 +105,16 @@ declare module "fastify" {
  *
  * @throws Error when a key is malformed (see `TOKEN_PATTERN`), a key is both authorized and
  * restricted, two keys of one account are one authorized and one restricted, a limit is not a
- * whole number from 1 up, the fault configuration is invalid, or `rateLimit`, `latencyMs` or
- * `latencyJitterMs` is out of its range (the error names the option and its range).
+ * whole number from 1 up, the fault configuration is invalid, `rateLimit`, `latencyMs` or
+ * `latencyJitterMs` is out of its range (the error names the option and its range), or
+ * `latencyMs`/`latencyJitterMs` and the member of `faults` of the same name are both given.
  */
 export function createApp(opts: CreateAppOptions): EmulatorApp {
   const { store } = opts;
   const limits = resolveLimits(opts.limits);
   const rateLimit = opts.rateLimit && checkRateLimit(opts.rateLimit);
-  const latency = checkLatency({ latencyMs: opts.latencyMs ?? 0, jitterMs: opts.latencyJitterMs ?? 0 });
   const keys = new AccountKeys(store, opts);
-  const faults = new Faults(opts.faults);
+  const faults = new Faults(initialFaults(opts));
   const operationIds = new KsuidGenerator();
   const newOperationId = () => operationIds.next(ID_PREFIX.operation).id;
   const level = opts.logger === true ? "info" : opts.logger || undefined;
@@ -168,7 +168,7 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   app.register(accountsPlugin, { keys });
   app.register(requestLogPlugin);
   app.register(idempotencyPlugin, { maxPerAccount: limits.idempotencyKeysPerAccount });
-  if (latency.latencyMs > 0) app.register(latencyPlugin, latency);
+  app.register(latencyPlugin, { current: () => faults.latency });
   app.register(hostPlugin);
   app.register(faultsPlugin);
   app.register(authenticationPlugin);
@@ -189,4 +189,25 @@ export function createApp(opts: CreateAppOptions): EmulatorApp {
   app.register(documentRoutes);
   app.register(methodNotAllowedPlugin);
   return app as EmulatorApp;
+}
+
+/**
+ * The fault configuration at start: `opts.faults` with the latency options `latencyMs` and
+ * `latencyJitterMs`, which are its members of the same names (one latency, see
+ * plugins/latency.ts).
+ *
+ * @throws Error naming the option and its range when a latency option is out of range, or
+ *   naming both when an option and its `faults` member are both given.
+ */
+function initialFaults(opts: CreateAppOptions): FaultConfig {
+  const faults = { ...opts.faults };
+  if (opts.latencyMs === undefined && opts.latencyJitterMs === undefined) return faults;
+  const { latencyMs, jitterMs } = checkLatency({
+    latencyMs: opts.latencyMs ?? faults.latencyMs ?? 0,
+    jitterMs: opts.latencyJitterMs ?? faults.latencyJitterMs ?? 0,
+  });
+  for (const key of ["latencyMs", "latencyJitterMs"] as const)
+    if (opts[key] !== undefined && faults[key] !== undefined)
+      throw new Error(`${key} and faults.${key} are one setting, the emulator's latency: give one of them`);
+  return { ...faults, latencyMs, latencyJitterMs: jitterMs };
 }

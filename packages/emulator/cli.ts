@@ -116,7 +116,7 @@ function emulatorCommand(io: CliIo): Command {
     )
     .option(
       "--latency-ms <ms>",
-      "round trip added to every answer of the public API, in milliseconds, 0 to 60000 (off by default)",
+      "round trip added to every answer of the public API, in milliseconds, 0 to 60000 (off by default; PUT /_operator/faults changes it)",
       argParser(parseLatencyMs),
     )
     .option(
@@ -131,7 +131,7 @@ function emulatorCommand(io: CliIo): Command {
     )
     .option(
       "--faults <spec>",
-      "fault injection, e.g. 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms",
+      "fault injection, e.g. 503:0.1,429:0.05,reset:0.02,reset-after:0.01,latency:200ms (latency: is --latency-ms)",
       argParser(parseFaults),
     )
     .option(

@@ -111,7 +111,8 @@ export function parseBurst(s: string): number {
 /**
  * What the latency and rate-limit flags mean together, or the reason they cannot be combined:
  * `--latency-jitter-ms` at most `--latency-ms` (and only with it), `--rate-limit-burst` only with
- * `--rate-limit`.
+ * `--rate-limit`, `--latency-ms` and `--latency-jitter-ms` not with the `latency:` and
+ * `latency-jitter:` of `--faults` (the same settings).
  * @throws Error naming both flags and the rule when they do not go together.
  */
 export function combineLimits(o: CliOptions): {
@@ -121,6 +122,14 @@ export function combineLimits(o: CliOptions): {
 } {
   if (o.rateLimitBurst !== undefined && o.rateLimit === undefined)
     throw new Error("--rate-limit-burst needs --rate-limit (the rate the bucket refills at, e.g. 20/1s)");
+  for (const [flag, member, kind] of [
+    ["--latency-ms", "latencyMs", "latency"],
+    ["--latency-jitter-ms", "latencyJitterMs", "latency-jitter"],
+  ] as const)
+    if (o[member] !== undefined && o.faults?.[member] !== undefined)
+      throw new Error(
+        `${flag} and --faults ${kind}: are one setting, the emulator's latency: give one of them`,
+      );
   if (o.latencyJitterMs !== undefined && o.latencyJitterMs > (o.latencyMs ?? 0))
     throw new Error(
       `--latency-jitter-ms must be at most --latency-ms (${o.latencyMs ?? 0}), got ${o.latencyJitterMs}`,

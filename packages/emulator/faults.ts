@@ -25,8 +25,9 @@ import { FAULT_SHARES, FaultConfig as ContractFaultConfig } from "service-contra
  * | `slow` | before the handler, its body read | held `slowMs`, then runs and answers as usual (the client may have gone) | yes |
  * | `slowAfter` | after the handler | its answer held `slowMs`, then sent | yes |
  *
- * `latencyMs` delays **every** public request first; `seed` seeds the generator (without it
- * `Math.random` is used).
+ * `latencyMs` (with `latencyJitterMs`) is the emulator's one latency: the round trip added to
+ * **every** public request, half on the way in and half on the way back (plugins/latency.ts);
+ * `seed` seeds the generator (without it `Math.random` is used).
  */
 export type FaultConfig = ContractFaultConfig;
 
@@ -66,7 +67,8 @@ export function parseRateLimit(text: string): { max: number; windowMs: number } 
 
 /**
  * Checks a fault configuration against the contract's schema (shares within 0..1 adding up to at
- * most 1, latency from 0 to `FAULT_LATENCY_MAX_MS` ms, seed an integer). Returns a copy without
+ * most 1, latency and its jitter whole milliseconds from 0 to `LATENCY_MAX_MS`, the jitter at most
+ * the latency, seed an integer). Returns a copy without
  * `undefined` members.
  *
  * @throws Error naming the bad member and the rule, e.g. `status503: must be a share between 0 and 1`.
@@ -123,11 +125,11 @@ const SHARE_KINDS: ReadonlyMap<string, (typeof FAULT_SHARES)[number]> = new Map(
 
 /**
  * Parses the command-line form of {@link FaultConfig}: comma-separated `kind:value` items, e.g.
- * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,500-after:0.01,slow:0.02,slow-ms:40s,latency:200ms,seed:42`.
+ * `503:0.1,429:0.05,reset:0.02,reset-after:0.01,500-after:0.01,slow:0.02,slow-ms:40s,latency:200ms,latency-jitter:20ms,seed:42`.
  * The kinds of `FAULT_OUTCOMES` (`503`, `429`, `reset`, `reset-after`, `500`, `502`,
  * `500-after`, `502-after`, `503-after`, `truncate`, `slow`, `slow-after`) take a share (0..1, or
- * a percentage such as `10%`); `latency` and `slow-ms` a duration (bare numbers are
- * milliseconds); `seed` an integer. An empty string, `off` or `none` gives `{}` (no faults).
+ * a percentage such as `10%`); `latency`, `latency-jitter` and `slow-ms` a duration (bare numbers
+ * are milliseconds); `seed` an integer. An empty string, `off` or `none` gives `{}` (no faults).
  *
  * @throws Error on an unknown kind, a bad value, or shares adding up to more than 1.
  */
@@ -156,6 +158,9 @@ export function parseFaults(spec: string): FaultConfig {
       case "latency":
         cfg.latencyMs = parseDuration(rawValue, "ms");
         break;
+      case "latency-jitter":
+        cfg.latencyJitterMs = parseDuration(rawValue, "ms");
+        break;
       case "slow-ms":
         cfg.slowMs = parseDuration(rawValue, "ms");
         break;
@@ -167,7 +172,7 @@ export function parseFaults(spec: string): FaultConfig {
       }
       default:
         throw new Error(
-          `unknown fault kind ${JSON.stringify(rawKind)} (expected ${[...SHARE_KINDS.keys()].join(", ")}, latency, slow-ms or seed)`,
+          `unknown fault kind ${JSON.stringify(rawKind)} (expected ${[...SHARE_KINDS.keys()].join(", ")}, latency, latency-jitter, slow-ms or seed)`,
         );
     }
   }
@@ -233,9 +238,12 @@ export class Faults {
     return this.get();
   }
 
-  /** Milliseconds of latency before each public request (0 when none). */
-  get latencyMs(): number {
-    return this.#config.latencyMs ?? 0;
+  /**
+   * The round trip added to each public request and its jitter, in **milliseconds** (0 when
+   * none): read by the latency plugin at each request, so a change applies to the next one.
+   */
+  get latency(): { latencyMs: number; jitterMs: number } {
+    return { latencyMs: this.#config.latencyMs ?? 0, jitterMs: this.#config.latencyJitterMs ?? 0 };
   }
 
   /** Milliseconds a `slow` or `slow-after` request is held (0 when not set). */

@@ -80,13 +80,14 @@ export interface CreateAppOptions {
   /**
    * Round trip added to every answer of the public API, in **milliseconds** (a whole number from
    * 0 to 60,000): half before the request is handled, half before its answer is sent. Off when
-   * absent or 0.
+   * absent or 0. The emulator's one latency: the same setting as `faults.latencyMs` (give one of
+   * them), so it shows in `GET /_operator/faults` and `PUT /_operator/faults` changes it.
    */
   latencyMs?: number;
   /**
    * Jitter of {@link CreateAppOptions.latencyMs}, in **milliseconds**: each request's round trip
    * is drawn uniformly within `latencyMs ± latencyJitterMs` (a whole number from 0 to `latencyMs`).
-   * Default 0.
+   * Default 0. The same setting as `faults.latencyJitterMs` (give one of them).
    */
   latencyJitterMs?: number;
   /**
@@ -95,7 +96,10 @@ export interface CreateAppOptions {
    * Off when absent.
    */
   reviewDelayMs?: number;
-  /** Fault injection at start; changeable at run time through `PUT /_operator/faults`. */
+  /**
+   * Fault injection at start, the latency included (`latencyMs`, `latencyJitterMs`); changeable
+   * at run time through `PUT /_operator/faults`.
+   */
   faults?: FaultConfig;
   /**
    * Honour `Idempotency-Key` on creates (default `true`). `false` simulates a server without the
@@ -129,8 +133,9 @@ export interface EmulatorControl {
    * Replaces the fault configuration (`{}` switches injection off) and reseeds the generator.
    *
    * @throws Error when `cfg` breaks a rule of the contract's `FaultConfig` (a share outside 0..1,
-   * shares adding up to more than 1, a latency outside 0..`FAULT_LATENCY_MAX_MS`, a fractional
-   * seed); the configuration in force is kept.
+   * shares adding up to more than 1, a latency or jitter not a whole number of milliseconds from
+   * 0 to `LATENCY_MAX_MS`, a jitter above the latency, a fractional seed); the configuration in
+   * force is kept.
    */
   setFaults(cfg: FaultConfig): FaultConfig;
   /** Whether creates honour `Idempotency-Key` (see {@link CreateAppOptions.idempotencyKeys}); settable. */

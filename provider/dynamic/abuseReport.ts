@@ -1,21 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ServiceResource } from "./resource";
+import { providerSource, ServiceResource } from "./resource";
 import type { AbuseReportHostname, AbuseReportStatus } from "service-contract";
 
 /**
- * The dynamic provider of {@link AbuseReport}: calls that load the implementation by package
- * name in the provider process (provider/impl/abuseReport.ts). Reports have no update.
+ * The serialized dynamic provider of {@link AbuseReport}, in the state of every report
+ * (`__provider`): calls that load the implementation by package name in the provider process
+ * (provider/impl/abuseReport.ts); reports have no update. Configuration is read in `configure()`, never
+ * captured here.
  */
-const provider: pulumi.dynamic.ResourceProvider = {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  configure: (req) => require("pulumi-service/provider/impl/runtime").configure(req),
-  check: (olds, news) => require("pulumi-service/provider/impl/abuseReport").check(olds, news),
-  diff: (id, olds, news) => require("pulumi-service/provider/impl/abuseReport").diff(id, olds, news),
-  create: (news) => require("pulumi-service/provider/impl/abuseReport").create(news),
-  read: (id, props) => require("pulumi-service/provider/impl/abuseReport").read(id, props),
-  delete: (id, props) => require("pulumi-service/provider/impl/abuseReport").remove(id, props),
-  /* eslint-enable @typescript-eslint/no-require-imports */
-};
+const provider = providerSource("abuseReport", { update: false });
 
 /** Inputs of an {@link AbuseReport}. Reference: docs/service-api.md § Abuse reports. */
 export interface AbuseReportArgs {

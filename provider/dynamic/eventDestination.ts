@@ -1,21 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ServiceResource } from "./resource";
+import { providerSource, ServiceResource } from "./resource";
 
 /**
- * The dynamic provider of {@link EventDestination}: calls that load the implementation by
- * package name in the provider process (provider/impl/eventDestination.ts).
+ * The serialized dynamic provider of {@link EventDestination}, in the state of every destination
+ * (`__provider`): calls that load the implementation by package name in the provider process
+ * (provider/impl/eventDestination.ts). Configuration is read in `configure()`, never
+ * captured here.
  */
-const provider: pulumi.dynamic.ResourceProvider = {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  configure: (req) => require("pulumi-service/provider/impl/runtime").configure(req),
-  check: (olds, news) => require("pulumi-service/provider/impl/eventDestination").check(olds, news),
-  diff: (id, olds, news) => require("pulumi-service/provider/impl/eventDestination").diff(id, olds, news),
-  create: (news) => require("pulumi-service/provider/impl/eventDestination").create(news),
-  read: (id, props) => require("pulumi-service/provider/impl/eventDestination").read(id, props),
-  update: (id, olds, news) => require("pulumi-service/provider/impl/eventDestination").update(id, olds, news),
-  delete: (id, props) => require("pulumi-service/provider/impl/eventDestination").remove(id, props),
-  /* eslint-enable @typescript-eslint/no-require-imports */
-};
+const provider = providerSource("eventDestination", { update: true });
 
 /** AWS authentication: exactly one of an IAM role or an access key. */
 export type AwsAuthInput =

@@ -1,24 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ServiceResource } from "./resource";
+import { providerSource, ServiceResource } from "./resource";
 
 /**
- * The dynamic provider of {@link EventSubscription}. Pulumi serializes this object into the
- * state of every subscription (`__provider`), so it holds nothing but calls that load the
- * implementation by package name in the provider process (provider/impl/eventSubscription.ts).
- * Configuration is read in `configure()`, never captured here.
+ * The serialized dynamic provider of {@link EventSubscription}, in the state of every subscription
+ * (`__provider`): calls that load the implementation by package name in the provider process
+ * (provider/impl/eventSubscription.ts). Configuration is read in `configure()`, never
+ * captured here.
  */
-const provider: pulumi.dynamic.ResourceProvider = {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  configure: (req) => require("pulumi-service/provider/impl/runtime").configure(req),
-  check: (olds, news) => require("pulumi-service/provider/impl/eventSubscription").check(olds, news),
-  diff: (id, olds, news) => require("pulumi-service/provider/impl/eventSubscription").diff(id, olds, news),
-  create: (news) => require("pulumi-service/provider/impl/eventSubscription").create(news),
-  read: (id, props) => require("pulumi-service/provider/impl/eventSubscription").read(id, props),
-  update: (id, olds, news) =>
-    require("pulumi-service/provider/impl/eventSubscription").update(id, olds, news),
-  delete: (id, props) => require("pulumi-service/provider/impl/eventSubscription").remove(id, props),
-  /* eslint-enable @typescript-eslint/no-require-imports */
-};
+const provider = providerSource("eventSubscription", { update: true });
 
 /**
  * Inputs of an {@link EventSubscription}. Reference: docs/service-api.md § Event subscriptions.

@@ -78,17 +78,19 @@ export async function create(news: ReportInputs, timeoutMs?: number): Promise<pu
   const client = getClient();
   const what = RESOURCES.abuseReport.names.singular;
   return timed("create", what, news, timeoutMs, async () => {
-    const report = await createOnce({
+    const { id, ...outs } = await createOnce({
       what,
-      create: (idempotencyKey) =>
-        client.abuseReports.create(
+      create: async (idempotencyKey) => {
+        const report = await client.abuseReports.create(
           { urls: news.urls, ...(news.metadata ? { metadata: news.metadata } : {}) },
           { idempotencyKey },
-        ),
+        );
+        return { id: report.id, ...toOutputs(report) };
+      },
       keysHonoured: () => client.idempotency.honoured,
       warn,
     });
-    return { id: report.id, outs: stamped(toOutputs(report)) };
+    return { id, outs: stamped(outs) };
   });
 }
 

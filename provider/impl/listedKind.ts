@@ -9,23 +9,16 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceDescriptor } from "service-contract";
-import { adopting, readForAdoption } from "./create/adopt";
+import { adoptExisting, type AdoptableKind } from "./create/adopt";
 import { createOnce } from "./create/createOnce";
 import { claimId } from "./create/claims";
 import { changedProperties } from "./compare";
-import {
-  canonical,
-  notPlaceholder,
-  pendingDiff,
-  readPending,
-  timedCreate,
-  type PendingReplacement,
-} from "./create/pendingCreate";
+import { canonical, notPlaceholder, pendingDiff, readPending, timedCreate } from "./create/pendingCreate";
 import { removePending, replayAnswered, replayOf, type PendingKind } from "./create/placeholderSettlement";
 import { carryOptions, diffResult, type ServiceDiffResult } from "./resourceOptions";
 import type { Page } from "../../client/collections";
 import { readThroughListing, whileWriting, type ListableKind } from "./reads/listReads";
-import { adoptionCandidates } from "./create/recoveryAdoption";
+import { adoptionCandidates, recoveryAdoption } from "./create/recoveryAdoption";
 import { deleteUnlessGone, getUnlessGone, stamped } from "./keyChecks";
 import { getClient } from "./process/client";
 import { warn } from "./process/debugLog";
@@ -39,7 +32,8 @@ type Live = { id: string; createdAt: string; uri: string };
  * e.g. `event subscription`) and the client calls and comparisons its operations use.
  * `I` is the kind's inputs, `O` its outputs (the state, without `id`).
  */
-export interface ListedKind<T extends Live, I, O extends object> extends PendingKind<T> {
+export interface ListedKind<T extends Live, I, O extends object>
+  extends PendingKind<T>, AdoptableKind<T, I, O> {
   /** The contract's descriptor of the kind (its names and ID prefix, for adoption's messages). */
   resource: ResourceDescriptor;
   /** The kind as `SERVICE_ADOPT_FROM`'s file names it (`adoptionCandidates` in runtime.ts). */
@@ -110,81 +104,68 @@ export async function createListed<T extends Live, I extends { adoptId?: string 
   news: I,
   timeoutMs: number | undefined,
 ): Promise<pulumi.dynamic.CreateResult> {
+  const client = getClient();
+  // The request of a create with the values `values`, in the one form a placeholder's replay repeats.
+  const requestOf = (values: I): object => canonical(kind.createRequest(values));
   // The write ends when its requests do, not when the timeout gives up on them.
   return timedCreate(kind.what, news as Record<string, unknown>, timeoutMs, (pending, sending) =>
-    whileWriting(() => createWithin(kind, news, pending, sending)),
-  );
-}
-
-/** The body of {@link createListed} under its timeout: `pending` and `sending` as `timedCreate` gives them. */
-async function createWithin<T extends Live, I extends { adoptId?: string }, O extends object>(
-  kind: ListedKind<T, I, O>,
-  news: I,
-  pending: PendingReplacement | undefined,
-  sending: (idempotencyKey: string) => void,
-): Promise<pulumi.dynamic.CreateResult> {
-  const client = getClient();
-  if (news.adoptId) return adoptExisting(kind, news.adoptId, news);
-  // A placeholder's replacement sends the timed-out create again: its values, its key.
-  const replay = pending && replayOf(kind.what, pending);
-  const values = (replay ? replay.sent : news) as I;
-  const request = canonical(kind.createRequest(values));
-  const afterRecoveryAdoption = kind.afterRecoveryAdoption;
-  let replayed = false;
-  const live = await createOnce({
-    what: kind.what,
-    idempotencyKey: replay?.idempotencyKey,
-    create: async (idempotencyKey) => {
-      sending(idempotencyKey);
-      const made = await kind.create(request, idempotencyKey);
-      if (pending) replayed = replayAnswered(pending, idempotencyKey) || replayed;
-      return made;
-    },
-    fingerprint: JSON.stringify(request),
-    matchKey: kind.matchKey(values),
-    list: () => kind.list(),
-    matches: (found) => kind.matches(found, values as Record<string, unknown>),
-    keysHonoured: () => client.idempotency.honoured,
-    serviceNow: (localMs) => client.serviceClock.now(localMs),
-    warn,
-    adoptFrom: adoptionCandidates(kind.candidates),
-    ...(afterRecoveryAdoption && {
-      afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, values),
+    whileWriting(async () => {
+      let made: { id: string; outs: O };
+      if (news.adoptId) made = await adoptExisting(kind, news.adoptId, news);
+      else {
+        // A placeholder's replacement sends the timed-out create again: its values, its key.
+        const replay = pending && replayOf(kind.what, pending);
+        const values = (replay ? replay.sent : news) as I;
+        const request = requestOf(values);
+        const from = adoptionCandidates(kind.candidates);
+        const afterRecoveryAdoption = kind.afterRecoveryAdoption;
+        let replayed = false;
+        const live = await createOnce({
+          what: kind.what,
+          idempotencyKey: replay?.idempotencyKey,
+          create: async (idempotencyKey) => {
+            sending(idempotencyKey);
+            const answer = await kind.create(request, idempotencyKey);
+            if (pending) replayed = replayAnswered(pending, idempotencyKey) || replayed;
+            return answer;
+          },
+          fingerprint: JSON.stringify(request),
+          matchKey: kind.matchKey(values),
+          list: () => kind.list(),
+          matches: (found) => kind.matches(found, values as Record<string, unknown>),
+          keysHonoured: () => client.idempotency.honoured,
+          serviceNow: (localMs) => client.serviceClock.now(localMs),
+          warn,
+          ...(from && {
+            recover: recoveryAdoption({
+              what: kind.what,
+              from,
+              list: () => kind.list(),
+              matches: (found) => kind.matches(found, values as Record<string, unknown>),
+              warn,
+              ...(afterRecoveryAdoption && {
+                afterRecoveryAdoption: (found: T) => afterRecoveryAdoption(found, values),
+              }),
+            }),
+          }),
+        });
+        if (replayed)
+          await warn(
+            `${kind.what}: the create of ${pending!.placeholderId} timed out earlier; sent again under its Idempotency-Key, ` +
+              `the service answered with ${live.id}, which that create had made: took it`,
+          );
+        // A replay sent the placeholder's values: the program's values now are written if they differ.
+        const held = !replay || kind.sentAsIs(values, news) ? live : await kind.update(live.id, news);
+        made = { id: held.id, outs: kind.outputs(held, news) };
+      }
+      return { id: made.id, outs: stamped(made.outs) };
     }),
-  });
-  if (!pending || !replay) return { id: live.id, outs: stamped(kind.outputs(live, news)) };
-  if (replayed)
-    await warn(
-      `${kind.what}: the create of ${pending.placeholderId} timed out earlier; sent again under its Idempotency-Key, the service ` +
-        `answered with ${live.id}, which that create had made: took it`,
-    );
-  const held = kind.sentAsIs(values, news) ? live : await kind.update(live.id, news);
-  return { id: held.id, outs: stamped(kind.outputs(held, news)) };
+  );
 }
 
 /** The body of a create: the fields of `body` (every managed field) without those left out or `""`. */
 export function withoutBlanks<B extends object>(body: B): B {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== "")) as B;
-}
-
-/**
- * `create` with `adoptId`: reads `adoptId` (adopt.ts) and, unless {@link ListedKind.adoptedAsIs}
- * says it already holds the program's values, sends them with one `PATCH`.
- * @returns its ID and stamped outputs.
- * @throws Error naming `adoptId` when another resource holds it, when it does not exist in this
- *   account or is not an ID of the kind; any other client error as is.
- */
-export async function adoptExisting<T extends Live, I, O extends object>(
-  kind: ListedKind<T, I, O>,
-  adoptId: string,
-  news: I,
-): Promise<pulumi.dynamic.CreateResult> {
-  return adopting(kind.resource, adoptId, async () => {
-    const live = kind.outputs(await readForAdoption(kind.resource, adoptId, (id) => kind.get(id)), news);
-    if (await kind.adoptedAsIs(live, news, adoptId)) return { id: adoptId, outs: stamped(live) };
-    const updated = await kind.update(adoptId, news);
-    return { id: updated.id, outs: stamped(kind.outputs(updated, news)) };
-  });
 }
 
 /**

@@ -23,10 +23,9 @@
  */
 import * as fs from "fs";
 import * as path from "path";
-import type * as grpc from "@grpc/grpc-js";
+import type { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as plugproto from "@pulumi/pulumi/proto/plugin_pb";
-import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import type { IResourceProviderServer } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { configure } from "../impl/process/client";
 import { flushDebugLog } from "../impl/process/debugLog";
@@ -39,13 +38,10 @@ import { invoke } from "./invokes";
 import type { ServiceDiffResult } from "../impl/resourceOptions";
 import { schemaText } from "./schema";
 import { PendingCreateError } from "../impl/create/pendingCreate";
+import { GrpcAnswer, initFailedAnswer, unary } from "./answers";
 
-const grpcJs = fromPulumi<typeof grpc>("@grpc/grpc-js");
 const { Empty } = fromPulumi<typeof import("google-protobuf/google/protobuf/empty_pb")>(
   "google-protobuf/google/protobuf/empty_pb",
-);
-const { Any } = fromPulumi<typeof import("google-protobuf/google/protobuf/any_pb")>(
-  "google-protobuf/google/protobuf/any_pb",
 );
 
 /** The root of this package (`pulumi-service`), from this file in the source or in dist. */
@@ -83,59 +79,6 @@ const NAMESPACE = "service:";
 
 /** Properties of the provider's config stored as secrets. */
 const CONFIG_SECRETS = ["apiKey"];
-
-/** An error a handler answers as the gRPC error `answer` (code, message, status details). */
-class GrpcAnswer extends Error {
-  constructor(readonly answer: Partial<grpc.ServiceError>) {
-    super(answer.details);
-  }
-}
-
-/**
- * A unary handler from an async function; an error is answered with its message only, a
- * {@link GrpcAnswer} as it says.
- */
-function unary<Req, Res>(fn: (req: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    fn(call.request).then(
-      (res) => callback(null, res),
-      (err: unknown) =>
-        callback(
-          (err instanceof GrpcAnswer
-            ? err.answer
-            : {
-                code: grpcJs.status.UNKNOWN,
-                details: err instanceof Error ? err.message : String(err),
-              }) as grpc.ServiceError,
-        ),
-    );
-  };
-}
-
-/**
- * Pulumi's "initialization failed" answer to a create (a {@link PendingCreateError}, see
- * ../impl/pendingCreate.ts): status UNKNOWN with the message, and an `ErrorResourceInitFailed`
- * detail (ID, properties with the names in `secrets` marked secret, reasons) in
- * `grpc-status-details-bin`, from which the engine records the resource with its init errors.
- */
-export function initFailedAnswer(
-  err: PendingCreateError,
-  secrets: Iterable<string>,
-): Partial<grpc.ServiceError> {
-  const detail = new provproto.ErrorResourceInitFailed();
-  detail.setId(err.id);
-  detail.setProperties(toStruct(err.properties, secrets));
-  detail.setReasonsList(err.reasons);
-  const packed = new Any();
-  packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
-  const status = new statusproto.Status();
-  status.setCode(grpcJs.status.UNKNOWN);
-  status.setMessage(err.message);
-  status.addDetails(packed);
-  const metadata = new grpcJs.Metadata();
-  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
-  return { code: grpcJs.status.UNKNOWN, details: err.message, metadata };
-}
 
 /** Union of property name sets. */
 const union = (...sets: Iterable<string>[]) => new Set(sets.flatMap((s) => [...s]));
@@ -293,15 +236,17 @@ const timeoutMs = (seconds: number): number | undefined => (seconds > 0 ? second
 async function create(req: provproto.CreateRequest): Promise<provproto.CreateResponse> {
   const impl = implementationOf(req.getUrn());
   const news = fromStruct(req.getProperties());
+  // Every property secret on the way in, and those the schema declares secret, are secret on the way out.
+  const encode = (props: Props): Struct => toStruct(props, union(news.secrets, impl.secrets));
   const result = await impl.create(news.props, timeoutMs(req.getTimeout())).catch((err: unknown) => {
     // A create that timed out and may still be made: the engine keeps its placeholder.
     if (err instanceof PendingCreateError)
-      throw new GrpcAnswer(initFailedAnswer(err, union(news.secrets, impl.secrets)));
+      throw new GrpcAnswer(initFailedAnswer(err, encode(err.properties)));
     throw err;
   });
   const resp = new provproto.CreateResponse();
   resp.setId(result.id);
-  resp.setProperties(toStruct(result.outs as Props, union(news.secrets, impl.secrets)));
+  resp.setProperties(encode(result.outs as Props));
   return resp;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Faults plugin: injected faults on the public API (configuration: `app.faults`; the table of
- * faults is in faults.ts, `FaultConfig`). Latency, when configured, delays every public request
- * first; then one fault is drawn before anything else, and applied where it belongs:
+ * faults is in faults.ts, `FaultConfig`). After the way in of the latency (plugins/latency.ts,
+ * registered before this one), one fault is drawn before anything else, and applied where it
+ * belongs:
  *
  * - before anything runs (`onRequest`), so that the request changes nothing: 503 (code 500,
  *   `Retry-After: 1`), 429 (226, `Retry-After: 1`), 500 and 502 (code 500), or a connection reset
@@ -93,7 +94,7 @@ function cutBody(request: FastifyRequest, reply: FastifyReply, body: Buffer): Re
   });
 }
 
-/** Latency and faults of public requests (`onRequest`, `preHandler`, `onSend`). */
+/** Faults of public requests (`onRequest`, `preHandler`, `onSend`); their latency is plugins/latency.ts. */
 export const faultsPlugin = fp(
   (app, _opts, done) => {
     app.decorateRequest("fault", null);
@@ -102,19 +103,13 @@ export const faultsPlugin = fp(
         next();
         return;
       }
-      const run = () => {
-        try {
-          applyFault(request, reply);
-        } catch (err) {
-          next(err as Error);
-          return;
-        }
-        next();
-      };
-      const latency = app.faults.latencyMs;
-      // Unref'd: a request whose client has gone must not hold a closing emulator's process.
-      if (latency > 0) setTimeout(run, latency).unref();
-      else run();
+      try {
+        applyFault(request, reply);
+      } catch (err) {
+        next(err as Error);
+        return;
+      }
+      next();
     });
     app.addHook("preHandler", (request, _reply, next) => {
       if (request.fault === "slow") setTimeout(next, app.faults.slowMs).unref();

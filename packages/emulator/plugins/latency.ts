@@ -11,17 +11,18 @@
  * OpenAPI document are not delayed (they are the emulator's, not the service's); a connection
  * reset by a fault gets no answer, so only its way in is held.
  *
- * Unlike the `latency` of the fault configuration (one delay before every public request,
- * changeable at run time), this is set once at start and has jitter; both add up when both
- * are set.
+ * The emulator's one latency: its settings live in the fault configuration (`latencyMs`,
+ * `latencyJitterMs`; `app.faults.latency`), set at start (`--latency-ms`, `--latency-jitter-ms`,
+ * `--faults latency:…`, or the `createApp` options of the same names) and at run time
+ * (`PUT /_operator/faults`), and read at each request, so a change applies from the next one.
  *
  * @packageDocumentation
  */
 import fp from "fastify-plugin";
+import { LATENCY_MAX_MS } from "service-contract";
 import { accessOf } from "../routeInfo";
 
-/** Largest round trip the latency options accept: 60,000 ms (a minute). */
-export const LATENCY_MAX_MS = 60_000;
+export { LATENCY_MAX_MS };
 
 /** Options of {@link latencyPlugin}, in **milliseconds**. */
 export interface LatencyOptions {
@@ -61,24 +62,29 @@ declare module "fastify" {
   }
 }
 
+/** Options of {@link latencyPlugin}. */
+export interface LatencyPluginOptions {
+  /** The latency in force, read at each public request (`app.faults.latency` in the app). */
+  current: () => Required<LatencyOptions>;
+  /** Draws the jitter: numbers in [0, 1). Default `Math.random`. */
+  random?: () => number;
+}
+
 /**
- * The latency (see the module comment). Registered only when `latencyMs` or `jitterMs` is above
- * 0; `random` (default `Math.random`) draws the jitter.
- *
- * @throws Error from {@link checkLatency} when the options are out of range.
+ * The latency (see the module comment): holds each public request half its round trip on the
+ * way in and the rest on the way back; costs nothing while the latency in force is 0.
  */
-export const latencyPlugin = fp<LatencyOptions & { random?: () => number }>(
+export const latencyPlugin = fp<LatencyPluginOptions>(
   (app, opts, done) => {
-    const { latencyMs, jitterMs } = checkLatency(opts);
     const random = opts.random ?? Math.random;
-    const draw = () => Math.max(0, Math.round(latencyMs + (2 * random() - 1) * jitterMs));
     app.decorateRequest("roundTripMs", null);
     app.addHook("onRequest", (request, _reply, next) => {
-      if (accessOf(request) !== "public") {
+      const { latencyMs, jitterMs } = opts.current();
+      if ((latencyMs === 0 && jitterMs === 0) || accessOf(request) !== "public") {
         next();
         return;
       }
-      request.roundTripMs = draw();
+      request.roundTripMs = Math.max(0, Math.round(latencyMs + (2 * random() - 1) * jitterMs));
       // Unref'd: a request whose client has gone must not hold a closing emulator's process.
       setTimeout(next, Math.floor(request.roundTripMs / 2)).unref();
     });

@@ -1,6 +1,6 @@
 /**
  * Adoption: taking an existing subscription or destination under management with
- * `adoptId` instead of creating one. Loaded by the providers' implementations inside the
+ * `adoptId` instead of creating one ({@link adoptExisting}). Loaded by the providers' implementations inside the
  * provider process, never captured by the serialized provider.
  *
  * @packageDocumentation
@@ -74,4 +74,43 @@ export async function readForAdoption<T>(
     }
     throw err;
   }
+}
+
+/**
+ * What adoption by ID ({@link adoptExisting}) needs of a kind: `T` is its live resource as the
+ * client returns it, `I` its inputs, `O` its outputs (`ListedKind`, listedKind.ts, has all of it).
+ */
+export interface AdoptableKind<T extends { id: string }, I, O> {
+  /** The contract's descriptor of the kind (its names and ID prefix, for the messages). */
+  resource: ResourceDescriptor;
+  /** The client's `get` of `id`. */
+  get(id: string): Promise<T>;
+  /** The client's `update` of `id` with every managed field of `news` (one `PATCH`). */
+  update(id: string, news: I): Promise<T>;
+  /** The outputs of `live`, keeping what the API does not return (write-only secrets) from `news`. */
+  outputs(live: T, news: I): O;
+  /** True when the adopted `id`, whose outputs are `live`, needs no write to hold the values `news`. */
+  adoptedAsIs(live: O, news: I, id: string): boolean | Promise<boolean>;
+}
+
+/**
+ * `create` with `adoptId`: holds `adoptId` for this resource ({@link adopting}), reads it
+ * ({@link readForAdoption}) and, unless `kind.adoptedAsIs` says it already holds the program's
+ * values `news`, sends them with one `PATCH`.
+ *
+ * @returns its ID and outputs (not yet stamped with the key: keyChecks.ts).
+ * @throws Error naming `adoptId` when another resource holds it, when it does not exist in this
+ *   account or is not an ID of the kind; any other client error as is.
+ */
+export async function adoptExisting<T extends { id: string }, I, O>(
+  kind: AdoptableKind<T, I, O>,
+  adoptId: string,
+  news: I,
+): Promise<{ id: string; outs: O }> {
+  return adopting(kind.resource, adoptId, async () => {
+    const live = kind.outputs(await readForAdoption(kind.resource, adoptId, (id) => kind.get(id)), news);
+    if (await kind.adoptedAsIs(live, news, adoptId)) return { id: adoptId, outs: live };
+    const updated = await kind.update(adoptId, news);
+    return { id: updated.id, outs: kind.outputs(updated, news) };
+  });
 }

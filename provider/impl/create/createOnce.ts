@@ -4,8 +4,8 @@
  * orphan behind, nor gives one ID to two resources when creates run side by side. Its steps, in
  * {@link createOnce}:
  *
- * 1. **Recovery adoption** (`SERVICE_ADOPT_FROM` only: recoveryAdoption.ts): what an interrupted
- *    deployment made, before anything is sent.
+ * 1. **Recover** (the spec's `recover`, e.g. recovery adoption under `SERVICE_ADOPT_FROM`,
+ *    recoveryAdoption.ts): what an interrupted deployment made, taken before anything is sent.
  * 2. **Send** under one `Idempotency-Key` per logical create, reused by every attempt (the client
  *    retries a reset on its own once the server has shown it honours keys).
  * 3. **Lost answer**: a failure that surely made nothing (validation, 4xx, refusals) is thrown as
@@ -20,10 +20,11 @@
  *    secret, or more matches, fail with an error naming them; none means nothing was made, so
  * 6. **send again** (same key) and, if that is lost too, look once more.
  *
- * Kinds without a list (abuse reports) rely on the key alone. The protocol calls two services:
- * the claim store ({@link ClaimStore}: IDs held by the deployment, and a readers-writer gate per
- * kind, in one process or across the deployment's processes: claims.ts, kindGate.ts,
- * claimsFolder.ts) and the lookup (lookup.ts). Its messages are in
+ * Kinds without a list (abuse reports) rely on the key alone. The protocol calls its services
+ * through their interfaces (createOnceSpec.ts): the claim store ({@link ClaimStore}: IDs held by
+ * the deployment, and a readers-writer gate per kind, in one process or across the deployment's
+ * processes: claims.ts, kindGate.ts, claimsFolder.ts), the lookup (`Lookup`: lookup.ts) and the
+ * spec's own steps (send, recover). Its messages are in
  * lostCreateMessages.ts. The design, its rules for creates side by side and its limits are in
  * docs/reliability.md ("Design of ambiguous creates").
  *
@@ -32,15 +33,14 @@
 import { randomUUID } from "node:crypto";
 import { monotonicNowMs } from "../../../client/serviceClock";
 import { processClaims } from "./claims";
-import type { CreateOnceSpec } from "./createOnceSpec";
-import { CLOCK_SKEW_MS, LISTINGS, SERVICE_CLOCK_MARGIN_MS, maybeApplied } from "./lostAnswer";
-import { lookup, type LookingCreate } from "./lookup";
+import { CLOCK_SKEW_MS, SERVICE_CLOCK_MARGIN_MS, maybeApplied } from "./lostAnswer";
+import type { CreateOnceSpec, LookingCreate, Lookup } from "./createOnceSpec";
+import { listingLookup } from "./lookup";
 import * as say from "./lostCreateMessages";
-import { adoptListed } from "./recoveryAdoption";
 
 export { ClaimRegistry, claimId, processClaims } from "./claims";
 export { CLOCK_SKEW_MS, LISTINGS, SERVICE_CLOCK_MARGIN_MS, maybeApplied, withArticle } from "./lostAnswer";
-export type { ClaimStore, CreateOnceSpec } from "./createOnceSpec";
+export type { ClaimStore, CreateOnceSpec, Lookup } from "./createOnceSpec";
 
 /**
  * Creates one resource and never leaves a duplicate or an orphan behind a create whose outcome
@@ -59,11 +59,9 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
 ): Promise<T> {
   const c = logicalCreate(spec);
   try {
-    // 1. Recovery adoption (SERVICE_ADOPT_FROM): what an interrupted deployment made.
-    if (spec.adoptFrom && spec.list && spec.matches) {
-      const adopted = await adoptListed(spec, c.store, spec.adoptFrom, LISTINGS);
-      if (adopted) return adopted;
-    }
+    // 1. Recover (recovery adoption, SERVICE_ADOPT_FROM): what an interrupted deployment made.
+    const recovered = await spec.recover?.(c.store);
+    if (recovered) return recovered;
     let sameKeySent = false;
     for (let lookups = 0; ;) {
       // 2. The create, with the idempotency key of this logical create.
@@ -78,7 +76,7 @@ export async function createOnce<T extends { id: string; createdAt: string }>(
       }
       // 4. Otherwise the lookup; a kind that cannot be listed relies on the idempotency key alone.
       if (!spec.list || !spec.matches) throw say.cannotBeListedError(c);
-      const outcome = await lookup(c, spec.list, spec.matches);
+      const outcome = await c.finder.lookup(c, spec.list, spec.matches);
       lookups++;
       // 5. One match, or several but no more than the lost creates of those values waiting: adopted.
       if (outcome.adopted) {
@@ -113,6 +111,8 @@ interface LogicalCreate<T extends { id: string; createdAt: string }> extends Loo
   lost: unknown;
   /** Set when an answer named an ID another resource holds: the key is spent, the same-key send too. */
   conflict: boolean;
+  /** The lookup (`spec.finder`, default `listingLookup`, lookup.ts). */
+  readonly finder: Lookup;
 }
 
 /**
@@ -140,6 +140,7 @@ function logicalCreate<T extends { id: string; createdAt: string }>(
     lookedSince: Number.NaN,
     lost: undefined,
     conflict: false,
+    finder: spec.finder ?? listingLookup,
     me: {
       matches: (live: unknown) => spec.matches?.(live as T) ?? false,
       fingerprint: spec.fingerprint,

@@ -1,11 +1,13 @@
 /**
  * What the create-once protocol (`createOnce`, createOnce.ts) works with: the description of one
  * kind of resource ({@link CreateOnceSpec}: how to create, list and match it), and the claim store
- * it calls as a service ({@link ClaimStore}, {@link CreateGate}: claims.ts and kindGate.ts
- * implement them, in one process or across a deployment's processes).
+ * and the lookup it calls as services ({@link ClaimStore}, {@link CreateGate}: claims.ts and
+ * kindGate.ts implement them, in one process or across a deployment's processes; {@link Lookup}:
+ * lookup.ts).
  *
  * @packageDocumentation
  */
+import type { LostCreateFacts } from "./lostCreateMessages";
 
 /** What `createOnce` (createOnce.ts) needs to know about one kind of resource. */
 export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
@@ -60,20 +62,15 @@ export interface CreateOnceSpec<T extends { id: string; createdAt: string }> {
   /** Where IDs are claimed and creates of one kind are coordinated; default `processClaims` (claims.ts). */
   registry?: ClaimStore;
   /**
-   * Recovery adoption (`SERVICE_ADOPT_FROM`, see runtime.ts): the resources of the kind that an
-   * interrupted deployment made and its stack does not hold. Before sending anything, the create
-   * looks among them for one with exactly its values that no resource of this deployment holds,
-   * and adopts the newest such one. The kind is listed once per provider process (back to the
-   * oldest of them), by its first create, and every create of the kind waits for that listing
-   * before it sends anything. Needs `list` and `matches`; ignored without them. Default: off.
+   * The step before anything is sent, called with the claim store the create uses: a resource to
+   * take instead of creating one, already claimed in `store` for this create, or `undefined` to go
+   * on and send. Recovery adoption (`SERVICE_ADOPT_FROM`) is such a step (`recoveryAdoption`,
+   * recoveryAdoption.ts). Default: none, the create is sent.
+   * @throws what the step throws; the create then sends nothing.
    */
-  adoptFrom?: { ids: ReadonlySet<string>; oldestMs: number };
-  /**
-   * Called with a resource adopted by recovery adoption, before it is returned: what it returns
-   * is the create's result (a destination re-sends its write-only secret here, which cannot be
-   * compared). Default: the resource as listed.
-   */
-  afterRecoveryAdoption?(adopted: T): Promise<T>;
+  recover?(store: ClaimStore): Promise<T | undefined>;
+  /** The lookup of a lost create; default `listingLookup` (lookup.ts). */
+  finder?: Lookup;
 }
 
 /** A create of the kind whose answer was lost, waiting to look (createOnce.ts). */
@@ -137,4 +134,45 @@ export interface ClaimStore {
   release(id: string): void;
   /** The result of `load`, loaded once per `key` (a failed load is forgotten). */
   once<T>(key: string, load: () => Promise<T[]>): Promise<T[]>;
+}
+
+/** What the lookup needs of a lost create (`LogicalCreate`, createOnce.ts). */
+export interface LookingCreate extends LostCreateFacts {
+  /** Where IDs are claimed. */
+  readonly store: ClaimStore;
+  /** The kind's gate: the lookup runs alone. */
+  readonly gate: CreateGate;
+  /** How far back the lookup reaches, in **milliseconds** since the Unix epoch (asked after the first page). */
+  since(): number;
+  /** Set by each lookup: the start of the window it listed, for the errors that name it. */
+  lookedSince: number;
+  /** This create among the kind's creates waiting to look. */
+  readonly me: Waiter;
+}
+
+/** What one lookup found, and what it adopted for this create. */
+export interface LookupOutcome<T> {
+  /** The resource this create adopted (and claimed), when it adopted one. */
+  adopted?: T;
+  /** The unclaimed resources with the create's values, newest first (empty when a claim was lost). */
+  found: T[];
+  /** True when a waiting twin differs in a write-only secret: `found` are claimed for no one. */
+  unlike?: boolean;
+}
+
+/**
+ * The lookup as the create-once protocol calls it: `listingLookup` (lookup.ts) by default.
+ */
+export interface Lookup {
+  /**
+   * Once every create of `c`'s kind in flight has settled, and alone: lists the kind newest first
+   * back to `c.since()`, keeps what `matches` the request and no resource of the deployment holds,
+   * and claims what it adopts for `c` before anything else of the kind runs.
+   * @throws Error saying what to look for when the listing kept failing.
+   */
+  lookup<T extends { id: string; createdAt: string }>(
+    c: LookingCreate,
+    list: () => AsyncIterable<T>,
+    matches: (live: T) => boolean,
+  ): Promise<LookupOutcome<T>>;
 }

@@ -3,14 +3,14 @@
  * ({@link listSince}: the client retries each page; a listing cut short anyway starts again from
  * the newest, a given number of times, before the caller gives up), and the lost create's lookup
  * ({@link lookup}: alone among its kind's creates, it keeps the unclaimed matches and claims what
- * it adopts in the same step). Used by the create-once protocol (createOnce.ts), recovery adoption
+ * it adopts in the same step; {@link listingLookup} is the protocol's service). Used by the create-once protocol (createOnce.ts), recovery adoption
  * (recoveryAdoption.ts) and a placeholder's settlement (placeholderSettlement.ts).
  *
  * @packageDocumentation
  */
-import type { ClaimStore, CreateGate, Waiter } from "./createOnceSpec";
+import type { LookingCreate, Lookup, LookupOutcome } from "./createOnceSpec";
 import { LISTINGS } from "./lostAnswer";
-import { lookupFailedError, type LostCreateFacts } from "./lostCreateMessages";
+import { lookupFailedError } from "./lostCreateMessages";
 
 /**
  * How long a listing cut short waits before it starts again, in **milliseconds**, times the
@@ -53,30 +53,6 @@ export async function listSince<T extends { createdAt: string }>(
   }
 }
 
-/** What the lookup needs of a lost create (`LogicalCreate`, createOnce.ts). */
-export interface LookingCreate extends LostCreateFacts {
-  /** Where IDs are claimed. */
-  readonly store: ClaimStore;
-  /** The kind's gate: the lookup runs alone. */
-  readonly gate: CreateGate;
-  /** How far back the lookup reaches, in **milliseconds** since the Unix epoch (asked after the first page). */
-  since(): number;
-  /** Set by each lookup: the start of the window it listed, for the errors that name it. */
-  lookedSince: number;
-  /** This create among the kind's creates waiting to look. */
-  readonly me: Waiter;
-}
-
-/** What one lookup found, and what it adopted for this create. */
-export interface LookupOutcome<T> {
-  /** The resource this create adopted (and claimed), when it adopted one. */
-  adopted?: T;
-  /** The unclaimed resources with the create's values, newest first (empty when a claim was lost). */
-  found: T[];
-  /** True when a waiting twin differs in a write-only secret: `found` are claimed for no one. */
-  unlike?: boolean;
-}
-
 /**
  * The lookup: once every create of the kind in flight has settled, and alone, lists the kind
  * newest first back to `c.since`, keeps what `matches` the request and no resource of the
@@ -97,6 +73,9 @@ export async function lookup<T extends { id: string; createdAt: string }>(
     c.gate.leaveLookup();
   }
 }
+
+/** The lookup of {@link lookup} as the create-once protocol calls it (its default `finder`). */
+export const listingLookup: Lookup = { lookup };
 
 /**
  * The kind's resources made since `c.since` that `matches` accepts and no resource of the

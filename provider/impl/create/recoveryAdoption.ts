@@ -1,5 +1,5 @@
 /**
- * Recovery adoption ({@link CreateOnceSpec.adoptFrom}, set by `SERVICE_ADOPT_FROM`): a
+ * Recovery adoption ({@link recoveryAdoption}, turned on by `SERVICE_ADOPT_FROM`): a
  * `pulumi up` killed while it skipped checkpoints leaves none of its creates in the state, so the
  * `up` that finishes it must not make them again. Each of its creates first takes an unclaimed
  * resource with exactly its values among those `service-recover --since` found (made since the
@@ -10,60 +10,79 @@
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs";
-import type { ClaimStore, CreateOnceSpec } from "./createOnceSpec";
-import { describe } from "./lostAnswer";
+import type { ClaimStore } from "./createOnceSpec";
+import { LISTINGS, describe } from "./lostAnswer";
 import { listSince } from "./lookup";
 
+/** What recovery adoption ({@link recoveryAdoption}) needs of one kind and one create. */
+export interface RecoverySpec<T extends { id: string; createdAt: string }> {
+  /** The kind, as a create names it (e.g. `event subscription`). */
+  what: string;
+  /** The resources an interrupted deployment made ({@link adoptionCandidates}). */
+  from: AdoptionCandidates;
+  /** Every resource of the kind, newest first. */
+  list(): AsyncIterable<T>;
+  /** True when `live` has exactly the values the create sends. */
+  matches(live: T): boolean;
+  /**
+   * Called with the adopted resource before it is returned; what it returns is the create's
+   * result (a destination writes its write-only secret again). Default: the resource as listed.
+   */
+  afterRecoveryAdoption?(adopted: T): Promise<T>;
+  /** Says through Pulumi's log what was adopted. */
+  warn?(message: string): Promise<void>;
+}
+
 /**
- * Recovery adoption (see {@link CreateOnceSpec.adoptFrom}): the kind's resources among
- * `from.ids`, listed once per claim store, newest first; claims the first that matches and that
- * no resource of this deployment holds, and gives it to the spec's `afterRecoveryAdoption` (a
- * destination's secret written again). When that fails, the claim is given back, so that the next
- * `up` (or another create of this deployment) can take the resource instead of leaving it behind.
+ * Recovery adoption as the create-once protocol's first step (`CreateOnceSpec.recover`,
+ * createOnceSpec.ts): returns the step, which lists the kind's resources among `spec.from.ids`
+ * once per claim store, newest first (back to `from.oldestMs`); claims the first that matches and
+ * that no resource of this deployment holds, and gives it to `afterRecoveryAdoption`. When that
+ * fails, the claim is given back, so that the next `up` (or another create of this deployment)
+ * can take the resource instead of leaving it behind.
  *
- * @returns the adopted resource (as `afterRecoveryAdoption` returns it), or `undefined` when there
- *   is none (the create goes on as usual).
- * @param listings - how many times the kind is listed before the create gives up.
- * @throws Error when the listing fails `listings` times (nothing is created then); Error saying the
- *   resource was adopted but not written, with its cause, when `afterRecoveryAdoption` fails.
+ * The step returns the adopted resource (as `afterRecoveryAdoption` returns it), or `undefined`
+ * when there is none (the create goes on as usual). It throws Error when the listing fails
+ * `listings` times (default {@link LISTINGS}; nothing is created then), and Error saying the
+ * resource was adopted but not written, with its cause, when `afterRecoveryAdoption` fails.
  */
-export async function adoptListed<T extends { id: string; createdAt: string }>(
-  spec: CreateOnceSpec<T>,
-  store: ClaimStore,
-  from: { ids: ReadonlySet<string>; oldestMs: number },
-  listings: number,
-): Promise<T | undefined> {
-  const candidates = await store.once(`recovery:${spec.what}`, () =>
-    listSince(
-      spec.list!,
-      from.oldestMs,
-      (live) => from.ids.has(live.id),
-      listings,
-      (err) =>
-        new Error(
-          `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${listings} times ` +
-            `(last: ${describe(err)}); nothing was created. Run pulumi up again.`,
-        ),
-    ),
-  );
-  // From the match to the claim, nothing awaits: no other create can take the same one.
-  const adopted = candidates.find((live) => spec.matches!(live) && store.tryClaim(live.id));
-  if (!adopted) return undefined;
-  await spec.warn?.(
-    `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
-      `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
-  );
-  if (!spec.afterRecoveryAdoption) return adopted;
-  try {
-    return await spec.afterRecoveryAdoption(adopted);
-  } catch (err) {
-    store.release(adopted.id);
-    throw new Error(
-      `${spec.what}: ${adopted.id} was adopted (made by an interrupted run), but writing the program's values to it failed ` +
-        `(${describe(err)}); it is not held by this deployment, so running pulumi up again with the same SERVICE_ADOPT_FROM takes it`,
-      { cause: err },
+export function recoveryAdoption<T extends { id: string; createdAt: string }>(
+  spec: RecoverySpec<T>,
+  listings = LISTINGS,
+): (store: ClaimStore) => Promise<T | undefined> {
+  return async (store) => {
+    const candidates = await store.once(`recovery:${spec.what}`, () =>
+      listSince(
+        () => spec.list(),
+        spec.from.oldestMs,
+        (live) => spec.from.ids.has(live.id),
+        listings,
+        (err) =>
+          new Error(
+            `${spec.what}: SERVICE_ADOPT_FROM is set, and listing the ${spec.what}s it names failed ${listings} times ` +
+              `(last: ${describe(err)}); nothing was created. Run pulumi up again.`,
+          ),
+      ),
     );
-  }
+    // From the match to the claim, nothing awaits: no other create can take the same one.
+    const adopted = candidates.find((live) => spec.matches(live) && store.tryClaim(live.id));
+    if (!adopted) return undefined;
+    await spec.warn?.(
+      `${spec.what}: ${adopted.id} has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, ` +
+        `held by no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+    );
+    if (!spec.afterRecoveryAdoption) return adopted;
+    try {
+      return await spec.afterRecoveryAdoption(adopted);
+    } catch (err) {
+      store.release(adopted.id);
+      throw new Error(
+        `${spec.what}: ${adopted.id} was adopted (made by an interrupted run), but writing the program's values to it failed ` +
+          `(${describe(err)}); it is not held by this deployment, so running pulumi up again with the same SERVICE_ADOPT_FROM takes it`,
+        { cause: err },
+      );
+    }
+  };
 }
 
 /**
@@ -90,7 +109,7 @@ let candidates: { file: string; byKind: Record<string, AdoptionCandidates> } | u
  * When {@link ADOPT_FROM_ENV} is set: the resources of `kind` listed in its file. Every create
  * of an event subscription or destination then first looks among them for one with exactly its
  * values that no other resource of the deployment holds, and adopts it instead of creating one
- * (see `createOnce` in createOnce.ts, {@link adoptListed}). This is how a deployment finishes one that was killed with
+ * (see {@link recoveryAdoption}). This is how a deployment finishes one that was killed with
  * `PULUMI_SKIP_CHECKPOINTS=true`, whose creates the state does not record. Only resources the
  * stack did not hold when `service-recover` read it are listed, so none is ever taken from
  * another resource of the stack.

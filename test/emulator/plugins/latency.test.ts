@@ -1,10 +1,18 @@
 /**
- * The latency option (packages/emulator/plugins/latency.ts): every answer of the public API comes
- * at least the round trip after its request, errors included, within the jitter's spread; the
- * operator endpoints are not delayed; out-of-range options are refused naming the option.
+ * The emulator's one latency (packages/emulator/plugins/latency.ts): every answer of the public
+ * API comes at least the round trip after its request, errors included, within the jitter's
+ * spread; the operator endpoints are not delayed; out-of-range options are refused naming the
+ * option. Set at start (`latencyMs`/`latencyJitterMs`, or the `faults` members of the same names)
+ * and at run time (`PUT /_operator/faults`), it is one setting: never two delays added up.
  */
 import { createApp, openStore } from "service-emulator";
-import { apiRequest, operatorRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
+import {
+  apiRequest,
+  operatorRequest,
+  setFaults,
+  startEmulator,
+  type RunningEmulator,
+} from "../../helpers/emulator";
 import { expectError } from "../../helpers/emulator-fixtures";
 import { LOAD_SLACK_MS } from "../../helpers/timing";
 
@@ -67,6 +75,55 @@ describe("latency", () => {
     );
     expect(result.status).toBe(200);
     expect(ms).toBeLessThan(5000);
+  });
+
+  /** Milliseconds of one `GET /event_subscriptions` with key `lat`, checked to answer 200. */
+  async function roundTrip(): Promise<number> {
+    const { ms, result } = await timedMs(() => apiRequest(em.url, "lat", "GET", "/event_subscriptions"));
+    expect(result.status).toBe(200);
+    return ms;
+  }
+
+  it("set at start, shows in GET /_operator/faults, and PUT /_operator/faults replaces it at run time", async () => {
+    em = await startEmulator({
+      apiKeys: ["lat"],
+      adminKey: "lat-admin",
+      latencyMs: 800,
+      latencyJitterMs: 10,
+    });
+    const shown = await operatorRequest(em.url, "lat-admin", "GET", "/_operator/faults");
+    expect(shown.json()).toEqual({ latencyMs: 800, latencyJitterMs: 10 });
+    expect(await roundTrip()).toBeGreaterThanOrEqual(790 - TIMER_SLACK_MS);
+    // The same latency set again at run time replaces it: one round trip, not two added up.
+    await setFaults(em.url, em.adminKey, { latencyMs: 800 });
+    const again = await roundTrip();
+    expect(again).toBeGreaterThanOrEqual(800 - TIMER_SLACK_MS);
+    expect(again).toBeLessThan(1600);
+    await setFaults(em.url, em.adminKey, {});
+    expect(await roundTrip()).toBeLessThan(800);
+    await setFaults(em.url, em.adminKey, { latencyMs: 300, latencyJitterMs: 300 });
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) times.push(await roundTrip());
+    // Uniform over 0..600 ms: 20 draws all above 240 ms or all below 360 ms happen about 4 times
+    // in 100,000 runs.
+    expect(Math.min(...times)).toBeLessThan(240);
+    expect(Math.max(...times)).toBeGreaterThanOrEqual(360);
+  });
+
+  it("given as faults at start, is the same latency, and refuses a second spelling of it", async () => {
+    em = await startEmulator({ apiKeys: ["lat"], adminKey: "lat-admin", faults: { latencyMs: 300 } });
+    expect(await roundTrip()).toBeGreaterThanOrEqual(300 - TIMER_SLACK_MS);
+    const store = openStore(":memory:");
+    try {
+      expect(() => createApp({ store, latencyMs: 100, faults: { latencyMs: 200 } })).toThrow(
+        "latencyMs and faults.latencyMs are one setting, the emulator's latency: give one of them",
+      );
+      expect(() =>
+        createApp({ store, latencyJitterMs: 10, faults: { latencyMs: 200, latencyJitterMs: 5 } }),
+      ).toThrow("latencyJitterMs and faults.latencyJitterMs are one setting");
+    } finally {
+      store.close();
+    }
   });
 
   it.each([

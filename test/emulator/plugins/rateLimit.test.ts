@@ -223,6 +223,11 @@ describe("service-emulator --rate-limit-burst, --latency-ms, --latency-jitter-ms
       "from 1 to 1000000",
     ],
     [["--rate-limit-burst", "40"], "--rate-limit-burst needs --rate-limit", ""],
+    [
+      ["--latency-ms", "100", "--faults", "503:0.1,latency:200ms"],
+      "--latency-ms and --faults latency: are one setting, the emulator's latency: give one of them",
+      "",
+    ],
   ])("%j exits 1 naming the flag and its range, without starting", async (args, message, range) => {
     const run = capture();
     expect(

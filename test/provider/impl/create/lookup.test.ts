@@ -3,8 +3,11 @@
  * lost create's lookup, recovery adoption and a placeholder's settlement do: the listing stops at
  * the first resource older than the window, asks for the window's start only once the first
  * resource has arrived, and a listing cut short starts again from the newest, a given number of
- * times, before the caller's error is thrown. (The lookup's claims and twins: createOnce.test.ts.)
+ * times, before the caller's error is thrown. The protocol reaches its lookup as a service (a
+ * spec's `finder`, `listingLookup` by default). (The lookup's claims and twins: createOnce.test.ts.)
  */
+import { APIConnectionError } from "../../../../client";
+import { ClaimRegistry, createOnce, type Lookup } from "../../../../provider/impl/create/createOnce";
 import { RELIST_PAUSE_MS, listSince } from "../../../../provider/impl/create/lookup";
 
 type R = { id: string; createdAt: string };
@@ -88,5 +91,61 @@ describe("listSince", () => {
       ),
     ).rejects.toThrow("gave up after: page failed (2)");
     expect(never.seen.listings).toBe(2);
+  });
+});
+
+describe("the lookup as the protocol's service", () => {
+  const lost = () => new APIConnectionError("POST /things: socket hang up", { request: "POST /things" });
+
+  it("a lost answer is looked up through the spec's finder, whose adoption is the create's result", async () => {
+    const asked: string[] = [];
+    const finder: Lookup = {
+      async lookup<T extends { id: string; createdAt: string }>(
+        c: Parameters<Lookup["lookup"]>[0],
+        list: () => AsyncIterable<T>,
+        matches: (live: T) => boolean,
+      ) {
+        asked.push(c.what);
+        const found: T[] = [];
+        for await (const live of list()) if (matches(live)) found.push(live);
+        c.store.tryClaim(found[0].id);
+        return { adopted: found[0], found };
+      },
+    };
+    let sends = 0;
+    const made = await createOnce<R>({
+      what: "thing",
+      create: async () => {
+        sends++;
+        throw lost();
+      },
+      list: async function* () {
+        yield* NEWEST_FIRST;
+      },
+      matches: (live) => live.id === "r_1",
+      keysHonoured: () => false,
+      registry: new ClaimRegistry(),
+      finder,
+    });
+    expect({ made: made.id, asked, sends }).toEqual({ made: "r_1", asked: ["thing"], sends: 1 });
+  });
+
+  it("without a finder, the protocol lists the kind itself (listingLookup) and adopts the one match", async () => {
+    const registry = new ClaimRegistry();
+    const { list, seen } = listing(NEWEST_FIRST);
+    const made = await createOnce<R>({
+      what: "thing",
+      create: async () => {
+        throw lost();
+      },
+      list,
+      matches: (live) => live.id === "r_2",
+      keysHonoured: () => false,
+      registry,
+      now: () => Date.parse("2026-11-29T10:00:01Z"),
+    });
+    expect(made.id).toBe("r_2");
+    expect(registry.isClaimed("r_2")).toBe(true);
+    expect(seen.listings).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Recovery adoption (`SERVICE_ADOPT_FROM`): `createOnce` with `adoptFrom` against an in-memory
+ * Recovery adoption (`SERVICE_ADOPT_FROM`): `createOnce` with `recoveryAdoption` as its `recover` step against an in-memory
  * list, and the reading of the file. The whole recovery through the engine runs in
  * test/reliability/fast-mode.test.ts.
  */
@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/createOnce";
+import { recoveryAdoption, type AdoptionCandidates } from "../../../../provider/impl/create/recoveryAdoption";
 import { ADOPT_FROM_ENV, adoptionCandidates } from "../../../../provider/impl/runtime";
 
 type R = { id: string; createdAt: string; v: string };
@@ -17,11 +18,18 @@ const at = (offsetMs: number) => new Date(SINCE + offsetMs).toISOString();
 function service(stored: R[]) {
   let next = 100;
   const calls = { listings: 0, itemsListed: 0, creates: [] as string[] };
+  const list = async function* (): AsyncIterable<R> {
+    calls.listings++;
+    for (const r of [...stored]) {
+      calls.itemsListed++;
+      yield r;
+    }
+  };
   const spec = (
     v: string,
     registry: ClaimRegistry,
-    adoptFrom: CreateOnceSpec<R>["adoptFrom"],
-    extra: Partial<CreateOnceSpec<R>> = {},
+    from: AdoptionCandidates | undefined,
+    after?: (adopted: R) => Promise<R>,
   ): CreateOnceSpec<R> => ({
     what: "thing",
     create: async () => {
@@ -30,23 +38,24 @@ function service(stored: R[]) {
       stored.unshift(made);
       return made;
     },
-    list: async function* () {
-      calls.listings++;
-      for (const r of [...stored]) {
-        calls.itemsListed++;
-        yield r;
-      }
-    },
+    list,
     matches: (live) => live.v === v,
     keysHonoured: () => true,
     registry,
-    adoptFrom,
-    ...extra,
+    ...(from && {
+      recover: recoveryAdoption<R>({
+        what: "thing",
+        from,
+        list,
+        matches: (live) => live.v === v,
+        ...(after && { afterRecoveryAdoption: after }),
+      }),
+    }),
   });
   return { calls, spec };
 }
 
-describe("createOnce with adoptFrom (recovery adoption)", () => {
+describe("createOnce with recoveryAdoption as its recover step", () => {
   it("adopts only listed, unclaimed exact matches, listing once back to the oldest listed; creates the rest", async () => {
     const stored: R[] = [
       { id: "thing_6", createdAt: at(30_000), v: "a" }, // not listed (the stack holds it): never adopted
@@ -79,14 +88,12 @@ describe("createOnce with adoptFrom (recovery adoption)", () => {
       seen.push(r.id);
       return { ...r, v: "patched" };
     };
-    expect(await createOnce(spec("a", registry, from, { afterRecoveryAdoption: after }))).toEqual({
+    expect(await createOnce(spec("a", registry, from, after))).toEqual({
       id: "thing_1",
       createdAt: at(0),
       v: "patched",
     });
-    expect((await createOnce(spec("a", registry, from, { afterRecoveryAdoption: after }))).id).toBe(
-      "thing_100",
-    );
+    expect((await createOnce(spec("a", registry, from, after))).id).toBe("thing_100");
     expect(seen).toEqual(["thing_1"]);
   });
 
@@ -97,7 +104,7 @@ describe("createOnce with adoptFrom (recovery adoption)", () => {
     const failing = async (): Promise<R> => {
       throw new Error("PATCH /things/thing_1: 503 Service Unavailable");
     };
-    await expect(createOnce(spec("a", registry, from, { afterRecoveryAdoption: failing }))).rejects.toThrow(
+    await expect(createOnce(spec("a", registry, from, failing))).rejects.toThrow(
       /thing_1 was adopted .* writing the program's values to it failed \(PATCH \/things\/thing_1: 503 .*running pulumi up again with the same SERVICE_ADOPT_FROM takes it/,
     );
     expect(registry.isClaimed("thing_1")).toBe(false);
@@ -105,7 +112,7 @@ describe("createOnce with adoptFrom (recovery adoption)", () => {
     expect(calls.creates).toEqual([]);
   });
 
-  it("without adoptFrom, a create never lists and never adopts", async () => {
+  it("without a recover step, a create never lists and never adopts", async () => {
     const { calls, spec } = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
     const made = await createOnce(spec("a", new ClaimRegistry(), undefined));
     expect(made.id).toBe("thing_100");
@@ -127,7 +134,16 @@ describe("createOnce with adoptFrom (recovery adoption)", () => {
       matches: () => true,
       keysHonoured: () => true,
       registry,
-      adoptFrom: { ids: new Set(["thing_9"]), oldestMs: SINCE },
+      recover: recoveryAdoption<R>({
+        what: "thing",
+        from: { ids: new Set(["thing_9"]), oldestMs: SINCE },
+        list: async function* () {
+          listings++;
+          yield* [] as R[];
+          throw new Error("connection refused");
+        },
+        matches: () => true,
+      }),
     };
     await expect(createOnce(failing)).rejects.toThrow(
       /SERVICE_ADOPT_FROM is set.*failed 5 times.*nothing was created/,
