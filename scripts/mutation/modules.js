@@ -41,6 +41,7 @@ const MODULES = [
   {
     name: "native",
     mutate: [
+      "provider/native/answers.ts",
       "provider/native/invokes.ts",
       "provider/native/properties.ts",
       "provider/native/implementations.ts",
