@@ -17,6 +17,7 @@ import { unary, useNativePlugin } from "../../helpers/native-plugin";
 import { ServiceClient } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { startHoldingProxy, type HoldingProxy } from "../../helpers/held-answers";
+import { UNKNOWN } from "../../../provider/impl/inputChecks";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const SUB = "urn:pulumi:dev::p::service:index:EventSubscription::s";
@@ -83,6 +84,18 @@ describe("pulumi-resource-service's gRPC server", () => {
       checkRequest("urn:pulumi:dev::p::pulumi:providers:service::prod", { baseUrl: "ftp://x" }),
     );
     expect(resp.getFailuresList().map((f) => f.getProperty())).toEqual(["baseUrl"]);
+    expect(resp.getFailuresList()[0].getReason()).toBe(
+      'baseUrl must be an absolute http:// or https:// URL, got "ftp://x"',
+    );
+    // The scheme must start the URL; a value not known until `up` (a preview) is no failure.
+    const check = (baseUrl: string) =>
+      unary<proto.CheckRequest, proto.CheckResponse>(
+        plugin(),
+        "checkConfig",
+        checkRequest("urn:pulumi:dev::p::pulumi:providers:service::prod", { baseUrl }),
+      ).then((r) => r.getFailuresList().map((f) => f.getProperty()));
+    expect(await check("see http://x")).toEqual(["baseUrl"]);
+    expect(await check(UNKNOWN)).toEqual([]);
   });
 
   it("DiffConfig: a setting of how to talk updates in place; another service or account replaces; the same settings are no change", async () => {
