@@ -116,7 +116,7 @@ function emulatorCommand(io: CliIo): Command {
     )
     .option(
       "--latency-ms <ms>",
-      "round trip added to every answer of the public API, in milliseconds, 0 to 60000 (off by default; PUT /_operator/faults changes it)",
+      "round trip added to every answer of the public API, in milliseconds, 0 to 600000 (off by default; PUT /_operator/faults changes it)",
       argParser(parseLatencyMs),
     )
     .option(

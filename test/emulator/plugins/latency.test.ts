@@ -127,9 +127,9 @@ describe("latency", () => {
   });
 
   it.each([
-    [{ latencyMs: 60_001 }, "latencyMs must be a whole number of milliseconds from 0 to 60000, got 60001"],
-    [{ latencyMs: 1.5 }, "latencyMs must be a whole number of milliseconds from 0 to 60000, got 1.5"],
-    [{ latencyMs: -1 }, "latencyMs must be a whole number of milliseconds from 0 to 60000, got -1"],
+    [{ latencyMs: 600_001 }, "latencyMs must be a whole number of milliseconds from 0 to 600000, got 600001"],
+    [{ latencyMs: 1.5 }, "latencyMs must be a whole number of milliseconds from 0 to 600000, got 1.5"],
+    [{ latencyMs: -1 }, "latencyMs must be a whole number of milliseconds from 0 to 600000, got -1"],
     [
       { latencyMs: 100, latencyJitterMs: 101 },
       "latencyJitterMs must be a whole number of milliseconds from 0 to latencyMs (100), got 101",

@@ -134,8 +134,10 @@ describe("rate limit against the client's retries", () => {
       };
       const results = await Promise.all(Array.from({ length: 15 }, listAll));
       expect(results).toEqual(Array(15).fill([]));
-      // 5 pass at once; the other 10 were refused at least once and waited Retry-After.
-      expect(limited).toBeGreaterThanOrEqual(10);
+      // 5 pass at once; the others were refused (those sent before the first 429 came back) or
+      // paced by what it taught the client (client/pacer.ts), and waited: no more 429s than requests.
+      expect(limited).toBeGreaterThan(0);
+      expect(limited).toBeLessThanOrEqual(15);
     } finally {
       await client.close();
       await em.close();
@@ -205,12 +207,12 @@ describe("service-emulator --rate-limit-burst, --latency-ms, --latency-jitter-ms
   });
 
   it.each([
-    [["--latency-ms", "60001"], "option '--latency-ms <ms>' argument '60001' is invalid", "from 0 to 60000"],
-    [["--latency-ms", "fast"], "option '--latency-ms <ms>' argument 'fast' is invalid", "from 0 to 60000"],
+    [["--latency-ms", "600001"], "option '--latency-ms <ms>' argument '600001' is invalid", "from 0 to 600000"],
+    [["--latency-ms", "fast"], "option '--latency-ms <ms>' argument 'fast' is invalid", "from 0 to 600000"],
     [
       ["--latency-jitter-ms", "1.5"],
       "option '--latency-jitter-ms <ms>' argument '1.5' is invalid",
-      "from 0 to 60000",
+      "from 0 to 600000",
     ],
     [
       ["--latency-ms", "100", "--latency-jitter-ms", "150"],
