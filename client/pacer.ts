@@ -9,7 +9,7 @@
  * - a **learned rate** (AIMD): unset until the service answers 429; then every request waits
  *   out the 429's `Retry-After` (one pause for all, not one per request), and the rate becomes an
  *   estimate of what the service let through ({@link FIRST_CUT} × the requests answered in the
- *   last {@link ESTIMATE_WINDOW_S} seconds ÷ the longer of the seconds they span and the
+ *   last `ESTIMATE_WINDOW_S` (60) seconds ÷ the longer of the seconds they span and the
  *   `Retry-After`: a rolling window's 429 asks to wait until its oldest request leaves it). Each later 429
  *   that comes after the pause multiplies it by {@link LATER_CUT}; every answer that is not a 429
  *   raises it by {@link CREEP_PER_S} of itself per second since the last raise, counting at most
@@ -58,7 +58,7 @@ export interface PaceState {
   pausedUntil: number;
   /** When the learned rate was last raised (ms since the epoch). */
   raisedAt: number;
-  /** Answers other than 429 per whole second (epoch seconds as keys), the last {@link ESTIMATE_WINDOW_S}. */
+  /** Answers other than 429 per whole second (epoch seconds as keys), the last `ESTIMATE_WINDOW_S` (60) seconds. */
   answered: Record<string, number>;
 }
 
@@ -195,6 +195,12 @@ export class LocalPacer implements Pacer {
   readonly state: PaceState = freshState();
   #queue: Promise<void> = Promise.resolve();
 
+  /**
+   * A pacer with nothing learned yet: a full bucket, no rate until a 429 teaches one.
+   * @param settings - the ceiling (requests per second) and burst; without a ceiling, the rate is
+   *   learned from 429s.
+   * @param now - the clock, in **milliseconds** since the Unix epoch (tests give their own).
+   */
   constructor(
     /** Ceiling and burst. */
     readonly settings: PaceSettings,
