@@ -207,7 +207,11 @@ describe("service-emulator --rate-limit-burst, --latency-ms, --latency-jitter-ms
   });
 
   it.each([
-    [["--latency-ms", "600001"], "option '--latency-ms <ms>' argument '600001' is invalid", "from 0 to 600000"],
+    [
+      ["--latency-ms", "600001"],
+      "option '--latency-ms <ms>' argument '600001' is invalid",
+      "from 0 to 600000",
+    ],
     [["--latency-ms", "fast"], "option '--latency-ms <ms>' argument 'fast' is invalid", "from 0 to 600000"],
     [
       ["--latency-jitter-ms", "1.5"],
