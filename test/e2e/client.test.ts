@@ -441,11 +441,21 @@ describe("fault injection", () => {
 
   test("a POST through a 429 is retried once and creates exactly one resource", async () => {
     const before = await countSubscriptions();
+    // A client of its own: the 429s of the tests before taught the shared client's pacer a rate,
+    // which would hold this POST back until after the fault is lifted.
+    const fresh = clientOf(emu, { maxRetries: 8 });
     await clearRequestLog(emu.url, emu.adminKey);
     await setFaults(emu.url, emu.adminKey, { status429: 1 });
-    const creating = client.eventSubscriptions.create(subscriptionOf(destinationId));
-    // The client waits Retry-After (1 s); lift the fault meanwhile.
-    await new Promise((r) => setTimeout(r, 300));
+    const creating = fresh.eventSubscriptions.create(subscriptionOf(destinationId));
+    // The client waits Retry-After (1 s); lift the fault once the 429 was answered.
+    const answered429 = async () =>
+      (await getRequestLog(emu.url, emu.adminKey)).requests.some(
+        (r) => r.method === "POST" && r.status === 429,
+      );
+    for (const t0 = Date.now(); !(await answered429());) {
+      if (Date.now() - t0 > 10_000) throw new Error("the POST was not answered 429 within 10 s");
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await setFaults(emu.url, emu.adminKey, {});
     const sub = await creating;
     const posts = (await getRequestLog(emu.url, emu.adminKey)).requests.filter((r) => r.method === "POST");
