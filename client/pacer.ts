@@ -8,12 +8,15 @@
  *   bucket that holds at most `burst` requests and refills `ceiling` per second;
  * - a **learned rate** (AIMD): unset until the service answers 429; then every request waits
  *   out the 429's `Retry-After` (one pause for all, not one per request), and the rate becomes an
- *   estimate of what the service let through ({@link FIRST_CUT} × the requests answered in the
- *   last `ESTIMATE_WINDOW_S` (60) seconds ÷ the longer of the seconds they span and the
- *   `Retry-After`: a rolling window's 429 asks to wait until its oldest request leaves it). Each later 429
- *   that comes after the pause multiplies it by {@link LATER_CUT}; every answer that is not a 429
- *   raises it by {@link CREEP_PER_S} of itself per second since the last raise, counting at most
- *   two intervals of the rate (an idle account's rate does not grow).
+ *   estimate of what the service let through, the **limit**: the requests answered in the last
+ *   `ESTIMATE_WINDOW_S` (60) seconds ÷ the seconds they span plus the `Retry-After` (a rolling
+ *   window's 429 asks to wait until its oldest request leaves it, so span + `Retry-After` is the
+ *   window). The rate starts at {@link FIRST_CUT} × the limit. Each later 429 that comes after the
+ *   pause lowers the limit to the rate that drew it and multiplies the rate by {@link LATER_CUT};
+ *   every answer that is not a 429 raises the rate by {@link CREEP_PER_S} of itself per second
+ *   since the last raise, counting at most two intervals of the rate (an idle account's rate does
+ *   not grow), and never past {@link LIMIT_SHARE} × the limit: a rate the service refused is not
+ *   tried again while the state lasts.
  *
  * The state is a plain JSON-able object ({@link PaceState}) changed by two pure functions
  * ({@link takeToken}, {@link observeAnswer}), so one state can be kept in memory
@@ -29,6 +32,8 @@ export const FIRST_CUT = 0.9;
 export const LATER_CUT = 0.8;
 /** Raise of the learned rate per second without a 429, as a share of itself: 0.02 (2 % a second). */
 export const CREEP_PER_S = 0.02;
+/** Share of the learned limit the rate creeps up to and no further: 0.95. */
+export const LIMIT_SHARE = 0.95;
 /** Seconds of answers the first estimate counts: 60. */
 export const ESTIMATE_WINDOW_S = 60;
 /** Lowest learned rate, in requests per second: 0.05 (one request every 20 s). */
@@ -50,6 +55,12 @@ export interface PaceSettings {
 export interface PaceState {
   /** The learned rate in requests per second; `null` until a 429 taught one. */
   rate: number | null;
+  /**
+   * The lowest rate known to draw a 429, in requests per second (the estimate of the first 429,
+   * then the rate each later one came at); `null` until a 429 taught one. The rate creeps up to
+   * 0.95 of it (`LIMIT_SHARE`) and no further.
+   */
+  limit: number | null;
   /** Tokens in the bucket at time {@link PaceState.at}. */
   tokens: number;
   /** When {@link PaceState.tokens} was counted (ms since the epoch); `0`: never (the bucket is full). */
@@ -64,7 +75,7 @@ export interface PaceState {
 
 /** A state that has learned nothing: no rate, a full bucket, no pause. */
 export function freshState(): PaceState {
-  return { rate: null, tokens: 0, at: 0, pausedUntil: 0, raisedAt: 0, answered: {} };
+  return { rate: null, limit: null, tokens: 0, at: 0, pausedUntil: 0, raisedAt: 0, answered: {} };
 }
 
 /** The rate that paces now, in requests per second: the lower of the ceiling and the learned rate (`Infinity`: none). */
@@ -124,7 +135,8 @@ export function observeAnswer(
       // Only time spent sending counts: at most two intervals of the rate since the last answer,
       // so a pause between operations does not raise the rate past what was learned.
       const sendingMs = Math.min(Math.max(0, now - state.raisedAt), 2000 / state.rate);
-      state.rate = Math.min(MAX_PACE, state.rate * (1 + (CREEP_PER_S * sendingMs) / 1000));
+      const top = Math.min(MAX_PACE, LIMIT_SHARE * (state.limit ?? Infinity));
+      state.rate = Math.max(state.rate, Math.min(top, state.rate * (1 + (CREEP_PER_S * sendingMs) / 1000)));
       state.raisedAt = now;
     }
     return;
@@ -138,13 +150,12 @@ export function observeAnswer(
   if (state.rate === null) {
     const seconds = Object.keys(state.answered).map(Number);
     const counted = Object.values(state.answered).reduce((a, b) => a + b, 0);
-    const span = seconds.length === 0 ? 1 : nowS - Math.min(...seconds) + 1;
-    const estimate = counted / Math.max(span, pauseMs / 1000, 1);
-    state.rate = Math.max(
-      MIN_RATE,
-      FIRST_CUT * Math.min(estimate, settings.maxRequestsPerSecond ?? Infinity),
-    );
+    const span = seconds.length === 0 ? 0 : nowS - Math.min(...seconds);
+    const estimate = counted / Math.max(span + pauseMs / 1000, 1);
+    state.limit = Math.max(MIN_RATE, Math.min(estimate, settings.maxRequestsPerSecond ?? Infinity));
+    state.rate = Math.max(MIN_RATE, FIRST_CUT * state.limit);
   } else {
+    state.limit = Math.min(state.limit ?? Infinity, state.rate);
     state.rate = Math.max(MIN_RATE, state.rate * LATER_CUT);
   }
   state.tokens = Math.min(1, settings.burst);

@@ -35,42 +35,47 @@ describe("takeToken and observeAnswer", () => {
   test("without a ceiling nothing waits until a 429; then all wait out its Retry-After and a rate estimated from the answers", () => {
     const state = freshState();
     const settings = { burst: 1 };
-    // 120 answers over 3 seconds, then a 429 asking for 57 s: the limit let 120 through in 60 s.
+    // 120 answers over 3 seconds, then a 429 asking for 57 s: the window is 3 + 57 = 60 s, the limit 120 in it.
     for (let i = 0; i < 120; i++) {
       expect(takeToken(state, settings, 100_000 + i * 25)).toBe(0);
       observeAnswer(state, settings, { status: 201 }, 100_000 + i * 25);
     }
     observeAnswer(state, settings, { status: 429, retryAfterSeconds: 57 }, 103_000);
-    expect(state.rate).toBeCloseTo(0.9 * (120 / 57), 5);
+    expect(state.limit).toBeCloseTo(2, 9);
+    expect(state.rate).toBeCloseTo(0.9 * 2, 9);
     expect(takeToken(state, settings, 103_001)).toBe(56_999);
     // The 429s of requests already sent when the pause began cut nothing more (the pause ends by the last).
     observeAnswer(state, settings, { status: 429, retryAfterSeconds: 57 }, 103_050);
-    expect(state.rate).toBeCloseTo(0.9 * (120 / 57), 5);
+    expect(state.rate).toBeCloseTo(0.9 * 2, 9);
     // After the pause: one at once, the next at the learned rate.
     expect(takeToken(state, settings, 160_000)).toBe(50);
     expect(takeToken(state, settings, 160_050)).toBe(0);
     expect(takeToken(state, settings, 160_050)).toBe(Math.ceil(1000 / state.rate!));
   });
 
-  test("a 429 after the pause cuts the learned rate by 0.8; answers without one raise it 2 % a second", () => {
+  test("a 429 after the pause cuts the learned rate by 0.8 and lowers the limit to the rate that drew it; answers raise the rate 2 % a second up to 0.95 of the limit", () => {
     const state = freshState();
     const settings = { burst: 1 };
-    observeAnswer(state, settings, { status: 200 }, 0);
-    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 500);
-    const learned = state.rate!;
-    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 2_000);
-    expect(state.rate).toBeCloseTo(learned * 0.8, 9);
-    // Answers at the pace raise it 2 % for each second they span: 10 answers 1/0.72 s apart, about 32 %…
-    const rate = state.rate!;
-    expect(rate).toBeCloseTo(0.72, 9);
-    let t = 3_000;
-    for (let i = 0; i < 10; i++) observeAnswer(state, settings, { status: 200 }, (t += 1000 / rate));
-    expect(state.rate! / rate).toBeGreaterThan(1.3);
-    expect(state.rate! / rate).toBeLessThan(1.33);
-    // …and an idle minute counts as two intervals only.
+    // 100 answers over 9 s and a 429 asking for 1 s: a limit of 10 per second, a rate of 9.
+    for (let i = 0; i < 100; i++) observeAnswer(state, settings, { status: 200 }, i * 90);
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 9_000);
+    expect(state.limit).toBeCloseTo(10, 9);
+    expect(state.rate).toBeCloseTo(9, 9);
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 10_500);
+    expect(state.limit).toBeCloseTo(9, 9);
+    expect(state.rate).toBeCloseTo(7.2, 9);
+    // Answers at the pace raise it 2 % for each second they span: 5 s of them, about 10 %…
+    let t = 12_000;
+    for (let i = 0; i < 36; i++) observeAnswer(state, settings, { status: 200 }, (t += 1000 / 7.2));
+    expect(state.rate! / 7.2).toBeGreaterThan(1.09);
+    expect(state.rate! / 7.2).toBeLessThan(1.12);
+    // …and an idle minute counts as two intervals only…
     const before = state.rate!;
-    observeAnswer(state, settings, { status: 200 }, t + 60_000);
+    observeAnswer(state, settings, { status: 200 }, (t += 60_000));
     expect(state.rate).toBeCloseTo(before * (1 + (0.02 * 2) / before), 9);
+    // …and a minute more of answers stops at 0.95 × the limit the last 429 came at.
+    for (let i = 0; i < 600; i++) observeAnswer(state, settings, { status: 200 }, (t += 100));
+    expect(state.rate).toBeCloseTo(0.95 * 9, 9);
   });
 
   test("the ceiling caps the learned rate, and a 429 under the ceiling still teaches a lower one", () => {

@@ -28,7 +28,6 @@ const RELEASE_TESTS = [
   "test/toolchain/emulator-binaries.test.ts",
   "test/toolchain/emulator-binaries-python.test.ts",
   "test/bench/smoke.test.ts",
-  "test/bench/latency.test.ts",
   "test/bench/scale.test.ts",
   "test/bench/teams.test.ts",
   "test/e2e/go.test.ts",
@@ -86,7 +85,7 @@ const exactly = (file) => `<rootDir>/${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 
 /** `npm test`'s seconds per folder of test/ (`e2e` for test/e2e/*.test.ts), summing to {@link TOTAL}. */
 const BUDGET_SECONDS = {
-  e2e: 511,
+  e2e: 451,
   reliability: 205,
   toolchain: 75,
   provider: 60,
@@ -98,7 +97,9 @@ const BUDGET_SECONDS = {
   docs: 27,
   contract: 10,
   policy: 20,
-  bench: 8,
+  // The latency bench's quick run (test/bench/latency.test.ts), which checks the pacer's 429 bound
+  // through the engine, and the benches' unit tests.
+  bench: 68,
   scripts: 1,
   sdk: 1,
 };
@@ -112,8 +113,8 @@ const TOTAL = Object.values(BUDGET_SECONDS).reduce((a, b) => a + b, 0);
  * and `npm test`'s files (9), over two workers.
  */
 const RELEASE_BUDGET_SECONDS = {
-  e2e: 340,
-  bench: 100,
+  e2e: 400,
+  bench: 40,
   docs: 90,
   toolchain: 70,
 };

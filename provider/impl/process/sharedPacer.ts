@@ -87,6 +87,7 @@ function isState(value: unknown): value is PaceState {
     typeof s === "object" &&
     s !== null &&
     (s.rate === null || typeof s.rate === "number") &&
+    (s.limit === null || typeof s.limit === "number") &&
     [s.tokens, s.at, s.pausedUntil, s.raisedAt].every((n) => typeof n === "number" && Number.isFinite(n)) &&
     typeof s.answered === "object" &&
     s.answered !== null
