@@ -7,6 +7,28 @@
  */
 import type { RateLimitOptions } from "service-emulator";
 
+/**
+ * The emulator's rate limit from `BENCH_RATE_LIMIT` (`<max>/<window>`, the window in `ms`, `s`
+ * (the default unit) or `m`, e.g. `20/1s`, `120/60s`) and `BENCH_RATE_LIMIT_BURST` (a token
+ * bucket's burst, in requests; `0`: a rolling window of `max` requests), each unset one taken from
+ * `fallback` and `fallbackBurst`.
+ * @returns the limit, or `undefined` when neither `BENCH_RATE_LIMIT` nor `fallback` gives one.
+ * @throws Error naming the variable when either is malformed.
+ */
+export function rateLimitFromEnv(
+  env: NodeJS.ProcessEnv,
+  fallback: string | undefined,
+  fallbackBurst: number,
+): RateLimitOptions | undefined {
+  const rateRaw = env.BENCH_RATE_LIMIT || fallback;
+  if (rateRaw === undefined) return undefined;
+  const rm = /^\s*(\d+)\s*\/\s*(\d+)\s*(ms|s|m)?\s*$/.exec(rateRaw);
+  if (!rm) throw new Error(`BENCH_RATE_LIMIT must be <max>/<window>, e.g. 20/1s or 120/60s, got ${rateRaw}`);
+  const windowMs = Number(rm[2]) * (rm[3] === "ms" ? 1 : rm[3] === "m" ? 60_000 : 1000);
+  const [burst] = wholeList(env, "BENCH_RATE_LIMIT_BURST", [fallbackBurst], 0);
+  return burst === 0 ? { max: Number(rm[1]), windowMs } : { max: Number(rm[1]), windowMs, burst };
+}
+
 /** The settings of `benchLatency` (bench/latency.ts). */
 export interface LatencyBenchOptions {
   /** The (round trip in ms, N) cells, in order. */
@@ -69,13 +91,7 @@ export function latencyOptionsFromEnv(
       return { latencyMs: Number(m[1]), n: Number(m[2]) };
     });
   }
-  const rateRaw = env.BENCH_RATE_LIMIT || (quick ? "2/1s" : "20/1s");
-  const rm = /^\s*(\d+)\s*\/\s*(\d+)\s*(ms|s|m)?\s*$/.exec(rateRaw);
-  if (!rm) throw new Error(`BENCH_RATE_LIMIT must be <max>/<window>, e.g. 20/1s or 120/60s, got ${rateRaw}`);
-  const windowMs = Number(rm[2]) * (rm[3] === "ms" ? 1 : rm[3] === "m" ? 60_000 : 1000);
-  const [burst] = wholeList(env, "BENCH_RATE_LIMIT_BURST", [quick ? 2 : 40], 0);
-  const rateLimit: RateLimitOptions =
-    burst === 0 ? { max: Number(rm[1]), windowMs } : { max: Number(rm[1]), windowMs, burst };
+  const rateLimit = rateLimitFromEnv(env, quick ? "2/1s" : "20/1s", quick ? 2 : 40)!;
   const parallel = wholeList(env, "BENCH_PARALLEL", quick ? [2] : [1, 4, 8, 16, 32], 0).filter((p) => p > 0);
   const [parallelN] = wholeList(env, "BENCH_PARALLEL_N", [quick ? 5 : 100], 1);
   const [runs] = wholeList(env, "BENCH_RUNS", [1], 1);

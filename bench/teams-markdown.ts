@@ -44,5 +44,21 @@ export function teamsMarkdown(r: TeamsResults): string {
     lines.push(
       `| PostgreSQL / files | ${times(r.postgresOverFile.parallel)} | ${times(r.postgresOverFile.sequential)} | | | |`,
     );
+  const s = r.service;
+  if (s?.rateLimit) {
+    const { max, windowMs, burst } = s.rateLimit;
+    const limit =
+      burst === undefined
+        ? `${max} requests per rolling ${windowMs / 1000} s`
+        : `${max} requests per ${windowMs / 1000} s in bursts of ${burst}`;
+    const counts = Object.entries(s.answers429).map(
+      ([backend, c]) =>
+        `${BACKEND_NAMES[backend as Backend]}: ${c.parallel.join("/")} in parallel, ${c.sequential.join("/")} one after the other`,
+    );
+    lines.push(
+      "",
+      `One account at ${limit}, ${s.latencyMs} ms a round trip, the ${s.door === "native" ? "native" : "dynamic"} door; answers of 429 in each run's \`up\`s (all retried) — ${counts.join("; ")}.`,
+    );
+  }
   return lines.join("\n");
 }

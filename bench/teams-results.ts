@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { RateLimitOptions } from "service-emulator";
 import type { MachineInfo, Versions } from "./report";
 import type { Backend } from "./scale-results";
 import { round, summarize, type Summary } from "./stats";
@@ -26,6 +27,18 @@ export interface TeamsBackendFigures {
   cpuMs: { parallel: Summary; sequential: Summary } | null;
   /** Parallel / one after the other, taken within each run (below 1: parallel is faster). */
   ratio: Summary;
+}
+
+/** The service the stacks were deployed against, and the answers of 429 it gave each batch. */
+export interface TeamsService {
+  /** The door of the stacks' program: `real` (the dynamic door) or `native` (the plugin). */
+  door: "real" | "native";
+  /** The emulator's added round trip, in milliseconds (0: none). */
+  latencyMs: number;
+  /** The emulator's rate limit of the one account every stack uses; null: none. */
+  rateLimit: RateLimitOptions | null;
+  /** Answers of 429 during each batch's `up`s, per backend, one count per run. */
+  answers429: Partial<Record<Backend, Record<Batch, number[]>>>;
 }
 
 /** The document `npm run bench:teams` writes (bench/results/latest-teams.json by default). */
@@ -57,6 +70,8 @@ export interface TeamsResults {
    * were measured.
    */
   postgresOverFile: { parallel: Summary; sequential: Summary } | null;
+  /** The service's latency and rate limit, and its answers of 429; absent in documents before them. */
+  service?: TeamsService;
   /** Wall time of the whole run, in seconds. */
   durationSeconds: number;
 }

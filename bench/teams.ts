@@ -20,7 +20,11 @@
  *
  * Environment (every one optional): `BENCH_STACKS` (K, default 4), `BENCH_SUBSCRIPTIONS` (N,
  * default 5: stacks of 6 resources), `BENCH_RUNS` (default 3), `BENCH_BACKENDS` (`file,postgres`
- * by default), `BENCH_QUICK=1` (a smoke run: K = 2, N = 1, one run, unless set otherwise),
+ * by default), `BENCH_DOOR` (`real`, the dynamic door, by default; `native`, the plugin),
+ * `BENCH_LATENCY_MS` (the emulator's added round trip, default 0), `BENCH_RATE_LIMIT` and
+ * `BENCH_RATE_LIMIT_BURST` (the one account's rate limit, as bench/latency.ts reads them; default
+ * none: with one, the providers pace themselves and the answers of 429 of each batch are counted),
+ * `BENCH_QUICK=1` (a smoke run: K = 2, N = 1, one run, unless set otherwise),
  * `BENCH_OUT` (the results document, default `bench/results/latest-teams.json`; no chart).
  *
  * Prints a Markdown table of the figures on stdout (bench/teams-markdown.ts), progress on stderr.
@@ -28,19 +32,26 @@
  *
  * @packageDocumentation
  */
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { startEmulator, type RunningEmulator } from "service-emulator";
+import { startEmulator, type RateLimitOptions, type RunningEmulator } from "service-emulator";
 import { startPostgres, type RunningPostgres } from "../scripts/postgres-server";
 import { openEngine, REPO_ROOT, timed, type Engine } from "./engine";
 import { runFromCommandLine, type CommandOptions } from "./command";
 import { benchVersions, machineInfo } from "./report";
 import { BACKENDS, type Backend } from "./scale-results";
+import { rateLimitFromEnv } from "./latency-settings";
 import { expectCount, variantFixture } from "./stacks";
 import { round } from "./stats";
 import { teamsMarkdown } from "./teams-markdown";
-import { teamsFigures, type Batch, type BatchSample, type TeamsResults } from "./teams-results";
+import {
+  teamsFigures,
+  type Batch,
+  type BatchSample,
+  type TeamsResults,
+  type TeamsService,
+} from "./teams-results";
 
 /** Settings of {@link benchTeams}. */
 export interface TeamsOptions extends CommandOptions {
@@ -50,13 +61,21 @@ export interface TeamsOptions extends CommandOptions {
   subscriptions: number;
   /** The backends measured, in the order of the first run. */
   backends: Backend[];
+  /** The stacks' door: `real` (the dynamic door, bench/fixtures/deploy) or `native` (bench/fixtures/native). */
+  door: "real" | "native";
+  /** The emulator's added round trip, in milliseconds. */
+  latencyMs: number;
+  /** The one account's rate limit; `undefined`: none. */
+  rateLimit?: RateLimitOptions;
 }
 
 /**
  * Options from the environment (see the module's documentation), with `overrides` on top.
  * @throws Error naming the variable when `BENCH_STACKS` is not a whole number from 2 up,
  *   `BENCH_SUBSCRIPTIONS` or `BENCH_RUNS` not a positive whole number, or `BENCH_BACKENDS`
- *   names another backend than `file` and `postgres` (or one twice).
+ *   names another backend than `file` and `postgres` (or one twice), `BENCH_DOOR` is neither
+ *   `real` nor `native`, `BENCH_LATENCY_MS` is not a whole number, or `BENCH_RATE_LIMIT` or
+ *   `BENCH_RATE_LIMIT_BURST` is malformed.
  */
 export function teamsOptions(
   env: NodeJS.ProcessEnv = process.env,
@@ -75,8 +94,14 @@ export function teamsOptions(
   for (const [i, b] of backends.entries())
     if (!(BACKENDS as readonly string[]).includes(b) || backends.indexOf(b) !== i)
       throw new Error(`BENCH_BACKENDS must name backends among ${BACKENDS.join(", ")}, each once, got ${b}`);
+  const door = env.BENCH_DOOR || "real";
+  if (door !== "real" && door !== "native")
+    throw new Error(`BENCH_DOOR must be real (the dynamic door) or native, got ${door}`);
   return {
     quick,
+    door,
+    latencyMs: whole("BENCH_LATENCY_MS", 0, 0),
+    rateLimit: rateLimitFromEnv(env, undefined, 0),
     stacks: whole("BENCH_STACKS", quick ? 2 : 4, 2),
     subscriptions: whole("BENCH_SUBSCRIPTIONS", quick ? 1 : 5, 1),
     runs: whole("BENCH_RUNS", quick ? 1 : 3, 1),
@@ -197,12 +222,17 @@ async function destroyAll(set: BackendSet, opts: TeamsOptions, emulator: Running
  * stacks' settings files (`Pulumi.<stack>.yaml`) are this run's alone: a test run ending
  * meanwhile removes the settings files it finds added under bench/fixtures. Returns the folder.
  */
-export function ownProgramFolder(): string {
+export function ownProgramFolder(door: "real" | "native" = "real"): string {
   const dir = path.join(REPO_ROOT, ".pulumi-state", `bench-teams-program-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const fixture = variantFixture("real");
-  copyFileSync(path.join(fixture, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+  const fixture = variantFixture(door);
+  // The native fixture names its plugin's folder relative to itself: here, the same folder, absolute.
+  const project = readFileSync(path.join(fixture, "Pulumi.yaml"), "utf8").replace(
+    /^(\s*path:\s*)(\.\.\/\S*)$/m,
+    (_m, key: string, rel: string) => key + path.resolve(fixture, rel),
+  );
+  writeFileSync(path.join(dir, "Pulumi.yaml"), project);
   writeFileSync(
     path.join(dir, "index.js"),
     `"use strict";\nmodule.exports = require(${JSON.stringify(path.join(fixture, "index.js"))});\n`,
@@ -220,15 +250,25 @@ export function ownProgramFolder(): string {
 export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
   const started = Date.now();
   const machine = machineInfo();
-  const emulator = await startEmulator();
+  let limited = 0;
+  const emulator = await startEmulator({
+    latencyMs: opts.latencyMs,
+    rateLimit: opts.rateLimit,
+    onApp: (app) => {
+      app.addHook("onResponse", async (_request, reply) => {
+        if (reply.statusCode === 429) limited += 1;
+      });
+    },
+  });
   const emu = { url: emulator.url, apiKey: emulator.apiKeys[0] };
+  const answers429: TeamsService["answers429"] = {};
   let program: string | undefined;
   let postgres: RunningPostgres | null = null;
   const sets: BackendSet[] = [];
   const samples = new Map<Backend, Record<Batch, BatchSample[]>>();
   let version = "";
   try {
-    program = ownProgramFolder();
+    program = ownProgramFolder(opts.door);
     if (opts.backends.includes("postgres")) postgres = await startPostgres();
     for (const backend of opts.backends) {
       const url =
@@ -238,6 +278,7 @@ export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
       const set: BackendSet = { backend, engine, stacks: [] };
       sets.push(set);
       samples.set(backend, { parallel: [], sequential: [] });
+      answers429[backend] = { parallel: [], sequential: [] };
       for (let i = 1; i <= opts.stacks; i++) {
         const stack = await engine.newStack(program, `teams-${backend}-${i}`);
         set.stacks.push(stack);
@@ -254,9 +295,13 @@ export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
         const batches: Batch[] = run % 2 === 0 ? ["parallel", "sequential"] : ["sequential", "parallel"];
         const line: string[] = [];
         for (const batch of batches) {
+          const before = limited;
           const s = await upBatch(set, batch, opts, emulator);
           samples.get(set.backend)![batch].push(s);
-          line.push(`${batch} ${round(s.ms / 1000, 1)} s`);
+          answers429[set.backend]![batch].push(limited - before);
+          line.push(
+            `${batch} ${round(s.ms / 1000, 1)} s` + (opts.rateLimit ? ` (${limited - before} × 429)` : ""),
+          );
           await destroyAll(set, opts, emulator);
         }
         opts.log(`run ${run + 1}/${opts.runs} ${set.backend}, ${opts.stacks} stacks: ${line.join(", ")}`);
@@ -285,6 +330,7 @@ export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
     machine,
     versions: benchVersions(version),
     ...figures,
+    service: { door: opts.door, latencyMs: opts.latencyMs, rateLimit: opts.rateLimit ?? null, answers429 },
     durationSeconds: round((Date.now() - started) / 1000, 1),
   };
   mkdirSync(path.dirname(opts.outFile), { recursive: true });

@@ -33,7 +33,25 @@ describe("teamsOptions", () => {
     });
   });
 
+  it("reads the door, the latency and the account's rate limit; by default the dynamic door, no latency, no limit", () => {
+    expect(teamsOptions({})).toMatchObject({ door: "real", latencyMs: 0, rateLimit: undefined });
+    expect(
+      teamsOptions({ BENCH_DOOR: "native", BENCH_LATENCY_MS: "150", BENCH_RATE_LIMIT: "120/60s" }),
+    ).toMatchObject({ door: "native", latencyMs: 150, rateLimit: { max: 120, windowMs: 60_000 } });
+    expect(teamsOptions({ BENCH_RATE_LIMIT: "20/1s", BENCH_RATE_LIMIT_BURST: "40" }).rateLimit).toEqual({
+      max: 20,
+      windowMs: 1000,
+      burst: 40,
+    });
+  });
+
   it.each([
+    [{ BENCH_DOOR: "yaml" }, "BENCH_DOOR must be real (the dynamic door) or native, got yaml"],
+    [{ BENCH_LATENCY_MS: "-1" }, "BENCH_LATENCY_MS must be a whole number from 0 up, got -1"],
+    [
+      { BENCH_RATE_LIMIT: "20 per s" },
+      "BENCH_RATE_LIMIT must be <max>/<window>, e.g. 20/1s or 120/60s, got 20 per s",
+    ],
     [{ BENCH_STACKS: "1" }, "BENCH_STACKS must be a whole number from 2 up, got 1"],
     [{ BENCH_SUBSCRIPTIONS: "0" }, "BENCH_SUBSCRIPTIONS must be a whole number from 1 up, got 0"],
     [{ BENCH_RUNS: "2.5" }, "BENCH_RUNS must be a whole number from 1 up, got 2.5"],
@@ -150,6 +168,27 @@ describe("teamsMarkdown", () => {
       "| PostgreSQL / files | 1.20 (1.10–1.30) | 1.00 | | | |",
     ]);
   });
+
+  it("names the account's limit, the door and each run's answers of 429 when the run had a limit", () => {
+    const md = teamsMarkdown({
+      stacks: 4,
+      resourcesPerStack: 101,
+      runs: 1,
+      quick: false,
+      machine: { cores: 2, loadAverageAtStart: 1.5 },
+      backends: [],
+      postgresOverFile: null,
+      service: {
+        door: "native",
+        latencyMs: 150,
+        rateLimit: { max: 120, windowMs: 60_000 },
+        answers429: { file: { parallel: [9], sequential: [1] } },
+      },
+    } as unknown as TeamsResults);
+    expect(md.split("\n").slice(-1)).toEqual([
+      "One account at 120 requests per rolling 60 s, 150 ms a round trip, the native door; answers of 429 in each run's `up`s (all retried) — files: 9 in parallel, 1 one after the other.",
+    ]);
+  });
 });
 
 describe("benchTeams, quick mode, file backend", () => {
@@ -166,8 +205,10 @@ describe("benchTeams, quick mode, file backend", () => {
   it("deploys 2 stacks in parallel and one after the other, destroys them, and writes the figures", async () => {
     const outFile = path.join(dir(), "teams.json");
     const lines: string[] = [];
+    // The native door against one account's limit of 2 requests a second, in bursts of 2.
+    const env = { BENCH_QUICK: "1", BENCH_BACKENDS: "file", BENCH_DOOR: "native" };
     const r = await benchTeams({
-      ...teamsOptions({ BENCH_QUICK: "1", BENCH_BACKENDS: "file" }),
+      ...teamsOptions({ ...env, BENCH_RATE_LIMIT: "2/1s", BENCH_RATE_LIMIT_BURST: "2" }),
       outFile,
       log: (l) => lines.push(l),
     });
@@ -190,8 +231,16 @@ describe("benchTeams, quick mode, file backend", () => {
       expectOneSample(b.cpuMs!.parallel);
       expectOneSample(b.cpuMs!.sequential);
     }
+    expect(r.service).toEqual({
+      door: "native",
+      latencyMs: 0,
+      rateLimit: { max: 2, windowMs: 1000, burst: 2 },
+      answers429: { file: { parallel: [expect.any(Number)], sequential: [expect.any(Number)] } },
+    });
     expect(lines).toEqual([
-      expect.stringMatching(/^run 1\/1 file, 2 stacks: parallel [\d.]+ s, sequential [\d.]+ s$/),
+      expect.stringMatching(
+        /^run 1\/1 file, 2 stacks: parallel [\d.]+ s \(\d+ × 429\), sequential [\d.]+ s \(\d+ × 429\)$/,
+      ),
     ]);
     expect(JSON.parse(readFileSync(outFile, "utf8"))).toEqual(r);
     expect(teamsMarkdown(r)).toMatch(
