@@ -138,6 +138,15 @@ describe("teamsFigures", () => {
 });
 
 describe("teamsMarkdown", () => {
+  /** A document of 4 stacks on a 2-core machine, with `fields` of its own. */
+  const results = (fields: Record<string, unknown>) =>
+    ({
+      stacks: 4,
+      quick: false,
+      machine: { cores: 2, loadAverageAtStart: 1.5 },
+      ...fields,
+    }) as unknown as TeamsResults;
+
   it("prints each backend's batches and their ratio, and PostgreSQL / files", () => {
     const b = (backend: "file" | "postgres", parallel: number[], sequential: number[], cpu: boolean) => ({
       backend,
@@ -146,18 +155,17 @@ describe("teamsMarkdown", () => {
       cpuMs: cpu ? { parallel: summarize([26_000]), sequential: summarize([25_000, 27_000]) } : null,
       ratio: summarize(parallel.map((p, i) => p / sequential[i])),
     });
-    const md = teamsMarkdown({
-      stacks: 4,
-      resourcesPerStack: 6,
-      runs: 3,
-      quick: false,
-      machine: { cores: 2, loadAverageAtStart: 1.5 },
-      backends: [
-        b("file", [6000, 7000, 8000], [12000, 14000, 16000], true),
-        b("postgres", [7000], [14000], false),
-      ],
-      postgresOverFile: { parallel: summarize([1.1, 1.2, 1.3]), sequential: summarize([1, 1, 1]) },
-    } as unknown as TeamsResults);
+    const md = teamsMarkdown(
+      results({
+        resourcesPerStack: 6,
+        runs: 3,
+        backends: [
+          b("file", [6000, 7000, 8000], [12000, 14000, 16000], true),
+          b("postgres", [7000], [14000], false),
+        ],
+        postgresOverFile: { parallel: summarize([1.1, 1.2, 1.3]), sequential: summarize([1, 1, 1]) },
+      }),
+    );
     expect(md.split("\n")).toEqual([
       "**4 stacks of 6 resources each, `up` from empty** (median (min–max) of 3 runs; ratios taken within each run; 2 cores, load average 1.5 at the start)",
       "",
@@ -170,21 +178,20 @@ describe("teamsMarkdown", () => {
   });
 
   it("names the account's limit, the door and each run's answers of 429 when the run had a limit", () => {
-    const md = teamsMarkdown({
-      stacks: 4,
-      resourcesPerStack: 101,
-      runs: 1,
-      quick: false,
-      machine: { cores: 2, loadAverageAtStart: 1.5 },
-      backends: [],
-      postgresOverFile: null,
-      service: {
-        door: "native",
-        latencyMs: 150,
-        rateLimit: { max: 120, windowMs: 60_000 },
-        answers429: { file: { parallel: [9], sequential: [1] } },
-      },
-    } as unknown as TeamsResults);
+    const md = teamsMarkdown(
+      results({
+        resourcesPerStack: 101,
+        runs: 1,
+        backends: [],
+        postgresOverFile: null,
+        service: {
+          door: "native",
+          latencyMs: 150,
+          rateLimit: { max: 120, windowMs: 60_000 },
+          answers429: { file: { parallel: [9], sequential: [1] } },
+        },
+      }),
+    );
     expect(md.split("\n").slice(-1)).toEqual([
       "One account at 120 requests per rolling 60 s, 150 ms a round trip, the native door; answers of 429 in each run's `up`s (all retried) — files: 9 in parallel, 1 one after the other.",
     ]);
