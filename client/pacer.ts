@@ -36,6 +36,13 @@ export const CREEP_PER_S = 0.02;
 export const LIMIT_SHARE = 0.95;
 /** Seconds of answers the first estimate counts: 60. */
 export const ESTIMATE_WINDOW_S = 60;
+/**
+ * Seconds of lateness a waiting request is credited, 0.1: a request told to wait that comes back
+ * later than asked (timers, a busy event loop, the shared bucket's file) finds the tokens that
+ * accrued meanwhile, up to this many seconds of the rate beyond one, so that the pace keeps its
+ * rate instead of losing each request's delay. An idle bucket still holds `burst` at most.
+ */
+export const LATENESS_S = 0.1;
 /** Lowest learned rate, in requests per second: 0.05 (one request every 20 s). */
 export const MIN_RATE = 0.05;
 /** Pause after a 429 without `Retry-After`, in milliseconds: 1,000. */
@@ -69,13 +76,24 @@ export interface PaceState {
   pausedUntil: number;
   /** When the learned rate was last raised (ms since the epoch). */
   raisedAt: number;
+  /** Whether the last request that asked for a token was told to wait (the bucket then holds up to `LATENESS_S` more). */
+  waiting: boolean;
   /** Answers other than 429 per whole second (epoch seconds as keys), the last `ESTIMATE_WINDOW_S` (60) seconds. */
   answered: Record<string, number>;
 }
 
 /** A state that has learned nothing: no rate, a full bucket, no pause. */
 export function freshState(): PaceState {
-  return { rate: null, limit: null, tokens: 0, at: 0, pausedUntil: 0, raisedAt: 0, answered: {} };
+  return {
+    rate: null,
+    limit: null,
+    tokens: 0,
+    at: 0,
+    pausedUntil: 0,
+    raisedAt: 0,
+    waiting: false,
+    answered: {},
+  };
 }
 
 /** The rate that paces now, in requests per second: the lower of the ceiling and the learned rate (`Infinity`: none). */
@@ -85,6 +103,8 @@ export function paceRate(state: PaceState, settings: PaceSettings): number {
 
 /**
  * Takes a token for one request at time `now` (ms), changing `state`.
+ * A request told to wait that asks again late finds the tokens of its lateness, up to
+ * {@link LATENESS_S} of the rate beyond one: a pace whose waiters are late keeps its rate.
  * @returns `0` when the request may be sent now (the token is taken), else the ms to wait
  *   before asking again.
  */
@@ -93,13 +113,17 @@ export function takeToken(state: PaceState, settings: PaceSettings, now: number)
   const rate = paceRate(state, settings);
   if (rate === Infinity) return 0;
   const burst = settings.burst;
+  // A request that was told to wait is credited the tokens that accrued while it came back late.
+  const holds = state.waiting ? Math.max(burst, 1 + rate * LATENESS_S) : burst;
   state.tokens =
-    state.at === 0 ? burst : Math.min(burst, state.tokens + (Math.max(0, now - state.at) * rate) / 1000);
+    state.at === 0 ? burst : Math.min(holds, state.tokens + (Math.max(0, now - state.at) * rate) / 1000);
   state.at = now;
   if (state.tokens >= 1) {
     state.tokens -= 1;
+    state.waiting = false;
     return 0;
   }
+  state.waiting = true;
   return Math.max(1, Math.ceil(((1 - state.tokens) * 1000) / rate));
 }
 

@@ -25,6 +25,25 @@ describe("takeToken and observeAnswer", () => {
     expect(takeToken(state, settings, 10_500)).toBe(0);
   });
 
+  test("waiters that come back late keep the rate: 20 a second with each one 20 ms late is still 20 a second; an idle bucket still holds one", () => {
+    const state = freshState();
+    const settings = { maxRequestsPerSecond: 20, burst: 1 };
+    let t = 1_000;
+    const sent: number[] = [];
+    while (sent.length < 201) {
+      const wait = takeToken(state, settings, t);
+      if (wait === 0) sent.push(t);
+      else t += wait + 20;
+    }
+    // 200 intervals at 20 a second: 10 s (a bucket that lost each lateness took 200 × 70 ms = 14 s).
+    expect(sent[200] - sent[0]).toBeLessThanOrEqual(10_000 + 70);
+    expect(sent[200] - sent[0]).toBeGreaterThanOrEqual(10_000 - 500);
+    // Idle for a minute: one request at once, the next 50 ms later, as burst 1 says.
+    t += 60_000;
+    expect(takeToken(state, settings, t)).toBe(0);
+    expect(takeToken(state, settings, t)).toBe(50);
+  });
+
   test("a burst of 3 lets an idle client send 3 at once, then one per 1/rate", () => {
     const state = freshState();
     const settings = { maxRequestsPerSecond: 10, burst: 3 };

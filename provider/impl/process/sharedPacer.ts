@@ -88,6 +88,7 @@ function isState(value: unknown): value is PaceState {
     s !== null &&
     (s.rate === null || typeof s.rate === "number") &&
     (s.limit === null || typeof s.limit === "number") &&
+    typeof s.waiting === "boolean" &&
     [s.tokens, s.at, s.pausedUntil, s.raisedAt].every((n) => typeof n === "number" && Number.isFinite(n)) &&
     typeof s.answered === "object" &&
     s.answered !== null
