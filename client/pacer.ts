@@ -9,9 +9,9 @@
  * - a **learned rate** (AIMD): unset until the service answers 429; then every request waits
  *   out the 429's `Retry-After` (one pause for all, not one per request), and the rate becomes an
  *   estimate of what the service let through, the **limit**: the requests answered in the last
- *   `ESTIMATE_WINDOW_S` (60) seconds ÷ the seconds they span plus the `Retry-After` (a rolling
- *   window's 429 asks to wait until its oldest request leaves it, so span + `Retry-After` is the
- *   window). The rate starts at {@link FIRST_CUT} × the limit. Each later 429 that comes after the
+ *   k seconds ÷ (k + the `Retry-After`), the highest over every k up to `ESTIMATE_WINDOW_S` (60)
+ *   (a rolling window's 429 asks to wait until its oldest request leaves it, so k + `Retry-After`
+ *   is the window; the highest, so that idle seconds before the sending do not lower it). The rate starts at {@link FIRST_CUT} × the limit. Each later 429 that comes after the
  *   pause lowers the limit to the rate that drew it and multiplies the rate by {@link LATER_CUT};
  *   every answer that is not a 429 raises the rate by {@link CREEP_PER_S} of itself per second
  *   since the last raise, counting at most two intervals of the rate (an idle account's rate does
@@ -172,10 +172,17 @@ export function observeAnswer(
   state.pausedUntil = Math.max(state.pausedUntil, now + pauseMs);
   if (!cut) return;
   if (state.rate === null) {
-    const seconds = Object.keys(state.answered).map(Number);
-    const counted = Object.values(state.answered).reduce((a, b) => a + b, 0);
-    const span = seconds.length === 0 ? 0 : nowS - Math.min(...seconds);
-    const estimate = counted / Math.max(span + pauseMs / 1000, 1);
+    // The highest of the estimates over the last k seconds of answers, for every k: the seconds
+    // before the sending began (a program still starting, an idle gap) only lower an estimate, and
+    // a limit estimated too high is lowered by the next 429, one too low never raised.
+    let counted = 0;
+    let estimate = 0;
+    for (const second of Object.keys(state.answered)
+      .map(Number)
+      .sort((a, b) => b - a)) {
+      counted += state.answered[second];
+      estimate = Math.max(estimate, counted / Math.max(nowS - second + pauseMs / 1000, 1));
+    }
     state.limit = Math.max(MIN_RATE, Math.min(estimate, settings.maxRequestsPerSecond ?? Infinity));
     state.rate = Math.max(MIN_RATE, FIRST_CUT * state.limit);
   } else {

@@ -72,6 +72,16 @@ describe("takeToken and observeAnswer", () => {
     expect(takeToken(state, settings, 160_050)).toBe(Math.ceil(1000 / state.rate!));
   });
 
+  test("seconds without answers before the sending began do not lower the first estimate", () => {
+    const state = freshState();
+    const settings = { burst: 1 };
+    // One answer, 20 idle seconds, then 200 answers over 8 s and a 429 asking for 1 s: 200 ÷ 9.
+    observeAnswer(state, settings, { status: 201 }, 0);
+    for (let i = 0; i < 200; i++) observeAnswer(state, settings, { status: 201 }, 20_000 + i * 40);
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 28_000);
+    expect(state.limit).toBeCloseTo(200 / 9, 9);
+  });
+
   test("a 429 after the pause cuts the learned rate by 0.8 and lowers the limit to the rate that drew it; answers raise the rate 2 % a second up to 0.95 of the limit", () => {
     const state = freshState();
     const settings = { burst: 1 };
