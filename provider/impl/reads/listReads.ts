@@ -185,8 +185,7 @@ export function announcedReads(idPrefix: string, env: NodeJS.ProcessEnv = proces
   if (!raw) return 0;
   try {
     const count = (JSON.parse(raw) as Record<string, unknown> | null)?.[idPrefix];
-    // Stryker disable next-line EqualityOperator: `count >= 0` answers 0 for a count of 0 too
-    return typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 0;
+    return typeof count === "number" && Number.isInteger(count) ? Math.max(count, 0) : 0;
   } catch {
     return 0;
   }

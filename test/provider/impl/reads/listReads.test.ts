@@ -494,6 +494,7 @@ describe("when reads are answered (fake clock, a kind served from memory)", () =
     forgetListings();
     const { kind: other, log: otherLog } = fakeKind(all);
     const t = 20_000;
+    await until(t);
     [0, 1].map((i) => read(other, all[i].id));
     await until(t + LISTING_LIFETIME_MS - 10);
     const waiting = read(other, all[2].id);
@@ -539,6 +540,7 @@ describe("when reads are answered (fake clock, a kind served from memory)", () =
       const { kind, log } = fakeKind(all.slice(0, 5), { endsWithoutNull });
       [0, 1, 2, 3].map((i) => read(kind, all[i].id));
       const missing = read(kind, "fk_missing");
+      await until(0);
       const found = read(kind, all[4].id);
       await until(0);
       expect(String(missing.error)).toContain("404 fk_missing");
