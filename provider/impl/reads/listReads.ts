@@ -185,7 +185,7 @@ export function announcedReads(idPrefix: string, env: NodeJS.ProcessEnv = proces
   if (!raw) return 0;
   try {
     const count = (JSON.parse(raw) as Record<string, unknown> | null)?.[idPrefix];
-    return typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 0;
+    return typeof count === "number" && Number.isInteger(count) ? Math.max(count, 0) : 0;
   } catch {
     return 0;
   }
@@ -234,8 +234,7 @@ async function fetchPage<T extends { id: string; createdAt: string }>(
     }
     for (const item of page.value.items) {
       listing.found.set(item.id, item);
-      const created = Date.parse(item.createdAt);
-      if (created < listing.oldestMs) listing.oldestMs = created;
+      listing.oldestMs = Math.min(listing.oldestMs, Date.parse(item.createdAt));
     }
     if (page.value.nextPageUri === null) listing.cursor = undefined;
   } catch {
@@ -295,8 +294,9 @@ function coalescing<T>(reads: KindReads<T>): Promise<void> {
     const closed = new Promise<void>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       close = () => {
+        // Called once per window, while it is the current one (its timer is cleared here).
         clearTimeout(timer);
-        if (reads.window?.closed === closed) reads.window = undefined;
+        reads.window = undefined;
         resolve();
       };
       const tick = () => {

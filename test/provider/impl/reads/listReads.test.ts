@@ -14,11 +14,16 @@ import type { DestinationOutputs } from "../../../../provider/impl/eventDestinat
 import type { SubscriptionOutputs } from "../../../../provider/impl/eventSubscription";
 import { keyStamp, shortStamp } from "../../../../provider/impl/keyStamp";
 import {
+  COALESCE_MAX_MS,
+  COALESCE_WINDOW_MS,
   EXPECTED_READS_ENV,
   LISTING_LIFETIME_MS,
   LIST_FROM_READS,
   announcedReads,
   forgetListings,
+  readThroughListing,
+  whileWriting,
+  type ListableKind,
 } from "../../../../provider/impl/reads/listReads";
 import * as runtime from "../../../../provider/impl/runtime";
 import { getRequestLog, startEmulator, type RunningEmulator } from "../../../helpers/emulator";
@@ -304,5 +309,265 @@ describe("secrets and freshness", () => {
       "GET /event_subscriptions",
     ]);
     await clientA.eventSubscriptions.update(some[0].id, { description: some[0].outs.description });
+  });
+});
+
+/** A resource of {@link fakeKind}. */
+interface Thing {
+  id: string;
+  createdAt: string;
+}
+
+/** `count` things, newest first, created a second apart. */
+const things = (count: number): Thing[] =>
+  Array.from({ length: count }, (_, i) => ({
+    id: `fk_${i}`,
+    createdAt: new Date(Date.UTC(2026, 0, 1) - i * 1_000).toISOString(),
+  }));
+
+/**
+ * A kind served from memory, `perPage` things a page (newest first), each page request taking
+ * `delayMs` (fake clock) and failing when `fail`; the last page says `nextPageUri: null` unless
+ * `endsWithoutNull` (then the pages just end). `log` counts page requests and lists the GETs'
+ * IDs, sorted (concurrent reads send them in any order).
+ */
+function fakeKind(
+  all: Thing[],
+  o: { perPage?: number; delayMs?: number; fail?: boolean; endsWithoutNull?: boolean } = {},
+) {
+  const perPage = o.perPage ?? 100;
+  const log = { pages: 0, gets: [] as string[] };
+  const kind: ListableKind<Thing> = {
+    what: "fake thing",
+    idPrefix: "fk_",
+    pages: () => ({
+      [Symbol.asyncIterator]: () => {
+        let index = 0;
+        return {
+          async next(): Promise<IteratorResult<{ items: Thing[]; nextPageUri: string | null }>> {
+            log.pages++;
+            if (o.delayMs) await new Promise((resolve) => setTimeout(resolve, o.delayMs));
+            if (o.fail) throw new Error("503 on the list");
+            if (index >= all.length) return { done: true, value: undefined };
+            const items = all.slice(index, (index += perPage));
+            const last = index >= all.length && !o.endsWithoutNull;
+            return { done: false, value: { items, nextPageUri: last ? null : `/things?page=${index}` } };
+          },
+        };
+      },
+    }),
+    async get(id) {
+      log.gets.push(id);
+      log.gets.sort();
+      const hit = all.find((t) => t.id === id);
+      if (!hit) throw new Error(`404 ${id}`);
+      return { ...hit };
+    },
+  };
+  return { kind, log };
+}
+
+describe("when reads are answered (fake clock, a kind served from memory)", () => {
+  const START = Date.UTC(2026, 5, 1);
+  const all = things(10);
+
+  /** A read of `id`, recording when (ms after START) it settled and with what. */
+  function read(kind: ListableKind<Thing>, id: string) {
+    const r: { at?: number; value?: Thing; error?: unknown } = {};
+    readThroughListing(kind, id).then(
+      (value) => Object.assign(r, { at: Date.now() - START, value }),
+      (error) => Object.assign(r, { at: Date.now() - START, error }),
+    );
+    return r;
+  }
+  /** Moves the fake clock to `ms` after START, running what falls due. */
+  const until = (ms: number) => jest.advanceTimersByTimeAsync(START + ms - Date.now());
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: START });
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    delete process.env.SERVICE_EXPECTED_READS;
+  });
+
+  it(`the ${LIST_FROM_READS}th read starts the listing at once and the waiting reads are answered with it`, async () => {
+    const { kind, log } = fakeKind(all);
+    const reads = [0, 1, 2, 3].map((i) => read(kind, all[i].id));
+    await until(0);
+    expect(reads.map((r) => [r.at, r.value])).toEqual([0, 1, 2, 3].map((i) => [0, all[i]]));
+    expect(reads[0].value).not.toBe(all[0]);
+    expect(log).toEqual({ pages: 1, gets: [] });
+  });
+
+  it(`fewer reads wait until none has come for ${COALESCE_WINDOW_MS} ms, then GET; a later burst waits again`, async () => {
+    const { kind, log } = fakeKind(all);
+    const reads = [read(kind, all[0].id)];
+    await until(10);
+    reads.push(read(kind, all[1].id));
+    await until(15);
+    reads.push(read(kind, all[2].id));
+    await until(200);
+    expect(reads.map((r) => [r.at, r.value])).toEqual(
+      [0, 1, 2].map((i) => [15 + COALESCE_WINDOW_MS, all[i]]),
+    );
+    // Once the first three are older than LISTING_LIFETIME_MS, a read waits for a window again.
+    await until(11_000);
+    const later = read(kind, all[3].id);
+    await until(11_200);
+    expect(later.at).toBe(11_000 + COALESCE_WINDOW_MS);
+    expect(log).toEqual({ pages: 0, gets: [0, 1, 2, 3].map((i) => all[i].id) });
+  });
+
+  it(`the window closes ${COALESCE_MAX_MS} ms after it opened while reads keep coming; reads during a write GET`, async () => {
+    const { kind, log } = fakeKind(all);
+    const waiting = [0, 1, 2].map((i) => read(kind, all[i].id));
+    let endWrite!: () => void;
+    const write = whileWriting(() => new Promise<string>((resolve) => (endWrite = () => resolve("written"))));
+    const during = [];
+    for (let ms = 10; ms <= 150; ms += 10) {
+      await until(ms);
+      during.push(read(kind, all[3].id));
+    }
+    await until(160);
+    expect(waiting.map((r) => r.at)).toEqual([COALESCE_MAX_MS, COALESCE_MAX_MS, COALESCE_MAX_MS]);
+    expect(during.map((r) => r.at)).toEqual(Array.from({ length: 15 }, (_, i) => 10 * (i + 1)));
+    expect(log.pages).toBe(0);
+    endWrite();
+    await expect(write).resolves.toBe("written");
+    // The write over, the reads of the kind list again.
+    const after = [4, 5, 6, 7].map((i) => read(kind, all[i].id));
+    await until(160);
+    expect(after.map((r) => r.value)).toEqual([4, 5, 6, 7].map((i) => all[i]));
+    expect(log).toEqual({ pages: 1, gets: [...[0, 1, 2].map((i) => all[i].id), ...times(15, all[3].id)] });
+  });
+
+  it("whileWriting rethrows what the write throws, and the reads list again after it", async () => {
+    const { kind, log } = fakeKind(all);
+    await expect(whileWriting(() => Promise.reject(new Error("409 conflict")))).rejects.toThrow(
+      "409 conflict",
+    );
+    const reads = [0, 1, 2, 3].map((i) => read(kind, all[i].id));
+    await until(0);
+    expect(reads.map((r) => r.value)).toEqual([0, 1, 2, 3].map((i) => all[i]));
+    expect(log).toEqual({ pages: 1, gets: [] });
+  });
+
+  it(`SERVICE_EXPECTED_READS announcing ${LIST_FROM_READS} lists from the first read with no wait, up to ${LIST_FROM_READS} pages`, async () => {
+    process.env.SERVICE_EXPECTED_READS = JSON.stringify({ fk_: LIST_FROM_READS, other_: 50 });
+    const { kind, log } = fakeKind(all, { perPage: 1 });
+    const first = read(kind, all[3].id);
+    await until(0);
+    expect([first.at, first.value]).toEqual([0, all[3]]);
+    const beyond = read(kind, all[4].id);
+    await until(0);
+    expect([beyond.at, beyond.value]).toEqual([0, all[4]]);
+    expect(log).toEqual({ pages: LIST_FROM_READS, gets: [all[4].id] });
+    expect(announcedReads("fk_", { SERVICE_EXPECTED_READS: '{"fk_":-5}' })).toBe(0);
+    expect(announcedReads("fk_", { SERVICE_EXPECTED_READS: '{"fk_":2.5}' })).toBe(0);
+  });
+
+  it(`a listing answers until exactly ${LISTING_LIFETIME_MS} ms after it started, not 1 ms later`, async () => {
+    const { kind, log } = fakeKind(all);
+    [0, 1, 2, 3].map((i) => read(kind, all[i].id));
+    await until(LISTING_LIFETIME_MS);
+    const last = read(kind, all[5].id);
+    await until(LISTING_LIFETIME_MS);
+    expect([last.at, last.value, log.pages]).toEqual([LISTING_LIFETIME_MS, all[5], 1]);
+    await until(LISTING_LIFETIME_MS + 1);
+    const next = read(kind, all[6].id);
+    await until(LISTING_LIFETIME_MS + 100);
+    // Only 2 reads within the lifetime now: it waits for the window, then GETs.
+    expect([next.at, next.value]).toEqual([LISTING_LIFETIME_MS + 1 + COALESCE_WINDOW_MS, all[6]]);
+    expect(log).toEqual({ pages: 1, gets: [all[6].id] });
+  });
+
+  it(`reads seen up to ${LISTING_LIFETIME_MS} ms before count toward ${LIST_FROM_READS}; older ones do not`, async () => {
+    const { kind, log } = fakeKind(all);
+    [0, 1, 2].map((i) => read(kind, all[i].id));
+    await until(LISTING_LIFETIME_MS);
+    const fourth = read(kind, all[3].id);
+    await until(LISTING_LIFETIME_MS);
+    expect([fourth.at, fourth.value]).toEqual([LISTING_LIFETIME_MS, all[3]]);
+    expect(log).toEqual({ pages: 1, gets: [0, 1, 2].map((i) => all[i].id) });
+
+    forgetListings();
+    const { kind: other, log: otherLog } = fakeKind(all);
+    const t = 20_000;
+    await until(t);
+    [0, 1].map((i) => read(other, all[i].id));
+    await until(t + LISTING_LIFETIME_MS - 10);
+    const waiting = read(other, all[2].id);
+    // The 4th read arrives during a write (a GET at once); the window closes 20 ms after it,
+    // when the first two are more than LISTING_LIFETIME_MS old: 2 recent reads, no listing.
+    await until(t + LISTING_LIFETIME_MS - 5);
+    let endWrite!: () => void;
+    const write = whileWriting(() => new Promise<void>((resolve) => (endWrite = resolve)));
+    read(other, all[3].id);
+    await until(t + LISTING_LIFETIME_MS);
+    endWrite();
+    await write;
+    await until(t + LISTING_LIFETIME_MS + 100);
+    expect([waiting.at, waiting.value]).toEqual([t + LISTING_LIFETIME_MS - 5 + COALESCE_WINDOW_MS, all[2]]);
+    expect(otherLog).toEqual({ pages: 0, gets: [0, 1, 2, 3].map((i) => all[i].id) });
+  });
+
+  it(`a failed page request: its reads GET, and no listing starts again for ${LISTING_LIFETIME_MS} ms`, async () => {
+    const failing = fakeKind(all, { fail: true });
+    const reads = [0, 1, 2, 3].map((i) => read(failing.kind, all[i].id));
+    await until(5_000);
+    expect(reads.map((r) => r.value)).toEqual([0, 1, 2, 3].map((i) => all[i]));
+    expect(failing.log).toEqual({ pages: 1, gets: [0, 1, 2, 3].map((i) => all[i].id) });
+    const working = fakeKind(all);
+    [4, 5, 6, 7].map((i) => read(working.kind, all[i].id));
+    await until(LISTING_LIFETIME_MS);
+    [4, 5, 6, 7].map((i) => read(working.kind, all[i].id));
+    await until(LISTING_LIFETIME_MS);
+    expect(working.log).toEqual({ pages: 0, gets: [4, 4, 5, 5, 6, 6, 7, 7].map((i) => all[i].id) });
+    await until(LISTING_LIFETIME_MS + 1);
+    const again = read(working.kind, all[8].id);
+    await until(LISTING_LIFETIME_MS + 1);
+    expect(again.value).toEqual(all[8]);
+    expect(working.log.pages).toBe(1);
+  });
+
+  it.each([
+    ["say nextPageUri: null", false, 1],
+    ["just end", true, 2],
+  ])(
+    "when the pages %s, a resource not listed is a GET, and the listing keeps answering what it found",
+    async (_, endsWithoutNull, pages) => {
+      const { kind, log } = fakeKind(all.slice(0, 5), { endsWithoutNull });
+      [0, 1, 2, 3].map((i) => read(kind, all[i].id));
+      const missing = read(kind, "fk_missing");
+      await until(0);
+      const found = read(kind, all[4].id);
+      await until(0);
+      expect(String(missing.error)).toContain("404 fk_missing");
+      expect(found.value).toEqual(all[4]);
+      expect(log).toEqual({ pages, gets: ["fk_missing"] });
+    },
+  );
+
+  it("a write while a page is in flight: the reads it does not answer GET, no further page", async () => {
+    const { kind, log } = fakeKind(all, { perPage: 2, delayMs: 50 });
+    const reads = [0, 1, 2, 3].map((i) => read(kind, all[i].id));
+    await until(10);
+    await whileWriting(async () => "updated");
+    await until(100);
+    expect(reads.map((r) => [r.at, r.value])).toEqual([0, 1, 2, 3].map((i) => [50, all[i]]));
+    expect(log).toEqual({ pages: 1, gets: [all[2].id, all[3].id] });
+  });
+
+  it("a listing's page budget counts the reads that asked it, even those no longer within the lifetime", async () => {
+    const { kind, log } = fakeKind(all, { perPage: 1 });
+    [0, 1, 2].map((i) => read(kind, all[i].id));
+    await until(10);
+    read(kind, all[3].id);
+    await until(LISTING_LIFETIME_MS + 5);
+    const late = read(kind, all[4].id);
+    await until(LISTING_LIFETIME_MS + 5);
+    expect(late.value).toEqual(all[4]);
+    expect(log).toEqual({ pages: 5, gets: [] });
   });
 });
