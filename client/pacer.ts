@@ -11,8 +11,9 @@
  *   estimate of what the service let through, the **limit**: the requests answered in the last
  *   k seconds ÷ (k + the `Retry-After`), the highest over every k up to `ESTIMATE_WINDOW_S` (60)
  *   (a rolling window's 429 asks to wait until its oldest request leaves it, so k + `Retry-After`
- *   is the window; the highest, so that idle seconds before the sending do not lower it). The rate starts at {@link FIRST_CUT} × the limit. Each later 429 that comes after the
- *   pause lowers the limit to the rate that drew it and multiplies the rate by {@link LATER_CUT};
+ *   is the window; the highest, so that idle seconds before the sending do not lower it). The
+ *   rate starts at {@link FIRST_CUT} × the limit. Each later 429 that comes after the pause
+ *   lowers the limit to the rate that drew it and multiplies the rate by {@link LATER_CUT};
  *   every answer that is not a 429 raises the rate by {@link CREEP_PER_S} of itself per second
  *   since the last raise, counting at most two intervals of the rate (an idle account's rate does
  *   not grow), and never past {@link LIMIT_SHARE} × the limit: a rate the service refused is not
