@@ -104,8 +104,8 @@ export function paceRate(state: PaceState, settings: PaceSettings): number {
 
 /**
  * Takes a token for one request at time `now` (ms), changing `state`.
- * A request told to wait that asks again late finds the tokens of its lateness, up to
- * {@link LATENESS_S} of the rate beyond one: a pace whose waiters are late keeps its rate.
+ * A request told to wait that asks again late finds the tokens of its lateness, up to 0.1 s
+ * (`LATENESS_S`) of the rate beyond one: a pace whose waiters are late keeps its rate.
  * @returns `0` when the request may be sent now (the token is taken), else the ms to wait
  *   before asking again.
  */
