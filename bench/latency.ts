@@ -59,14 +59,13 @@ import {
   type LatencyDocument,
   type LatencyOp,
   type LatencyResults,
-  type OperationRequests,
   type OperationSample,
   type ParallelCell,
   type VariantFigures,
 } from "./latency-results";
 import { latencyOptionsFromEnv, type LatencyBenchOptions } from "./latency-settings";
 import { benchVersions, machineInfo, writeCharts } from "./report";
-import { configure, onNewStack, routeKey, type Variant } from "./stacks";
+import { configure, onNewStack, RequestMeter, type Variant } from "./stacks";
 import { round, summarize, type Summary } from "./stats";
 
 /**
@@ -100,43 +99,6 @@ Module._load = function (request, ...rest) {
   return exported;
 };
 `;
-
-/** Counts the emulator's answers; {@link RequestMeter.since} gives those after a snapshot. */
-class RequestMeter {
-  #all: OperationRequests = { requests: 0, ok: 0, limited: 0, other: 0, routes: {} };
-
-  /** Counts one answer. */
-  count(status: number, key: string): void {
-    const m = this.#all;
-    m.requests += 1;
-    if (status >= 200 && status < 300) m.ok += 1;
-    else if (status === 429) m.limited += 1;
-    else m.other += 1;
-    m.routes[key] = (m.routes[key] ?? 0) + 1;
-  }
-
-  /** A copy of the counts so far. */
-  snapshot(): OperationRequests {
-    return { ...this.#all, routes: { ...this.#all.routes } };
-  }
-
-  /** The counts since `before` (a {@link RequestMeter.snapshot}). */
-  since(before: OperationRequests): OperationRequests {
-    const now = this.#all;
-    const routes: Record<string, number> = {};
-    for (const [k, v] of Object.entries(now.routes)) {
-      const d = v - (before.routes[k] ?? 0);
-      if (d > 0) routes[k] = d;
-    }
-    return {
-      requests: now.requests - before.requests,
-      ok: now.ok - before.ok,
-      limited: now.limited - before.limited,
-      other: now.other - before.other,
-      routes,
-    };
-  }
-}
 
 /**
  * What the engine's error says about the cause: its `error:` lines (the diagnostics, where the
@@ -185,11 +147,7 @@ async function measureStack(
     latencyMs: opts.latencyMs,
     latencyJitterMs: opts.jitterMs,
     rateLimit: opts.rateLimit,
-    onApp: (app) => {
-      app.addHook("onResponse", async (request, reply) => {
-        meter.count(reply.statusCode, routeKey(request.method, request.routeOptions.url));
-      });
-    },
+    onApp: meter.onApp,
   });
   try {
     return await onNewStack(engine, variant, opts.name, async (stack) => {

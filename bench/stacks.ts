@@ -12,9 +12,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { startEmulator } from "service-emulator";
+import { startEmulator, type EmulatorApp } from "service-emulator";
 import { runDriftReport } from "../gitops/drift";
 import { fixture, REPO_ROOT, type Engine } from "./engine";
+import type { OperationRequests } from "./latency-results";
 
 /**
  * The programs: the engine's floor, this package's dynamic providers (`real`, the dynamic door)
@@ -102,6 +103,53 @@ export interface EmulatorMeter {
  */
 export function routeKey(method: string, url: string | undefined): string {
   return `${method} ${url === undefined ? "(no route)" : url.replace(/:(\w+)/g, "{$1}")}`;
+}
+
+/** Counts the emulator's answers; {@link RequestMeter.since} gives those after a snapshot. */
+export class RequestMeter {
+  #all: OperationRequests = { requests: 0, ok: 0, limited: 0, other: 0, routes: {} };
+
+  /**
+   * Counts every answer of the emulator it is given to (`startEmulator`'s `onApp`), by status
+   * class and route ({@link routeKey}).
+   */
+  readonly onApp = (app: EmulatorApp): void => {
+    app.addHook("onResponse", async (request, reply) => {
+      this.count(reply.statusCode, routeKey(request.method, request.routeOptions.url));
+    });
+  };
+
+  /** Counts one answer. */
+  count(status: number, key: string): void {
+    const m = this.#all;
+    m.requests += 1;
+    if (status >= 200 && status < 300) m.ok += 1;
+    else if (status === 429) m.limited += 1;
+    else m.other += 1;
+    m.routes[key] = (m.routes[key] ?? 0) + 1;
+  }
+
+  /** A copy of the counts so far. */
+  snapshot(): OperationRequests {
+    return { ...this.#all, routes: { ...this.#all.routes } };
+  }
+
+  /** The counts since `before` (a {@link RequestMeter.snapshot}). */
+  since(before: OperationRequests): OperationRequests {
+    const now = this.#all;
+    const routes: Record<string, number> = {};
+    for (const [k, v] of Object.entries(now.routes)) {
+      const d = v - (before.routes[k] ?? 0);
+      if (d > 0) routes[k] = d;
+    }
+    return {
+      requests: now.requests - before.requests,
+      ok: now.ok - before.ok,
+      limited: now.limited - before.limited,
+      other: now.other - before.other,
+      routes,
+    };
+  }
 }
 
 /** An emulator in this process for the deployments (the runner's event loop is idle meanwhile). */

@@ -42,7 +42,7 @@ import { runFromCommandLine, type CommandOptions } from "./command";
 import { benchVersions, machineInfo } from "./report";
 import { BACKENDS, type Backend } from "./scale-results";
 import { rateLimitFromEnv } from "./latency-settings";
-import { expectCount, variantFixture } from "./stacks";
+import { expectCount, RequestMeter, variantFixture } from "./stacks";
 import { round } from "./stats";
 import { teamsMarkdown } from "./teams-markdown";
 import {
@@ -250,15 +250,11 @@ export function ownProgramFolder(door: "real" | "native" = "real"): string {
 export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
   const started = Date.now();
   const machine = machineInfo();
-  let limited = 0;
+  const meter = new RequestMeter();
   const emulator = await startEmulator({
     latencyMs: opts.latencyMs,
     rateLimit: opts.rateLimit,
-    onApp: (app) => {
-      app.addHook("onResponse", async (_request, reply) => {
-        if (reply.statusCode === 429) limited += 1;
-      });
-    },
+    onApp: meter.onApp,
   });
   const emu = { url: emulator.url, apiKey: emulator.apiKeys[0] };
   const answers429: TeamsService["answers429"] = {};
@@ -295,13 +291,12 @@ export async function benchTeams(opts: TeamsOptions): Promise<TeamsResults> {
         const batches: Batch[] = run % 2 === 0 ? ["parallel", "sequential"] : ["sequential", "parallel"];
         const line: string[] = [];
         for (const batch of batches) {
-          const before = limited;
+          const before = meter.snapshot();
           const s = await upBatch(set, batch, opts, emulator);
+          const { limited } = meter.since(before);
           samples.get(set.backend)![batch].push(s);
-          answers429[set.backend]![batch].push(limited - before);
-          line.push(
-            `${batch} ${round(s.ms / 1000, 1)} s` + (opts.rateLimit ? ` (${limited - before} × 429)` : ""),
-          );
+          answers429[set.backend]![batch].push(limited);
+          line.push(`${batch} ${round(s.ms / 1000, 1)} s` + (opts.rateLimit ? ` (${limited} × 429)` : ""));
           await destroyAll(set, opts, emulator);
         }
         opts.log(`run ${run + 1}/${opts.runs} ${set.backend}, ${opts.stacks} stacks: ${line.join(", ")}`);
