@@ -22,12 +22,16 @@ import {
 } from "../../helpers/emulator-fixtures";
 
 const KEY = "key-resources";
+/** The API key of a second account, whose requests must not reach the first account's resources. */
+const OTHER = "key-resources-other";
 let em: RunningEmulator;
 const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
   apiRequest(em.url, KEY, method, path, body, headers);
+const callAsOther = (method: string, path: string, body?: unknown) =>
+  apiRequest(em.url, OTHER, method, path, body);
 
 beforeAll(async () => {
-  em = await startEmulator({ apiKeys: [KEY] });
+  em = await startEmulator({ apiKeys: [KEY, OTHER] });
 });
 afterAll(() => em.close());
 
@@ -470,5 +474,37 @@ describe("request log", () => {
     const after = (await getRequestLog(em.url, em.adminKey)).requests;
     expect(after).toHaveLength(1);
     expect(after[0].path).toBe("/event_subscriptions");
+  });
+});
+
+describe("another account's resources (docs/service-api.md: resources are private to their account)", () => {
+  it("answer 404 to GET, PATCH and DELETE by ID, and are left as they were", async () => {
+    const d = await newDestination({ description: "mine" });
+    const sub = expectOk(await call("POST", "/event_subscriptions", subscriptionBody([d])), 201);
+    const report = expectOk(await call("POST", "/abuse_reports", { urls: ["https://bad.example/x"] }), 201);
+    const before = {
+      d: expectOk(await call("GET", `/event_destinations/${d}`), 200),
+      sub: expectOk(await call("GET", `/event_subscriptions/${sub.id}`), 200),
+    };
+
+    for (const path of [`/event_destinations/${d}`, `/event_subscriptions/${sub.id}`]) {
+      expectError(await callAsOther("GET", path), 404, 404);
+      expectError(await callAsOther("PATCH", path, { description: "theirs" }), 404, 404);
+      expectError(await callAsOther("DELETE", path), 404, 404);
+    }
+    expectError(await callAsOther("GET", `/abuse_reports/${report.id}`), 404, 404);
+
+    expect(expectOk(await call("GET", `/event_destinations/${d}`), 200)).toEqual(before.d);
+    expect(expectOk(await call("GET", `/event_subscriptions/${sub.id}`), 200)).toEqual(before.sub);
+    expect(expectOk(await call("GET", `/abuse_reports/${report.id}`), 200)).toEqual(report);
+  });
+
+  it("are neither listed nor accepted as a subscription's destination", async () => {
+    const d = await newDestination();
+    const theirs = expectOk(await callAsOther("GET", "/event_destinations"), 200);
+    expect(theirs.event_destinations.map((x: { id: string }) => x.id)).not.toContain(d);
+    const refused = await callAsOther("POST", "/event_subscriptions", subscriptionBody([d]));
+    expectError(refused, 400, 223);
+    expect(expectOk(await callAsOther("GET", "/event_subscriptions"), 200).event_subscriptions).toEqual([]);
   });
 });
