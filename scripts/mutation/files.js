@@ -49,6 +49,30 @@ function moduleFiles(root, globs) {
 }
 
 /**
+ * Whether a TypeScript file's text has code that runs (and so may have mutants): false for a file
+ * of types, interfaces, type imports and comments only, which Stryker leaves out of its report.
+ * Decided by TypeScript's own transpiler: what remains of its JavaScript output besides the
+ * CommonJS preamble and comments.
+ * @param {string} text a `.ts` file's text
+ * @returns {boolean}
+ */
+function hasCode(text) {
+  const ts = require("typescript");
+  const js = ts.transpileModule(text, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, removeComments: true },
+  }).outputText;
+  return js
+    .split("\n")
+    .map((line) => line.trim())
+    .some(
+      (line) =>
+        line !== "" &&
+        line !== '"use strict";' &&
+        line !== 'Object.defineProperty(exports, "__esModule", { value: true });',
+    );
+}
+
+/**
  * The fingerprint of a file's text: one 6-hex-digit hash per line (sha256 of the line with its
  * surrounding blanks trimmed, blank lines left out), so that the lines changed since a run can be
  * counted without the old text. 6 digits: two different lines share a hash once in 16.7 million.
@@ -117,4 +141,11 @@ function drift(root, globs, recorded) {
   return { changed, lines, percent: lines ? (100 * changed) / lines : 0, files: files.sort() };
 }
 
-module.exports = { globRegExp, moduleFiles, lineHashes, changedLines, drift };
+module.exports = {
+  hasCode,
+  globRegExp,
+  moduleFiles,
+  lineHashes,
+  changedLines,
+  drift,
+};

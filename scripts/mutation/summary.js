@@ -3,7 +3,8 @@
 // into the committed summary: test/mutation/summary.json (per module: counts, score, date,
 // commit, run time, the mutants marked equivalent, the fingerprints of its files that
 // test/scripts/mutation/summary.test.ts compares with the checkout) and the generated part of
-// test/mutation/summary.md. A module is updated only when the report has every one of its files.
+// test/mutation/summary.md. A module is updated only when the report has every one of its files
+// that has code (a file of types only has no mutants; Stryker leaves it out).
 //
 //   node scripts/mutation/summary.js reports/mutation/contract/mutation.json <seconds the run took>
 "use strict";
@@ -11,7 +12,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 const { MODULES } = require("./modules.js");
-const { moduleFiles, lineHashes } = require("./files.js");
+const { hasCode, moduleFiles, lineHashes } = require("./files.js");
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const SUMMARY = path.join(ROOT, "test", "mutation", "summary.json");
@@ -46,7 +47,7 @@ function countModule(report, files, equivalent = []) {
   const c = { mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, static: 0 };
   Object.assign(c, { compileErrors: 0, runtimeErrors: 0, equivalents: [], survivors: [] });
   for (const file of files) {
-    for (const m of report.files[file].mutants) {
+    for (const m of report.files[file]?.mutants ?? []) {
       const where = `${file}:${m.location.start.line}`;
       const what = `${m.mutatorName} → ${JSON.stringify(m.replacement ?? "")}`;
       const alive = m.status === "Survived" || m.status === "NoCoverage";
@@ -128,7 +129,11 @@ function main() {
   const date = new Date().toISOString().slice(0, 10);
   for (const m of MODULES) {
     const files = moduleFiles(ROOT, m.mutate);
-    if (!files.every((f) => report.files[f])) continue;
+    // A run of the module has each of its files with code (a file of types only has no mutants,
+    // and Stryker leaves it out of the report).
+    if (!files.some((f) => report.files[f])) continue;
+    if (!files.every((f) => report.files[f] || !hasCode(fs.readFileSync(path.join(ROOT, f), "utf8"))))
+      continue;
     const equivalent = fs.existsSync(EQUIVALENT) ? JSON.parse(fs.readFileSync(EQUIVALENT, "utf8")) : [];
     const { survivors, ...counts } = countModule(report, files, equivalent);
     const before = summary.modules[m.name];

@@ -10,7 +10,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { drift, lineHashes } from "../../../scripts/mutation/files";
+import { drift, hasCode, lineHashes } from "../../../scripts/mutation/files";
 import { MODULES } from "../../../scripts/mutation/modules";
 import { END, START, render, type Summary } from "../../../scripts/mutation/summary";
 
@@ -82,5 +82,28 @@ describe("drift (scripts/mutation/files.js)", () => {
       percent: 100,
       files: ["src/a.ts"],
     });
+  });
+});
+
+describe("hasCode (scripts/mutation/files.js): a module's run is recognized though its files of types only have no mutants", () => {
+  it("is false for types, interfaces, type imports and comments only", () => {
+    const types = [
+      "/** A record. */",
+      'import type { A } from "./a";',
+      "export interface R { id: string; a: A }",
+      'export type S = Omit<R, "a">;',
+      "// the end",
+    ].join("\n");
+    expect(hasCode(types)).toBe(false);
+  });
+
+  it("is true as soon as one statement runs: a constant, a function, an enum, a re-export", () => {
+    for (const code of [
+      "export const LIMIT = 3;",
+      "export function f(): number { return 1; }",
+      "export enum E { A }",
+      'export { x } from "./x";',
+    ])
+      expect(hasCode(`export type T = string;\n${code}`)).toBe(true);
   });
 });
