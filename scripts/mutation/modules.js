@@ -86,7 +86,9 @@ const MODULES = [
   {
     name: "emulator",
     mutate: ["packages/emulator/store/**/*.ts", "packages/emulator/routes/**/*.ts"],
-    tests: ["test/emulator/store/**/*.test.ts", "test/emulator/routes/**/*.test.ts"],
+    // Every unit test of the emulator: the operator's routes and the request log are exercised by
+    // the tests of review, faults and the plugins, not only by those of store/ and routes/.
+    tests: ["test/emulator/**/*.test.ts"],
     goal: 80,
   },
 ];
