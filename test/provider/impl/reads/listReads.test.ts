@@ -442,6 +442,18 @@ describe("when reads are answered (fake clock, a kind served from memory)", () =
     expect(log).toEqual({ pages: 1, gets: [...[0, 1, 2].map((i) => all[i].id), ...times(15, all[3].id)] });
   });
 
+  it("a read during a write, alone, is a GET answered at once: no window waited for", async () => {
+    const { kind, log } = fakeKind(all);
+    let endWrite!: () => void;
+    const write = whileWriting(() => new Promise<void>((resolve) => (endWrite = resolve)));
+    const alone = read(kind, all[0].id);
+    await until(0);
+    expect([alone.at, alone.value]).toEqual([0, all[0]]);
+    expect(log).toEqual({ pages: 0, gets: [all[0].id] });
+    endWrite();
+    await write;
+  });
+
   it("whileWriting rethrows what the write throws, and the reads list again after it", async () => {
     const { kind, log } = fakeKind(all);
     await expect(whileWriting(() => Promise.reject(new Error("409 conflict")))).rejects.toThrow(
