@@ -14,7 +14,7 @@ import { ServiceClient } from "../../../client";
 import * as abuseReport from "../../../provider/impl/abuseReport";
 import * as eventDestination from "../../../provider/impl/eventDestination";
 import * as eventSubscription from "../../../provider/impl/eventSubscription";
-import { FUNCTION_IMPLEMENTATIONS } from "../../../provider/native/invokes";
+import { FUNCTION_IMPLEMENTATIONS, returnStruct } from "../../../provider/native/invokes";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { unary, useNativePlugin } from "../../helpers/native-plugin";
 import { publicOutputs } from "../../helpers/public-outputs";
@@ -185,12 +185,20 @@ describe("Invoke of pulumi-resource-service (in process, real emulator)", () => 
   });
 
   it("a missing or non-string id is a check failure of property id, with nothing returned", async () => {
-    for (const args of [{}, { id: 42 }, { id: "" }]) {
+    const reason = (got: string) =>
+      `id is required: the ID (esb_…) of the event subscription to read, a string; ${got}`;
+    const cases: [Props, string][] = [
+      [{}, "none was given"],
+      [{ id: null }, "none was given"],
+      [{ id: "" }, "none was given"],
+      [{ id: 42 }, "got number"],
+      [{ id: true }, "got boolean"],
+      [{ id: ["esb_x"] }, "got object"],
+    ];
+    for (const [args, got] of cases) {
       const { returns, failures } = await call("getEventSubscription", args);
       expect(returns).toBeUndefined();
-      expect(failures).toEqual([
-        { property: "id", reason: expect.stringContaining("id is required: the ID (esb_…)") },
-      ]);
+      expect(failures).toEqual([{ property: "id", reason: reason(got) }]);
     }
   });
 
@@ -200,13 +208,28 @@ describe("Invoke of pulumi-resource-service (in process, real emulator)", () => 
     expect(plain(returns?.id)).toBe(ids.subscription);
     const hidden = `esb_${"Q".repeat(27)}`;
     const message = await failure("getEventSubscription", { id: secret(hidden) });
-    expect(message).toContain("does not exist");
+    expect(message).toBe(
+      "event subscription (whose ID is a secret) does not exist in the account of this API key (deleted, mistyped, or owned by another account)",
+    );
     expect(message).not.toContain(hidden);
   });
 
   it("an unknown token fails naming it and the functions there are", async () => {
-    expect(await failure("getNothing", {})).toMatch(
-      /^unknown function service:index:getNothing \(this provider has .*getEventSubscription/,
+    const functions = Object.keys(FUNCTION_IMPLEMENTATIONS);
+    expect(functions).toContain("service:index:getEventSubscription");
+    expect(await failure("getNothing", {})).toBe(
+      `unknown function service:index:getNothing (this provider has ${functions.join(", ")})`,
     );
+  });
+});
+
+describe("returnStruct (the engine's form of a function's result)", () => {
+  it("leaves a list item's undefined properties out, as a get's, and keeps the kind's secrets secret", () => {
+    const list = FUNCTION_IMPLEMENTATIONS["service:index:getEventDestinations"];
+    const item = { id: "ed_1", description: undefined, target: { datadog: { apiKey: "" } } };
+    const struct = returnStruct(list, { items: [item] }, false).toJavaScript() as { items: Props[] };
+    expect(Object.keys(struct.items[0]).sort()).toEqual(["id", "target"]);
+    expect(isSecret(struct.items[0].target)).toBe(true);
+    expect(struct.items[0].id).toBe("ed_1");
   });
 });

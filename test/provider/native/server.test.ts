@@ -18,6 +18,7 @@ import { ServiceClient } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { startHoldingProxy, type HoldingProxy } from "../../helpers/held-answers";
 import { UNKNOWN } from "../../../provider/impl/inputChecks";
+import { IMPLEMENTATIONS, implementationOf } from "../../../provider/native/implementations";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const SUB = "urn:pulumi:dev::p::service:index:EventSubscription::s";
@@ -159,7 +160,16 @@ describe("pulumi-resource-service's gRPC server", () => {
   it("a type the schema does not have is an error naming it", async () => {
     await expect(
       unary(plugin(), "check", checkRequest("urn:pulumi:dev::p::service:index:Nope::n", {})),
-    ).rejects.toThrow(/unknown resource type service:index:Nope/);
+    ).rejects.toThrow(
+      `unknown resource type service:index:Nope (this provider has ${Object.keys(IMPLEMENTATIONS).join(", ")})`,
+    );
+    expect(Object.keys(IMPLEMENTATIONS)).toEqual([
+      "service:index:EventSubscription",
+      "service:index:EventDestination",
+      "service:index:AbuseReport",
+    ]);
+    // A URN without a type (not one the engine sends) names none.
+    expect(() => implementationOf("not-a-urn")).toThrow(/^unknown resource type {2}\(this provider has/);
   });
 });
 
