@@ -4,16 +4,13 @@
  * MUTATION_MODULES or all), without what only the engine tests need or what Stryker replaces:
  * no global setup of a Pulumi home (Stryker starts jest once per mutant, and the setup took
  * seconds of each start), no slowest-first order, no summary of time budgets. The two unit test
- * files that deploy through the engine are left out as the scenarios are, and so is the one that
- * runs the emulator's compiled command line (its child process runs dist/, not the mutants).
+ * files that deploy through the engine are left out as the scenarios are.
  */
 const base = require("./jest.config");
 const { selectModules } = require("./scripts/mutation/modules");
 
 /** Test files of the modules' folders that run the Pulumi engine (minutes; the CLI needed). */
 const ENGINE_TESTS = ["test/gitops/cli.test.ts", "test/provider/impl/process/debugLog.test.ts"];
-/** Test files of the modules' folders that run only compiled code (packages/emulator/dist/cli.js). */
-const COMPILED_TESTS = ["test/emulator/cli.test.ts"];
 
 const tests = [...new Set(selectModules(process.env.MUTATION_MODULES).flatMap((m) => m.tests))];
 
@@ -22,7 +19,7 @@ module.exports = {
   testMatch: tests.map((glob) => `<rootDir>/${glob}`),
   testPathIgnorePatterns: [
     ...base.testPathIgnorePatterns,
-    ...[...ENGINE_TESTS, ...COMPILED_TESTS].map((file) => `<rootDir>/${file.replace(/\./g, "\\.")}$`),
+    ...ENGINE_TESTS.map((file) => `<rootDir>/${file.replace(/\./g, "\\.")}$`),
   ],
   globalSetup: undefined,
   globalTeardown: undefined,
