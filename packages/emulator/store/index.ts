@@ -38,7 +38,6 @@ export function openStore(path: string): Store {
   const destinations = eventDestinationsRepository(base);
   const { exists: _exists, ...destinationMethods } = destinations;
   const log = requestLogRepository(base);
-  let closed = false;
   return {
     path,
     ...accountsRepository(base),
@@ -69,9 +68,9 @@ export function openStore(path: string): Store {
       };
     },
     close() {
-      if (closed) return;
+      // A second close does nothing: the log is closed, and better-sqlite3's close of a closed
+      // database returns.
       log.close();
-      closed = true;
       base.db.close();
     },
   };
