@@ -63,6 +63,21 @@ describe("accounts and their keys", () => {
     });
   });
 
+  it("registering a known key with the other authorization stores the change, both ways", () => {
+    withMemoryStore((store) => {
+      const account = store.registerAccount(A, false);
+      const authorized = () =>
+        store
+          .snapshot()
+          .accounts.map((a) => (a as { abuse_reports_authorized: number }).abuse_reports_authorized);
+      expect(authorized()).toEqual([0]);
+      expect(store.registerAccount(A, true)).toEqual({ id: account.id, abuseReportsAuthorized: true });
+      expect(authorized()).toEqual([1]);
+      store.registerAccount(A, false);
+      expect(authorized()).toEqual([0]);
+    });
+  });
+
   it("registers the keys of a start in one transaction: two keys of one account authorized differently change nothing", () => {
     withMemoryStore((store) => {
       const account = store.registerAccount(A, true);
