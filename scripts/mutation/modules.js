@@ -89,7 +89,7 @@ const MODULES = [
     // Those of store/ and routes/ (routes/table.test.ts calls every route once), and three more
     // that run their code: review (the operator's review, abuse reports reviewed after a delay),
     // and the plugins' tests of the request log (its bounds) and of errors (the routes' checks of
-    // IDs and bodies). Every emulator test (3.5 hours a run) covers no statement of store/ and
+    // IDs and bodies). Every emulator test (3 to 6 hours a run) covers no statement of store/ and
     // routes/ more than these.
     tests: [
       "test/emulator/store/**/*.test.ts",
