@@ -61,9 +61,11 @@ describe("store", () => {
       s2.close();
     }
   });
+
   it("adds the request log's later columns to a data file made before them, keeping its entries", () => {
     const file = path.join(dir(), "old-log.db");
     const old = new Database(file);
+    // The table as the emulator's first release made it: a data file's past format, not today's schema.
     old.exec(`CREATE TABLE request_log (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
       time TEXT NOT NULL,
