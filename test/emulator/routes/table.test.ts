@@ -1,49 +1,27 @@
 /**
  * The emulator's route table as a whole (packages/emulator/routes/): every route of the public API
- * and of the operator answers at its path and method, with an app made inside the test (not in a
- * `beforeAll`), so that what registers the routes runs within the test that checks them.
+ * and of the operator answers at its path and method, with the emulator started inside the test
+ * (not in a `beforeAll`), so that what registers the routes runs within the test that checks them.
  * docs/service-api.md § Requests, § What the emulator adds.
  */
-import type { AddressInfo } from "node:net";
-import { createApp } from "../../../packages/emulator/app";
-import { openStore } from "../../../packages/emulator/store";
-import { rawRequest } from "../../helpers/emulator";
+import { apiRequest, operatorRequest, rawRequest, startEmulator } from "../../helpers/emulator";
 import { destinationBody, subscriptionBody } from "../../helpers/emulator-fixtures";
 
 const KEY = "key-route-table";
-const ADMIN = "admin-route-table";
 
 describe("the route table", () => {
   it("answers every route of the API and of the operator, each kind with the methods it supports", async () => {
-    const store = openStore(":memory:");
-    const app = createApp({ store, apiKeys: [KEY], adminKey: ADMIN });
+    const em = await startEmulator({ apiKeys: [KEY] });
     try {
-      await app.listen({ port: 0, host: "127.0.0.1" });
-      const { port } = app.server.address() as AddressInfo;
-      const send = async (
-        method: string,
-        url: string,
-        body?: unknown,
-        headers: Record<string, string> = {},
-      ) => {
-        const operator = url.startsWith("/_operator");
-        const res = await rawRequest({
-          method,
-          url: `http://127.0.0.1:${port}${url}`,
-          headers: {
-            ...(operator ? { authorization: `Bearer ${ADMIN}` } : {}),
-            ...(operator || url === "/openapi.json"
-              ? {}
-              : { authorization: `Bearer ${KEY}`, "service-version": "2" }),
-            ...(body === undefined ? {} : { "content-type": "application/json" }),
-            ...headers,
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
+      /** A request to the API with the account's key, or to the operator with the admin key. */
+      const send = async (method: string, url: string, body?: unknown, headers?: Record<string, string>) => {
+        const res = url.startsWith("/_operator")
+          ? await operatorRequest(em.url, em.adminKey, method, url, body)
+          : await apiRequest(em.url, KEY, method, url, body, headers);
         return { status: res.status, body: res.text ? res.json() : undefined };
       };
 
-      expect((await send("GET", "/openapi.json")).status).toBe(200);
+      expect((await rawRequest({ method: "GET", url: `${em.url}/openapi.json` })).status).toBe(200);
 
       // Destinations: create (idempotent with a key), get, update, list.
       const idem = { "idempotency-key": "route-table-1" };
@@ -96,8 +74,7 @@ describe("the route table", () => {
       expect((await send("DELETE", "/_operator/requests")).status).toBe(204);
       expect((await send("GET", "/_operator/requests")).body?.requests).toEqual([]);
     } finally {
-      await app.close();
-      store.close();
+      await em.close();
     }
   });
 });
