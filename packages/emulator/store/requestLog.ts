@@ -104,7 +104,7 @@ export function requestLogRepository({ db }: StoreBase): Pick<
   });
   function flush(): void {
     flushScheduled = false;
-    if (pending.length === 0 || closed) return;
+    if (pending.length === 0) return;
     const entries = pending;
     pending = [];
     try {
