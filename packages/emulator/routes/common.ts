@@ -6,7 +6,14 @@
  * @packageDocumentation
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { EVENT_TYPES, isEventType, isWellFormedId, PAGE_LIMIT_MAX, PAGE_LIMIT_MIN } from "service-contract";
+import {
+  EVENT_TYPES,
+  isEventType,
+  isWellFormedId,
+  PAGE_LIMIT_MAX,
+  PAGE_LIMIT_MIN,
+  type ResourceDescriptor,
+} from "service-contract";
 import { ErrorReply } from "../errorReply";
 import { routeNotFound, type RouteInfo } from "../routeInfo";
 
@@ -23,20 +30,24 @@ export function routeAccess(app: FastifyInstance, access: "public" | "operator",
 }
 
 /**
- * The `:id` of the path, checked: 227 when it has another kind's prefix, 404 when it is not a
- * well-formed ID of its kind.
+ * The `:id` of the path, an ID of `kind`'s, checked: 227 when it has another kind's prefix, 404
+ * when it is not a well-formed ID of its kind (the message of a well-formed ID no record has).
  */
-export function pathId(request: FastifyRequest, prefix: string, what: string): string {
+export function pathId(
+  request: FastifyRequest,
+  kind: Pick<ResourceDescriptor, "idPrefix" | "names">,
+): string {
   const id = (request.params as { id: string }).id;
+  const { idPrefix, names } = kind;
   if (id === "") throw routeNotFound(request);
-  if (!id.startsWith(prefix)) {
+  if (!id.startsWith(idPrefix)) {
     throw new ErrorReply(
       227,
-      `the ID ${JSON.stringify(id)} in the path is not ${what} ID (they start with ${prefix})`,
+      `the ID ${JSON.stringify(id)} in the path is not ${names.article} ID (they start with ${idPrefix})`,
     );
   }
-  if (!isWellFormedId(id, prefix))
-    throw new ErrorReply(404, `no ${what.replace(/^an? /, "")} with ID ${JSON.stringify(id)}`);
+  if (!isWellFormedId(id, idPrefix))
+    throw new ErrorReply(404, `no ${names.singular} with ID ${JSON.stringify(id)}`);
   return id;
 }
 

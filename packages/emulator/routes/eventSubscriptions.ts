@@ -39,7 +39,7 @@ export const eventSubscriptionRoutes: FastifyPluginCallbackZod = (app, _opts, do
     render: renderSubscription,
   });
   app.get(`${eventSubscription.path}/:id/sources/:type`, (request) => {
-    const id = pathId(request, eventSubscription.idPrefix, eventSubscription.names.article);
+    const id = pathId(request, eventSubscription);
     const { type } = request.params as { type: string };
     const sub = store.getSubscription(request.accountId(), id);
     if (!sub) throw new ErrorReply(404, `no event subscription with ID ${JSON.stringify(id)}`);

@@ -26,7 +26,7 @@ export const operatorRoutes: FastifyPluginCallbackZod = (app, _opts, done) => {
   const { store, emulator } = app;
   routeAccess(app, "operator");
   app.post(`${abuseReport.path}/:id/review`, { schema: { body: Review } }, (request) => {
-    const id = pathId(request, abuseReport.idPrefix, abuseReport.names.article);
+    const id = pathId(request, abuseReport);
     const report = store.reviewAbuseReport(id, request.body.hostnames, app.clock());
     return renderAbuseReport(report, request.baseUrl());
   });

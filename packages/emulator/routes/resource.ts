@@ -52,7 +52,7 @@ export function resourceRoutes<S extends ResourceSchemas, R>(
   h: ResourceHandlers<S, R>,
 ): void {
   const { path, idPrefix, names, wireListKey, schemas } = descriptor;
-  const id = (request: FastifyRequest) => pathId(request, idPrefix, names.article);
+  const id = (request: FastifyRequest) => pathId(request, descriptor);
   if (supports(descriptor, "create")) {
     app.post(path, { schema: { body: schemas.create } }, (request, reply) =>
       reply.created(() => {

@@ -2,6 +2,7 @@
  * Success shapes of every endpoint, field by field (docs/service-api.md § Requests, § Abuse reports, § Event subscriptions, § Event destinations).
  */
 import type { AddressInfo } from "node:net";
+import { EVENT_TYPES, ID_BODY_LENGTH } from "service-contract";
 import { createApp } from "../../../packages/emulator/app";
 import { openStore } from "../../../packages/emulator/store";
 import {
@@ -506,5 +507,69 @@ describe("another account's resources (docs/service-api.md: resources are privat
     const refused = await callAsOther("POST", "/event_subscriptions", subscriptionBody([d]));
     expectError(refused, 400, 223);
     expect(expectOk(await callAsOther("GET", "/event_subscriptions"), 200).event_subscriptions).toEqual([]);
+  });
+});
+
+describe("IDs in the path, and event types outside the catalogue", () => {
+  const wellFormed = (prefix: string) => prefix + "a".repeat(ID_BODY_LENGTH);
+
+  it("an ID of another kind answers 227 naming the kind the path wants", async () => {
+    const sub = wellFormed("esb_");
+    for (const method of ["GET", "DELETE"]) {
+      expectError(
+        await call(method, `/event_destinations/${sub}`),
+        400,
+        227,
+        `the ID "${sub}" in the path is not an event destination ID (they start with ed_)`,
+      );
+    }
+  });
+
+  it.each([
+    ["/event_destinations/", "event destination", "ed_"],
+    ["/event_subscriptions/", "event subscription", "esb_"],
+    ["/abuse_reports/", "abuse report", "abrp_"],
+  ])(
+    "an ID of %s that is not well formed, or that no record has, answers 404 naming it",
+    async (path, what, prefix) => {
+      for (const id of [`${prefix}short`, `${prefix}${"!".repeat(ID_BODY_LENGTH)}`, wellFormed(prefix)]) {
+        expectError(await call("GET", path + id), 404, 404, `no ${what} with ID "${id}"`);
+      }
+    },
+  );
+
+  it("a source of a subscription no one has, or one it lacks, answers 404 naming what is missing", async () => {
+    const missing = wellFormed("esb_");
+    expectError(
+      await call("GET", `/event_subscriptions/${missing}/sources/${EVENT_TYPES[0]}`),
+      404,
+      404,
+      `no event subscription with ID "${missing}"`,
+    );
+    const d = await newDestination();
+    const sub = expectOk(await call("POST", "/event_subscriptions", subscriptionBody([d])), 201);
+    const lacking = EVENT_TYPES.find((t) => !sub.sources.some((s: { type: string }) => s.type === t));
+    expectError(
+      await call("GET", `/event_subscriptions/${sub.id}/sources/${lacking}`),
+      404,
+      404,
+      `event subscription ${sub.id} has no source "${lacking}"`,
+    );
+  });
+
+  it("an event type outside the catalogue answers 238 with the catalogue's first three types and its size", async () => {
+    const d = await newDestination();
+    const res = await call(
+      "POST",
+      "/event_subscriptions",
+      subscriptionBody([d], { sources: [{ type: "nope.v1" }] }),
+    );
+    expectError(
+      res,
+      400,
+      238,
+      `sources[0].type: unknown event type; known types include ${EVENT_TYPES.slice(0, 3).join(", ")}, … (${EVENT_TYPES.length} in all)`,
+    );
+    expect(EVENT_TYPES.length).toBeGreaterThan(3);
   });
 });

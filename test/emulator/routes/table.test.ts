@@ -61,11 +61,23 @@ describe("the route table", () => {
       expect((await send("DELETE", rPath)).status).toBe(405);
       expect((await send("GET", "/abuse_reports")).status).toBe(405);
 
-      // The operator's routes.
-      const review = await send("POST", `/_operator${rPath}/review`, {
-        hostnames: [{ hostname: "bad.example", status: "BANNED" }],
+      // The operator's routes. The review is no create: an Idempotency-Key sent with it, even
+      // one that is not well formed, is neither checked nor echoed.
+      const review = await rawRequest({
+        method: "POST",
+        url: `${em.url}/_operator${rPath}/review`,
+        headers: {
+          authorization: `Bearer ${em.adminKey}`,
+          "content-type": "application/json",
+          "idempotency-key": "not a key",
+        },
+        body: JSON.stringify({ hostnames: [{ hostname: "bad.example", status: "BANNED" }] }),
       });
-      expect([review.status, review.body?.status]).toEqual([200, "PROCESSED"]);
+      expect([review.status, review.json().status, review.headers["idempotency-key"]]).toEqual([
+        200,
+        "PROCESSED",
+        undefined,
+      ]);
       expect((await send("GET", "/_operator/faults")).status).toBe(200);
       const faults = await send("PUT", "/_operator/faults", { status429: 0 });
       expect([faults.status, faults.body?.status429]).toEqual([200, 0]);
