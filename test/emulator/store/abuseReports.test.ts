@@ -3,6 +3,9 @@
  * account; the next create answers 409 / 241 naming the limit and stores nothing, and every
  * report already stored stays readable.
  */
+import { ErrorReply } from "../../../packages/emulator/errorReply";
+import { autoReviewStatus } from "../../../packages/emulator/review";
+import { openStore, type Store } from "../../../packages/emulator/store";
 import { apiRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { expectError } from "../../helpers/emulator-fixtures";
 
@@ -58,4 +61,66 @@ it.each([0, 1.5, -1])("abuseReportsPerAccount %p is refused at start", async (n)
   await expect(startEmulator({ limits: { abuseReportsPerAccount: n } })).rejects.toThrow(
     `limits.abuseReportsPerAccount must be a whole number from 1 up, got ${n}`,
   );
+});
+
+describe("the abuse report store (packages/emulator/store/abuseReports.ts)", () => {
+  let store: Store;
+  let account: string;
+  const input = (hostnames: string[]) => ({
+    urls: hostnames.map((h) => `https://${h}/x`),
+    metadata: "",
+    hostnames,
+  });
+  beforeEach(() => {
+    store = openStore(":memory:");
+    account = store.registerAccount("a".repeat(64), true).id;
+  });
+  afterEach(() => store.close());
+
+  it("names a limit of one report in the singular", () => {
+    store.createAbuseReport(account, input(["one.example"]), 0, 1);
+    expect(() => store.createAbuseReport(account, input(["two.example"]), 0, 1)).toThrow(
+      "this account already has 1 abuse report, the most an account may have; reports are never deleted, so no more can be created",
+    );
+  });
+
+  it("a review naming a hostname the report lacks answers 215 listing the report's, and changes nothing", () => {
+    const r = store.createAbuseReport(account, input(["a.example", "b.example"]), 0);
+    const before = store.getAbuseReport(account, r.id);
+    let refused: unknown;
+    try {
+      store.reviewAbuseReport(r.id, [
+        { hostname: "A.example", status: "BANNED" },
+        { hostname: "c.example", status: "BANNED" },
+      ]);
+    } catch (e) {
+      refused = e;
+    }
+    expect(refused).toBeInstanceOf(ErrorReply);
+    expect({ code: (refused as ErrorReply).code, message: (refused as Error).message }).toEqual({
+      code: 215,
+      message: `hostnames[1].hostname: not a hostname of abuse report ${r.id} (it has a.example, b.example)`,
+    });
+    expect(store.getAbuseReport(account, r.id)).toEqual(before);
+  });
+
+  it("a review that keeps a hostname PENDING keeps when it became pending; one set back to PENDING restarts it", () => {
+    const delayMs = 1000;
+    const autoReview = (nowMs: number) => ({ nowMs, delayMs });
+    const r = store.createAbuseReport(account, input(["kept.example", "restarted.example"]), 0);
+    store.reviewAbuseReport(r.id, [{ hostname: "restarted.example", status: "BANNED" }], 100);
+    store.reviewAbuseReport(
+      r.id,
+      [
+        { hostname: "kept.example", status: "PENDING" },
+        { hostname: "restarted.example", status: "PENDING" },
+      ],
+      500,
+    );
+    const statuses = (nowMs: number) =>
+      store.getAbuseReport(account, r.id, autoReview(nowMs))?.hostnames.map((h) => h.status);
+    // At 1,000 ms the first has been pending since 0 (due); the second only since 500.
+    expect(statuses(1000)).toEqual([autoReviewStatus("kept.example"), "PENDING"]);
+    expect(statuses(1500)).toEqual([autoReviewStatus("kept.example"), autoReviewStatus("restarted.example")]);
+  });
 });
