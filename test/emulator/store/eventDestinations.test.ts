@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import path from "node:path";
 import { EventDestinationCreate } from "service-contract";
 import { writableFields } from "service-contract";
+import { ErrorReply } from "../../../packages/emulator/errorReply";
 import { openStore } from "../../../packages/emulator/store";
 import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
 import { useTempDir } from "../../helpers/temp-dir";
@@ -57,5 +58,45 @@ describe("event destinations table", () => {
     } finally {
       s2.close();
     }
+  });
+});
+
+describe("event destinations repository", () => {
+  it("an update keeps the fields its patch leaves undefined, and replaces those it gives", () => {
+    withMemoryStore((store) => {
+      const acct = store.registerAccount("d".repeat(64), false);
+      const d = store.createDestination(acct.id, storedDestination({ metadata: "m", description: "d" }));
+      const next = store.updateDestination(acct.id, d.id, { description: "new", metadata: undefined });
+      expect(next).toEqual({ ...d, description: "new" });
+      expect(store.getDestination(acct.id, d.id)).toEqual(next);
+    });
+  });
+
+  it("a delete while subscriptions use it answers 409 naming the first five, and keeps it", () => {
+    withMemoryStore((store) => {
+      const acct = store.registerAccount("e".repeat(64), false);
+      const d = store.createDestination(acct.id, storedDestination());
+      const subs = Array.from(
+        { length: 6 },
+        () =>
+          store.createSubscription(acct.id, {
+            metadata: "",
+            description: "",
+            sources: ["ip_policy_created.v0"],
+            destinationIds: [d.id],
+          }).id,
+      ).sort();
+      let refused: unknown;
+      try {
+        store.deleteDestination(acct.id, d.id);
+      } catch (e) {
+        refused = e;
+      }
+      expect({ code: (refused as ErrorReply).code, message: (refused as Error).message }).toEqual({
+        code: 409,
+        message: `event destination ${d.id} is still used by event subscription(s) ${subs.slice(0, 5).join(", ")}; remove it from them first`,
+      });
+      expect(store.getDestination(acct.id, d.id)).toEqual(d);
+    });
   });
 });
