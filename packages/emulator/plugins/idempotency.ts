@@ -46,9 +46,12 @@ export interface IdempotencyOptions {
   maxPerAccount: number;
 }
 
-/** The request's `Idempotency-Key` when keys are honoured and it is a create; else `undefined`. */
+/**
+ * The request's `Idempotency-Key` when keys are honoured and its route is a create (the route's
+ * `idempotent` flag, routes/common.ts); else `undefined`.
+ */
 function keyOf(request: FastifyRequest): string | string[] | undefined {
-  if (!request.server.emulator.idempotencyKeys || request.method !== "POST") return undefined;
+  if (!request.server.emulator.idempotencyKeys) return undefined;
   return matchedRoute(request)?.idempotent ? request.headers["idempotency-key"] : undefined;
 }
 

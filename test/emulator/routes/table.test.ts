@@ -18,7 +18,8 @@ describe("the route table", () => {
         const res = url.startsWith("/_operator")
           ? await operatorRequest(em.url, em.adminKey, method, url, body)
           : await apiRequest(em.url, KEY, method, url, body, headers);
-        return { status: res.status, body: res.text ? res.json() : undefined };
+        const echoed = res.headers["idempotency-key"];
+        return { status: res.status, body: res.text ? res.json() : undefined, echoed };
       };
 
       expect((await rawRequest({ method: "GET", url: `${em.url}/openapi.json` })).status).toBe(200);
@@ -31,8 +32,18 @@ describe("the route table", () => {
       expect([replay.status, replay.body?.id]).toEqual([201, d.body?.id]);
       const dPath = `/event_destinations/${d.body?.id}`;
       expect((await send("GET", dPath)).body?.id).toBe(d.body?.id);
-      const dPatched = await send("PATCH", dPath, { description: "patched" });
-      expect([dPatched.status, dPatched.body?.description]).toEqual([200, "patched"]);
+      // An update is no create: an Idempotency-Key sent with it is neither checked nor echoed.
+      const dPatched = await send(
+        "PATCH",
+        dPath,
+        { description: "patched" },
+        { "idempotency-key": "not a key" },
+      );
+      expect([dPatched.status, dPatched.body?.description, dPatched.echoed]).toEqual([
+        200,
+        "patched",
+        undefined,
+      ]);
       const dList = await send("GET", "/event_destinations");
       expect(dList.body?.event_destinations.map((x: { id: string }) => x.id)).toEqual([d.body?.id]);
 
