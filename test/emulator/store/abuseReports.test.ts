@@ -3,11 +3,14 @@
  * account; the next create answers 409 / 241 naming the limit and stores nothing, and every
  * report already stored stays readable.
  */
+import Database from "better-sqlite3";
+import path from "node:path";
 import { ErrorReply } from "../../../packages/emulator/errorReply";
 import { autoReviewStatus } from "../../../packages/emulator/review";
 import { openStore, type Store } from "../../../packages/emulator/store";
 import { apiRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
 import { expectError } from "../../helpers/emulator-fixtures";
+import { useTempDir } from "../../helpers/temp-dir";
 
 const A = "key-reports-a";
 const B = "key-reports-b";
@@ -64,6 +67,7 @@ it.each([0, 1.5, -1])("abuseReportsPerAccount %p is refused at start", async (n)
 });
 
 describe("the abuse report store (packages/emulator/store/abuseReports.ts)", () => {
+  const dir = useTempDir("emulator-reports-");
   let store: Store;
   let account: string;
   const input = (hostnames: string[]) => ({
@@ -76,6 +80,23 @@ describe("the abuse report store (packages/emulator/store/abuseReports.ts)", () 
     account = store.registerAccount("a".repeat(64), true).id;
   });
   afterEach(() => store.close());
+
+  it("opens a data file whose table lacks a structured column (hostnames): its reports read the default, none", () => {
+    const file = path.join(dir(), "old.db");
+    const s1 = openStore(file);
+    const acct = s1.registerAccount("b".repeat(64), true).id;
+    const r = s1.createAbuseReport(acct, input(["old.example"]), 0);
+    s1.close();
+    const raw = new Database(file);
+    raw.exec("ALTER TABLE abuse_reports DROP COLUMN hostnames");
+    raw.close();
+    const s2 = openStore(file);
+    try {
+      expect(s2.getAbuseReport(acct, r.id)).toEqual({ ...r, hostnames: [] });
+    } finally {
+      s2.close();
+    }
+  });
 
   it("names a limit of one report in the singular", () => {
     store.createAbuseReport(account, input(["one.example"]), 0, 1);

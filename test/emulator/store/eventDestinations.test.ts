@@ -45,14 +45,16 @@ describe("event destinations table", () => {
       storedDestination({ metadata: "m", description: "kept?", target: datadog }),
     );
     s1.close();
-    // A file of a release before `description` existed.
+    // A file of a release before `description` and `format` existed.
     const raw = new Database(file);
     raw.exec("ALTER TABLE event_destinations DROP COLUMN description");
+    raw.exec("ALTER TABLE event_destinations DROP COLUMN format");
     raw.close();
 
     const s2 = openStore(file);
     try {
-      expect(s2.getDestination(acct.id, d.id)).toEqual({ ...d, description: "" });
+      expect(d.format).toBe("json");
+      expect(s2.getDestination(acct.id, d.id)).toEqual({ ...d, description: "", format: "json" });
       const e = s2.createDestination(acct.id, storedDestination({ description: "new", target: datadog }));
       expect(s2.getDestination(acct.id, e.id)?.description).toBe("new");
     } finally {

@@ -4,7 +4,7 @@
  * (documented: a retry that comes after that many newer keyed creates makes a second resource).
  */
 import { apiRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
-import { destinationBody } from "../../helpers/emulator-fixtures";
+import { destinationBody, withMemoryStore } from "../../helpers/emulator-fixtures";
 
 const A = "key-idem-bound-a";
 const B = "key-idem-bound-b";
@@ -70,4 +70,29 @@ it.each([0, 2.5, Number.NaN])("idempotencyKeysPerAccount %p is refused at start"
   await expect(startEmulator({ limits: { idempotencyKeysPerAccount: n } })).rejects.toThrow(
     `limits.idempotencyKeysPerAccount must be a whole number from 1 up, got ${n}`,
   );
+});
+
+describe("the Idempotency-Key store (packages/emulator/store/idempotencyKeys.ts)", () => {
+  it("a key reused with another request within its time to live answers 240 naming that time in hours, and runs nothing", () => {
+    withMemoryStore((store) => {
+      const acct = store.registerAccount("f".repeat(64), false).id;
+      const request = (fingerprint: string, nowMs: number) => ({
+        key: "k",
+        fingerprint,
+        nowMs,
+        ttlMs: 2 * 3_600_000,
+        maxPerAccount: 5,
+      });
+      const runs: string[] = [];
+      const create = (what: string) => () => {
+        runs.push(what);
+        return { status: 201, body: JSON.stringify({ what }) };
+      };
+      expect(store.idempotentCreate(acct, request("first", 0), create("first")).replayed).toBe(false);
+      expect(() => store.idempotentCreate(acct, request("second", 3_600_000), create("second"))).toThrow(
+        "this Idempotency-Key was already used in the last 2 hours with a different request (another path or body); use a new key for a new request",
+      );
+      expect(runs).toEqual(["first"]);
+    });
+  });
 });
