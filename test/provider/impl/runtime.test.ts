@@ -2,7 +2,7 @@
  * The provider process's runtime (provider/impl/runtime.ts), as deployed dynamic providers load it
  * by package name: a frozen path that re-exports, from the modules holding each concern, the
  * values it exported in 0.2.0. What those values do is tested beside their modules:
- * process/settings.test.ts, process/client.test.ts, process/debugLog.test.ts, keyChecks.test.ts
+ * process/settings.test.ts, process/client.test.ts, process/debugLog.test.ts (and debugLog.engine.test.ts), keyChecks.test.ts
  * and create/recoveryAdoption.test.ts.
  */
 import * as runtime from "../../../provider/impl/runtime";

@@ -1,20 +1,23 @@
 /**
  * The provider process's request log (provider/impl/process/debugLog.ts): each request's line to
  * Pulumi's log at debug level, in batches, sent before the process ends; `SERVICE_LOG`; and the
- * connection of `@pulumi/pulumi`'s log to the engine that `configure` makes. Last, through the
- * real engine (Automation API, the project's CLI, the built package): the log reaches
- * `pulumi up --debug`'s output, without the API key or the destination's secret, and a run
- * without `--debug` shows none of it.
+ * connection of `@pulumi/pulumi`'s log to the engine that `configure` makes. Through the real
+ * engine: debugLog.engine.test.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import type { Stack } from "@pulumi/pulumi/automation";
 import { configure, getClient } from "../../../../provider/impl/process/client";
-import { DEBUG_LOG_FLUSH_MS, flushDebugLog } from "../../../../provider/impl/process/debugLog";
-import { type RunningEmulator, startEmulator } from "../../../helpers/emulator";
+import {
+  connectLogToEngine,
+  DEBUG_LOG_BATCH_CHARS,
+  DEBUG_LOG_FLUSH_MS,
+  flushDebugLog,
+  providerLogger,
+  warn,
+} from "../../../../provider/impl/process/debugLog";
+import { startEmulator } from "../../../helpers/emulator";
 import { configBag, isolateSettings } from "../../../helpers/provider-settings";
-import { freshBackend, localStack } from "../../../helpers/pulumi";
 import {
   fakeId,
   json,
@@ -147,6 +150,102 @@ describe("the request log", () => {
     expect(linesOf(messages)).toEqual([expect.stringMatching(/GET \/event_subscriptions\/esb_\w+ -> 200/)]);
   });
 
+  /** A line as the client logs it, through the provider's logger (SERVICE_LOG unset). */
+  const logLine = (line: string) => providerLogger()!(line, {} as never);
+
+  test(`lines reaching ${DEBUG_LOG_BATCH_CHARS} characters (a newline each) go at once, as one message; a flush with none waiting sends nothing`, async () => {
+    const messages = await spyDebug();
+    await flushDebugLog();
+    expect(messages).toEqual([]);
+    logLine("short");
+    const long = "x".repeat(DEBUG_LOG_BATCH_CHARS - "short\n".length - 1);
+    logLine(long.slice(0, -1));
+    expect(messages).toEqual([]); // one character short
+    await flushDebugLog();
+    logLine("short");
+    logLine(long);
+    expect(messages).toEqual([`short\n${long.slice(0, -1)}`, `short\n${long}`]);
+    logLine("next");
+    await flushDebugLog();
+    expect(messages.at(-1)).toBe("next");
+  });
+
+  test("SERVICE_LOG is read without case or surrounding spaces: ' Off ' logs nothing", () => {
+    process.env.SERVICE_LOG = " Off ";
+    expect(providerLogger()).toBeUndefined();
+    process.env.SERVICE_LOG = "";
+    expect(providerLogger()).toBeInstanceOf(Function);
+  });
+
+  test("a process about to exit for want of work sends the lines waiting; the hook is installed once", async () => {
+    const messages = await spyDebug();
+    logLine("first");
+    const hooks = process.listenerCount("beforeExit");
+    logLine("second");
+    logLine("third");
+    expect(process.listenerCount("beforeExit")).toBe(hooks);
+    expect(messages).toEqual([]);
+    process.emit("beforeExit", 0);
+    expect(messages).toEqual(["first\nsecond\nthird"]);
+  });
+
+  // The signal hooks are installed once per module load, and each runs once: SIGINT is tried
+  // with another listener, SIGTERM alone. process.kill is replaced: a signal raised again in
+  // earnest would end the test run.
+  test("SIGINT sends the lines waiting at once, and leaves the signal to the process's other listener", async () => {
+    const messages = await spyDebug();
+    const kill = jest.spyOn(process, "kill").mockImplementation(() => true);
+    logLine("before the signal");
+    const other = () => {};
+    process.on("SIGINT", other);
+    try {
+      process.emit("SIGINT");
+      const atOnce = [...messages];
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(atOnce).toEqual(["before the signal"]);
+      expect(kill).not.toHaveBeenCalled();
+    } finally {
+      process.off("SIGINT", other);
+    }
+  });
+
+  test("SIGTERM alone: waits for Pulumi's log at most a second, then raises the signal again", async () => {
+    await flushDebugLog();
+    const tried: string[] = [];
+    jest.spyOn(pulumi.log, "debug").mockImplementation((msg: string) => {
+      tried.push(msg);
+      return new Promise<void>(() => {}); // never sent
+    });
+    const kill = jest.spyOn(process, "kill").mockImplementation(() => true);
+    logLine("before the signal");
+    const started = Date.now();
+    process.emit("SIGTERM");
+    // Checked once the signal is raised again (to the spy): a failure before that would leave
+    // the hook to raise it in earnest after the test.
+    const triedAtOnce = [...tried];
+    while (kill.mock.calls.length === 0 && Date.now() - started < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const waited = Date.now() - started;
+    // Pulumi's log answers again, so that later flushes do not wait on the message never sent.
+    jest.spyOn(pulumi.log, "debug").mockResolvedValue();
+    logLine("after the signal");
+    await flushDebugLog();
+    expect(triedAtOnce).toEqual(["before the signal"]);
+    expect(kill.mock.calls).toEqual([[process.pid, "SIGTERM"]]);
+    expect(waited).toBeGreaterThanOrEqual(900);
+  });
+
+  test("a warning that cannot reach Pulumi's log is dropped, never an error", async () => {
+    const tried: string[] = [];
+    jest.spyOn(pulumi.log, "warn").mockImplementation(async (msg: string) => {
+      tried.push(msg);
+      throw new Error("the engine is gone");
+    });
+    await expect(warn("a note")).resolves.toBeUndefined();
+    expect(tried).toEqual(["a note"]);
+  });
+
   test("SIGINT (how the engine stops a provider, after Cancel) sends the lines waiting, then ends the process", async () => {
     state.server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
     // The built runtime (npm run build), as deployed providers load it, in a process of its own,
@@ -218,66 +317,45 @@ test("configure hands the engine address to Pulumi's log, after --logflow's flag
   }
 });
 
-describe("the request log through the real engine", () => {
-  const DD_KEY = "dd-runtime-secret-key-93be1f";
-  let emulator: RunningEmulator;
-  let stack: Stack;
-
-  beforeAll(async () => {
-    emulator = await startEmulator({});
-    ({ stack } = await localStack(
-      path.join(REPO, "test", "fixtures", "lifecycle"),
-      "log",
-      freshBackend("runtime-log"),
-      { SERVICE_LOG: "" },
-    ));
-    await stack.setConfig("service:baseUrl", { value: emulator.url });
-    await stack.setConfig("service:apiKey", { value: emulator.apiKeys[0], secret: true });
-    await stack.setConfig("ddApiKey", { value: DD_KEY, secret: true });
-    const spec = {
-      destinations: [
-        { name: "dd", args: { target: { datadog: { apiKey: "secret:ddApiKey", ddsite: "datadoghq.eu" } } } },
-      ],
-      subscriptions: ["a", "b", "c"].map((name) => ({
-        name,
-        destinations: ["dd"],
-        args: { sources: [{ type: "ip_policy_created.v0" }] },
-      })),
-      reports: [],
-    };
-    await stack.setConfig("spec", { value: JSON.stringify(spec) });
-  }, 600_000);
-  afterAll(async () => {
-    await emulator?.close();
+describe("connectLogToEngine", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const state = require("@pulumi/pulumi/runtime/state") as {
+    getStore(): { settings: { options: { engineAddr?: string } } };
+  };
+  const options = state.getStore().settings.options;
+  const saved = { argv: process.argv, env: process.env.PULUMI_NODEJS_ENGINE, addr: options.engineAddr };
+  afterEach(() => {
+    process.argv = saved.argv;
+    options.engineAddr = saved.addr;
+    if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
+    else process.env.PULUMI_NODEJS_ENGINE = saved.env;
   });
 
-  test("up --debug shows each request, in order; destroy without it shows none", async () => {
-    let out = "";
-    await stack.up({ debug: true, onOutput: (o) => (out += o) });
-    const lines = out.split("\n").filter((l) => l.includes("service: "));
-    // The lines reach the engine in batches (one debug message of several lines), the last ones
-    // as the engine stops the provider: each request's line is there (the display may show a
-    // message twice: as it comes, and among the diagnostics), the destination's first.
-    const posts = new Set(
-      lines
-        .map(
-          (l) =>
-            /service: POST \/event_\w+ -> 201 in \d+ ms \(attempt 1 of 5, operation op_\w+\)/.exec(l)?.[0],
-        )
-        .filter((l) => l !== undefined),
-    );
-    expect([...posts].map((l) => /POST \/(\w+)/.exec(l)![1])).toEqual([
-      "event_destinations",
-      "event_subscriptions",
-      "event_subscriptions",
-      "event_subscriptions",
-    ]);
-    expect(lines.join("\n")).not.toContain(emulator.apiKeys[0]);
-    expect(lines.join("\n")).not.toContain(DD_KEY);
+  it.each<[string, string[], string | undefined]>([
+    ["a host and port", ["localhost:45678"], "localhost:45678"],
+    ["an IPv6 address and port", ["[::1]:45678"], "[::1]:45678"],
+    ["a port of one digit", ["127.0.0.1:7"], "127.0.0.1:7"],
+    ["no argument but flags", ["--logtostderr", "-v=9"], undefined],
+    ["the tracing endpoint alone", ["--tracing", "127.0.0.1:1"], undefined],
+    ["a path before the address", ["/x:1"], undefined],
+    ["a port followed by more", ["127.0.0.1:1x"], undefined],
+    ["no port", ["127.0.0.1:"], undefined],
+  ])("takes the engine's address from the arguments: %s", (_what, args, expected) => {
+    delete process.env.PULUMI_NODEJS_ENGINE;
+    options.engineAddr = undefined;
+    process.argv = [process.argv[0], "dynamic-provider", ...args];
+    connectLogToEngine();
+    expect([process.env.PULUMI_NODEJS_ENGINE, options.engineAddr]).toEqual([expected, expected]);
+  });
 
-    let quiet = "";
-    await stack.destroy({ onOutput: (o) => (quiet += o) });
-    expect(quiet).toContain("deleted");
-    expect(quiet).not.toContain("service: DELETE");
-  }, 600_000);
+  it("keeps an address the process was given already", () => {
+    process.env.PULUMI_NODEJS_ENGINE = "127.0.0.1:1111";
+    options.engineAddr = "127.0.0.1:2222";
+    process.argv = [process.argv[0], "dynamic-provider", "127.0.0.1:3333"];
+    connectLogToEngine();
+    expect([process.env.PULUMI_NODEJS_ENGINE, options.engineAddr]).toEqual([
+      "127.0.0.1:1111",
+      "127.0.0.1:2222",
+    ]);
+  });
 });
