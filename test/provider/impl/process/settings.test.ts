@@ -5,6 +5,7 @@
  * settings `configure` kept.
  */
 import { configure, getClient } from "../../../../provider/impl/process/client";
+import { readSettings, requestsPerSecond, whole } from "../../../../provider/impl/process/settings";
 import { configBag, isolateSettings } from "../../../helpers/provider-settings";
 
 const KEY = "sk_test_RUNTIME_SECRET_0123456789";
@@ -93,5 +94,46 @@ describe("settings", () => {
       "service:caCertificate": "/nonexistent/ca.pem",
     });
     expect(message).toMatch(/^service:caCertificate: no such file: "\/nonexistent\/ca.pem"/);
+  });
+
+  test.each<[string, number]>([
+    ["2", 2],
+    ["12", 12],
+    [" 2 ", 2],
+    ["2.", 2],
+    ["2.50", 2.5],
+    [".25", 0.25],
+    ["10000", 10000],
+  ])("service:maxRequestsPerSecond = %j is taken as %d", (value, expected) => {
+    readSettings(configBag({ "service:maxRequestsPerSecond": value }));
+    expect(requestsPerSecond()).toBe(expected);
+  });
+
+  test.each(["1e3", "3e1", "0x10", "2 x", "x 2"])(
+    "service:maxRequestsPerSecond = %j (a number JavaScript would read, not a decimal) is refused",
+    (value) => {
+      readSettings(configBag({ "service:maxRequestsPerSecond": value }));
+      expect(() => requestsPerSecond()).toThrow(`service:maxRequestsPerSecond must be a number of requests`);
+    },
+  );
+
+  test.each<["requestTimeoutMs" | "maxRetries", string, number]>([
+    ["requestTimeoutMs", "600000", 600000],
+    ["requestTimeoutMs", " 1 ", 1],
+    ["maxRetries", "20", 20],
+    ["maxRetries", "0", 0],
+  ])("service:%s = %j, at the edge of its range, is taken", (name, value, expected) => {
+    readSettings(configBag({ [`service:${name}`]: value }));
+    expect(whole(name)).toBe(expected);
+  });
+
+  test("readSettings tells whether any value changed since the settings it replaces", () => {
+    const a = { "service:apiKey": KEY, "service:baseUrl": "http://127.0.0.1:9" };
+    readSettings(configBag({}));
+    expect(readSettings(configBag(a))).toBe(true);
+    expect(readSettings(configBag(a))).toBe(false);
+    expect(readSettings(configBag({ ...a, "service:maxRetries": "3" }))).toBe(true);
+    expect(readSettings(configBag({ ...a, "service:maxRetries": "3" }))).toBe(false);
+    expect(readSettings(configBag(a))).toBe(true);
   });
 });
