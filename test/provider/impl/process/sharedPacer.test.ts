@@ -5,13 +5,19 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { buildSync } from "esbuild";
-import { readFileSync, statSync, utimesSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { freshState } from "../../../../client/pacer";
+import { claimsRoot } from "../../../../provider/impl/create/claimsFolder";
+import { formatIdentity, processIdentity } from "../../../../provider/impl/create/processIdentity";
 import {
   FORGET_AFTER_MS,
+  LOCK_STALE_MS,
+  OBSERVE_FLUSH_MS,
   SharedBudget,
   SharedPacer,
   accountName,
+  pacingFolder,
   sharedPacer,
 } from "../../../../provider/impl/process/sharedPacer";
 import { useTempDir } from "../../../helpers/temp-dir";
@@ -148,4 +154,133 @@ test("what an account's budget learned is forgotten once it has gone unwritten f
   const started = Date.now();
   await new SharedPacer(budget, { burst: 1 }).acquire();
   expect(Date.now() - started).toBeLessThan(1_000);
+});
+
+describe("in this process", () => {
+  /** A budget of its own in the test's pacing folder. */
+  const budgetOf = (key: string) => new SharedBudget(dir(), accountName(dir(), key));
+  const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  test("the pacing folder is `pacing` in the claims root", () => {
+    expect(pacingFolder()).toBe(path.join(claimsRoot(), "pacing"));
+  });
+
+  test("a salt written with a newline and a base URL with trailing slashes name the same account", () => {
+    const a = path.join(tmp(), "salted-a", "pacing");
+    const b = path.join(tmp(), "salted-b", "pacing");
+    accountName(a, "k");
+    accountName(b, "k");
+    writeFileSync(path.join(a, "salt"), "abcdefghijklmnopqrstuv\n");
+    writeFileSync(path.join(b, "salt"), "abcdefghijklmnopqrstuv");
+    expect(accountName(a, "k", "http://svc//")).toBe(accountName(b, "k", "http://svc"));
+  });
+
+  test("a pacing folder that cannot be made is named in the error, and the client then paces alone", () => {
+    const blocked = path.join(tmp(), "a-file");
+    writeFileSync(blocked, "");
+    expect(() => accountName(path.join(blocked, "pacing"), "k")).toThrow(
+      new RegExp(`^the claims root ${blocked} `),
+    );
+    expect(() => accountName(path.join(tmp(), "pacing-file"), "k")).not.toThrow();
+    writeFileSync(path.join(tmp(), "not-a-folder"), "");
+    expect(() => accountName(path.join(tmp(), "not-a-folder"), "k")).toThrow(/^the pacing folder /);
+    expect(sharedPacer("k", "", { burst: 1 }, path.join(blocked, "pacing"))).toBeUndefined();
+  });
+
+  const valid = { ...freshState(), rate: 2, limit: 10, tokens: 1, at: 5, answered: { "200": 1 } };
+  test.each<[string, unknown]>([
+    ["null", null],
+    ["a number", 7],
+    ["a rate that is not a number", { ...valid, rate: "2" }],
+    ["a limit that is not a number", { ...valid, limit: "10" }],
+    ["no waiting flag", { ...valid, waiting: undefined }],
+    ["tokens that are not a number", { ...valid, tokens: "1" }],
+    ["no time", { ...valid, at: undefined }],
+    ["no pause", { ...valid, pausedUntil: null }],
+    ["no raise time", { ...valid, raisedAt: "0" }],
+    ["no answers", { ...valid, answered: undefined }],
+    ["answers of null", { ...valid, answered: null }],
+  ])("a state file of another shape (%s) reads as a fresh budget", (_what, content) => {
+    const budget = budgetOf("sk_shape");
+    writeFileSync(budget.file, JSON.stringify(content));
+    expect(budget.read()).toEqual(freshState());
+    writeFileSync(budget.file, JSON.stringify(valid));
+    expect(budget.read()).toEqual(valid);
+  });
+
+  test("an update leaves no lock and no open file behind; a lock another process took meanwhile is left to it", async () => {
+    const budget = budgetOf("sk_update");
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const before = fds();
+    for (let i = 0; i < 40; i++) await budget.update((s) => void (s.tokens = i));
+    expect(fds()).toBeLessThan(before + 10);
+    expect(existsSync(budget.lockFile)).toBe(false);
+    expect(budget.read().tokens).toBe(39);
+    const theirs = `another-process\n${Date.now()}`;
+    await budget.update(() => writeFileSync(budget.lockFile, theirs));
+    expect(readFileSync(budget.lockFile, "utf8")).toBe(theirs);
+  });
+
+  test("a lock held by a live process and not yet stale is waited for; an empty one (being written) too", async () => {
+    const budget = budgetOf("sk_wait");
+    const live = `${formatIdentity(processIdentity(process.pid))}-cafe`;
+    writeFileSync(budget.lockFile, `${live}\n${Date.now() - (LOCK_STALE_MS - 500)}`);
+    let started = Date.now();
+    await budget.update(() => undefined);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(400);
+
+    writeFileSync(budget.lockFile, "");
+    let done = false;
+    started = Date.now();
+    const update = budget.update(() => void (done = true));
+    await sleepMs(300);
+    const waited = { done, lock: existsSync(budget.lockFile) };
+    rmSync(budget.lockFile);
+    await update;
+    expect(waited).toEqual({ done: false, lock: true });
+  });
+
+  test("without a rate to keep, a request takes no lock and writes nothing; with one, it waits its turn", async () => {
+    const free = new SharedPacer(budgetOf("sk_free"), { burst: 1 });
+    await free.acquire();
+    await free.acquire();
+    expect(existsSync(free.budget.file)).toBe(false);
+
+    const paced = new SharedPacer(budgetOf("sk_paced"), { maxRequestsPerSecond: 10, burst: 1 });
+    const started = Date.now();
+    for (let i = 0; i < 4; i++) await paced.acquire();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(existsSync(paced.budget.file)).toBe(true);
+  });
+
+  test(`a 429 is written at once; other answers within ${OBSERVE_FLUSH_MS} ms, together; a flush with none writes nothing`, async () => {
+    const pacer = new SharedPacer(budgetOf("sk_observe"), { burst: 1 });
+    await pacer.flush();
+    expect(existsSync(pacer.budget.file)).toBe(false);
+    pacer.observe({ status: 200 });
+    pacer.observe({ status: 201 });
+    await sleepMs(OBSERVE_FLUSH_MS / 4);
+    expect(existsSync(pacer.budget.file)).toBe(false);
+    await sleepMs(OBSERVE_FLUSH_MS * 2);
+    expect(existsSync(pacer.budget.file)).toBe(true);
+
+    const paused = new SharedPacer(budgetOf("sk_observe_429"), { burst: 1 });
+    paused.observe({ status: 429, retryAfterSeconds: 5 });
+    await sleepMs(OBSERVE_FLUSH_MS / 4);
+    expect(paused.budget.read().pausedUntil).toBeGreaterThan(Date.now());
+  });
+
+  test("a budget whose folder is removed mid-run: requests go on, paced by this process alone", async () => {
+    const own = path.join(tmp(), "removed", "pacing");
+    const pacer = sharedPacer("sk_removed", "", { maxRequestsPerSecond: 10, burst: 1 }, own)!;
+    await pacer.acquire();
+    rmSync(own, { recursive: true, force: true });
+    // The first request after the failure goes at once, the next takes the new bucket's one
+    // token, and the three after it wait 100 ms each.
+    const started = Date.now();
+    for (let i = 0; i < 5; i++) await pacer.acquire();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    pacer.observe({ status: 200 });
+    await expect(pacer.flush()).resolves.toBeUndefined();
+  });
 });
