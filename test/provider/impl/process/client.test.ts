@@ -122,4 +122,38 @@ describe("the client built from the settings", () => {
       ca.remove();
     }
   });
+
+  test("service:caCertificate with several certificates: the service's CA need not be the first", async () => {
+    const other = makeTestCa("another CA");
+    const ca = makeTestCa();
+    const emulator = await startTlsEmulator(ca);
+    try {
+      // The PEM text itself, the service's CA second, without a newline after the last line.
+      const bundle = `${other.caPem.trim()}\n${ca.caPem.trim()}`;
+      await configure({
+        config: configBag({
+          "service:apiKey": emulator.apiKeys[0],
+          "service:baseUrl": emulator.url,
+          "service:caCertificate": bundle,
+        }),
+      });
+      await expect(getClient().eventSubscriptions.get(ESB)).rejects.toBeInstanceOf(NotFoundError);
+    } finally {
+      await configure({ config: configBag({}) });
+      await emulator.close();
+      ca.remove();
+      other.remove();
+    }
+  });
+
+  test("no API key: the error names service:apiKey and SERVICE_API_KEY; requests name the provider as their client", async () => {
+    state.server = await startScriptedServer([json(200, wireSubscription("http://svc", 1))]);
+    await configure({ config: configBag({ "service:baseUrl": state.server.url }) });
+    expect(() => getClient()).toThrow(
+      "No API key for the service: run `pulumi config set --secret service:apiKey <key>` or set SERVICE_API_KEY.",
+    );
+    await configure({ config: configBag({ "service:apiKey": KEY, "service:baseUrl": state.server.url }) });
+    await getClient().eventSubscriptions.get(fakeId("esb_", 1));
+    expect(state.server.requests.map((r) => r.headers["user-agent"])).toEqual(["pulumi-service-provider"]);
+  });
 });
