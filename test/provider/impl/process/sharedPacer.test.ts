@@ -212,6 +212,12 @@ describe("in this process", () => {
     expect(budget.read()).toEqual(valid);
   });
 
+  test("a state file whose number is beyond any (1e400, read as Infinity) reads as a fresh budget", () => {
+    const budget = budgetOf("sk_infinite");
+    writeFileSync(budget.file, JSON.stringify(valid).replace('"tokens":1', '"tokens":1e400'));
+    expect(budget.read()).toEqual(freshState());
+  });
+
   test("an update leaves no lock and no open file behind; a lock another process took meanwhile is left to it", async () => {
     const budget = budgetOf("sk_update");
     const fds = () => readdirSync("/proc/self/fd").length;
