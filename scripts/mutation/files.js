@@ -49,27 +49,27 @@ function moduleFiles(root, globs) {
 }
 
 /**
- * Whether a TypeScript file's text has code that runs (and so may have mutants): false for a file
- * of types, interfaces, type imports and comments only, which Stryker leaves out of its report.
- * Decided by TypeScript's own transpiler: what remains of its JavaScript output besides the
- * CommonJS preamble and comments.
+ * Whether a TypeScript file's text has code Stryker could change (and so may have mutants): false
+ * for a file of types, interfaces, imports, re-exports (`export { x } from "./x"`) and comments
+ * only, which Stryker leaves out of its report. Decided on TypeScript's own syntax tree: any
+ * top-level statement other than those.
  * @param {string} text a `.ts` file's text
  * @returns {boolean}
  */
 function hasCode(text) {
   const ts = require("typescript");
-  const js = ts.transpileModule(text, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, removeComments: true },
-  }).outputText;
-  return js
-    .split("\n")
-    .map((line) => line.trim())
-    .some(
-      (line) =>
-        line !== "" &&
-        line !== '"use strict";' &&
-        line !== 'Object.defineProperty(exports, "__esModule", { value: true });',
-    );
+  const file = ts.createSourceFile("file.ts", text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const declared = (s) => (ts.getModifiers(s) ?? []).some((m) => m.kind === ts.SyntaxKind.DeclareKeyword);
+  return file.statements.some(
+    (s) =>
+      !(
+        ts.isImportDeclaration(s) ||
+        ts.isExportDeclaration(s) ||
+        ts.isInterfaceDeclaration(s) ||
+        ts.isTypeAliasDeclaration(s) ||
+        (ts.canHaveModifiers(s) && declared(s))
+      ),
+  );
 }
 
 /**

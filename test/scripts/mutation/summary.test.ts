@@ -85,25 +85,30 @@ describe("drift (scripts/mutation/files.js)", () => {
   });
 });
 
-describe("hasCode (scripts/mutation/files.js): a module's run is recognized though its files of types only have no mutants", () => {
-  it("is false for types, interfaces, type imports and comments only", () => {
+describe("hasCode (scripts/mutation/files.js): a module's run is recognized though its files of types or re-exports only have no mutants", () => {
+  it("is false for types, interfaces, imports, re-exports and comments only", () => {
     const types = [
       "/** A record. */",
       'import type { A } from "./a";',
+      'import { b } from "./b";',
       "export interface R { id: string; a: A }",
       'export type S = Omit<R, "a">;',
+      'export { x, type Y } from "./x";',
+      'export * from "./z";',
+      "export { b };",
+      "declare const c: number;",
       "// the end",
     ].join("\n");
     expect(hasCode(types)).toBe(false);
   });
 
-  it("is true as soon as one statement runs: a constant, a function, an enum, a re-export", () => {
+  it("is true as soon as one statement Stryker could change is there: a constant, a function, an enum, a class", () => {
     for (const code of [
       "export const LIMIT = 3;",
       "export function f(): number { return 1; }",
       "export enum E { A }",
-      'export { x } from "./x";',
+      "export class K { n = 1; }",
     ])
-      expect(hasCode(`export type T = string;\n${code}`)).toBe(true);
+      expect(hasCode(`export { x } from "./x";\n${code}`)).toBe(true);
   });
 });
