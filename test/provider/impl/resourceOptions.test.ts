@@ -4,6 +4,7 @@
  */
 import {
   RESOURCE_OPTIONS_INPUT,
+  carryOptions,
   diffResult,
   forwardedOptions,
   replacesOnChange,
@@ -30,6 +31,7 @@ describe("forwarded options", () => {
     });
     expect(forwardedOptions({ [RESOURCE_OPTIONS_INPUT]: "description" })).toEqual({});
     expect(forwardedOptions({ [RESOURCE_OPTIONS_INPUT]: { replaceOnChanges: "description" } })).toEqual({});
+    expect(forwardedOptions({ [RESOURCE_OPTIONS_INPUT]: null })).toEqual({});
     expect(forwardedOptions({})).toEqual({});
     expect(forwardedOptions(undefined)).toEqual({});
   });
@@ -44,5 +46,26 @@ describe("forwarded options", () => {
     expect(diffResult(["metadata"], news)).toMatchObject({ changes: true, replaces: [] });
     expect(diffResult([], news)).toMatchObject({ changes: false, diffs: [], replaces: [] });
     expect(diffResult(["urls"], {}, { replaceAll: true })).toMatchObject({ replaces: ["urls"] });
+  });
+
+  it("answers a diff whose uri and createdAt are stable and whose replacements are created before the old is deleted", () => {
+    expect(diffResult(["metadata"], {}, { replaceAll: true })).toEqual({
+      changes: true,
+      diffs: ["metadata"],
+      replaces: ["metadata"],
+      stables: ["uri", "createdAt"],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("carries the forwarded options into a result's outputs for a later delete, and leaves a result without them as it is", () => {
+    const options = { customTimeouts: { delete: "1m" } };
+    const result = { id: "x", outs: { a: 1 } };
+    expect(carryOptions(result, { [RESOURCE_OPTIONS_INPUT]: options, b: 2 })).toEqual({
+      id: "x",
+      outs: { a: 1, [RESOURCE_OPTIONS_INPUT]: options },
+    });
+    expect(carryOptions(result, { b: 2 })).toBe(result);
+    expect(carryOptions(result, undefined)).toBe(result);
   });
 });

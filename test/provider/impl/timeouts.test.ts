@@ -9,6 +9,7 @@ import {
   TIMEOUT_MARGIN_MS,
   durationMs,
   forwardedTimeoutMs,
+  timed,
   withTimeout,
 } from "../../../provider/impl/timeouts";
 import { currentDeadline } from "../../../client/deadline";
@@ -23,11 +24,13 @@ describe("durationMs", () => {
     ["1.5h", 5_400_000],
     ["500ms", 500],
     ["10m", 600_000],
+    ["1.25s", 1_250],
+    ["1h0.25m", 3_615_000],
   ])("%s is %d ms", (text, ms) => {
     expect(durationMs(text)).toBe(ms);
   });
 
-  it.each(["", "2", "2 s", "-1s", "1d", 5])("%j is not a duration", (text) => {
+  it.each(["", "2", "2 s", "-1s", "1d", "2sx", "x2s", 5])("%j is not a duration", (text) => {
     expect(durationMs(text)).toBeUndefined();
   });
 });
@@ -40,6 +43,16 @@ describe("forwardedTimeoutMs", () => {
     expect(forwardedTimeoutMs(props, "delete")).toBe(60_000);
     expect(forwardedTimeoutMs({}, "create")).toBeUndefined();
     expect(forwardedTimeoutMs(undefined, "delete")).toBeUndefined();
+    // A zero timeout is none.
+    expect(
+      forwardedTimeoutMs({ [RESOURCE_OPTIONS_INPUT]: { customTimeouts: { create: "0s" } } }, "create"),
+    ).toBeUndefined();
+  });
+
+  it("timed takes the dynamic door's forwarded timeout when the native door gives none", async () => {
+    const props = { [RESOURCE_OPTIONS_INPUT]: { customTimeouts: { update: "2s" } } };
+    const deadline = await timed("update", "x", props, undefined, async () => currentDeadline());
+    expect(deadline?.label).toBe("the update timeout of 2 s (customTimeouts.update)");
   });
 });
 
@@ -93,6 +106,44 @@ describe("withTimeout", () => {
     expect(update.message).toBe(
       "update of event subscription esb_1 did not finish within the update timeout of 100 ms (customTimeouts.update): no answer.",
     );
+  });
+
+  it("names a timeout of exactly a second in seconds, and runs one of less than zero as none", async () => {
+    const deadline = await withTimeout("update", "x", 1_000, async () => currentDeadline());
+    expect(deadline?.label).toBe("the update timeout of 1 s (customTimeouts.update)");
+    await expect(withTimeout("update", "x", -1, async () => currentDeadline())).resolves.toBeUndefined();
+  });
+
+  it("a create that fails with a definite error after its timeout passed is not one the service may still make", async () => {
+    const error = (await withTimeout("create", "event subscription", 100, async () => {
+      await sleep(200);
+      throw new Error("400 refused");
+    }).catch((e: unknown) => e)) as OperationTimeoutError;
+    expect(error).toBeInstanceOf(OperationTimeoutError);
+    expect([error.name, error.mayHaveBeenMade, (error.cause as Error).message]).toEqual([
+      "OperationTimeoutError",
+      false,
+      "400 refused",
+    ]);
+  });
+
+  describe("on a clock of the test's (fake timers)", () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it(`fails an operation that never answers at most TIMEOUT_MARGIN_MS (${TIMEOUT_MARGIN_MS} ms) after its timeout, and leaves no timer`, async () => {
+      const outcome = withTimeout("update", "x", 300, () => new Promise<never>(() => {})).catch(
+        (e: unknown) => e,
+      );
+      await jest.advanceTimersByTimeAsync(300 + TIMEOUT_MARGIN_MS);
+      expect(await outcome).toBeInstanceOf(OperationTimeoutError);
+      expect(jest.getTimerCount()).toBe(0);
+    });
+
+    it("leaves no timer once an operation has answered", async () => {
+      await expect(withTimeout("update", "x", 60_000, async () => "done")).resolves.toBe("done");
+      expect(jest.getTimerCount()).toBe(0);
+    });
   });
 
   it("passes an operation's own early error unchanged", async () => {
