@@ -80,7 +80,7 @@ function topLevel(field: string, inputs: unknown): string {
   let best = "";
   for (const k of keys) {
     const starts = field === k || field.startsWith(`${k}.`) || field.startsWith(`${k}[`);
-    if (k !== "" && starts && k.length > best.length) best = k;
+    if (starts && k.length > best.length) best = k;
   }
   if (best !== "") return best;
   const m = /^[^.[]+/.exec(field);

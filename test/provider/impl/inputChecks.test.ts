@@ -8,6 +8,7 @@ import {
   checkAbuseReportInputs,
   checkEventDestinationInputs,
   checkEventSubscriptionInputs,
+  toCheckFailures,
   unknownPaths,
 } from "../../../provider/impl/inputChecks";
 
@@ -103,6 +104,58 @@ describe("values not known yet (preview)", () => {
 
   it("are found at any depth, in the client's field notation", () => {
     expect(unknownPaths({ a: [1, UNKNOWN], b: { c: UNKNOWN } })).toEqual(["a[1]", "b.c"]);
+  });
+
+  it("are looked for 64 levels deep, and no deeper", () => {
+    /** UNKNOWN as the value of the innermost of `levels` nested objects (`a.a.…`). */
+    const deep = (levels: number) => {
+      let v: unknown = UNKNOWN;
+      for (let i = 0; i < levels; i++) v = { a: v };
+      return v;
+    };
+    expect(unknownPaths(deep(64))).toEqual([Array(64).fill("a").join(".")]);
+    expect(unknownPaths(deep(65))).toEqual([]);
+  });
+
+  it("leave out the issues of a field inside them or around them, not of a field that only starts alike", () => {
+    const issue = (field: string) => ({ field, message: `${field}: bad` });
+    const inputs = { destinationIds: [UNKNOWN], target: { datadog: UNKNOWN } };
+    expect(
+      toCheckFailures(
+        [
+          issue("destinationIds[0]"),
+          issue("destinationIds"),
+          issue("target"),
+          issue("target.datadog.apiKey"),
+          issue("destinationIdsExtra"),
+          issue("targets.x"),
+        ],
+        inputs,
+      ),
+    ).toEqual([
+      { property: "destinationIdsExtra", reason: "destinationIdsExtra: bad" },
+      { property: "targets", reason: "targets.x: bad" },
+    ]);
+  });
+});
+
+describe("the property a failure names", () => {
+  const issue = (field: string) => ({ field, message: `${field}: bad` });
+  const property = (field: string, inputs: unknown) => toCheckFailures([issue(field)], inputs)[0]?.property;
+
+  it.each<[string, unknown, string]>([
+    ["sources[0].type", { sources: [] }, "sources"],
+    ["target.datadog.apiKey", { target: {} }, "target"],
+    ["a.b.c", { a: 1, "a.b": 2 }, "a.b"],
+    ["a.b.c", { "a.b": 2, a: 1 }, "a.b"],
+    ["a[0]", { a: [], "a[0]x": 1 }, "a"],
+    ["description", { descriptionX: 1, description: "x" }, "description"],
+    ["missing.x", {}, "missing"],
+    ["missing[1]", null, "missing"],
+    ["[0]", {}, "[0]"],
+    ["x", { "": 1 }, "x"],
+  ])("%s with inputs %j: %s", (field, inputs, expected) => {
+    expect(property(field, inputs)).toBe(expected);
   });
 });
 
