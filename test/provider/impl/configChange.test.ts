@@ -6,8 +6,9 @@
  */
 import { ServiceClient } from "../../../client";
 import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChange";
+import { UNKNOWN } from "../../../provider/impl/inputChecks";
 import * as debugLog from "../../../provider/impl/process/debugLog";
-import { startEmulator } from "../../helpers/emulator";
+import { addApiKey, startEmulator } from "../../helpers/emulator";
 
 const A = "sk_config_change_account_a_51d0";
 const B = "sk_config_change_account_b_77e3";
@@ -106,6 +107,63 @@ describe("configVerdict", () => {
     expect(String(error)).not.toContain(UNKNOWN_KEY);
     expect(String(error)).not.toContain(A);
   });
+});
+
+describe("configVerdict at its edges", () => {
+  const on = (apiKey: string | undefined, baseUrl: string = emulator.url) => ({ apiKey, baseUrl });
+
+  it("replaces nothing while the new key or service is not known yet (a preview)", async () => {
+    await expect(configVerdict(on(A), on(UNKNOWN), NO_ENV)).resolves.toEqual({ replaces: [] });
+    await expect(configVerdict(on(A), on(A, UNKNOWN), NO_ENV)).resolves.toEqual({ replaces: [] });
+  });
+
+  it("names a service set or unset as (unset)", async () => {
+    await expect(configVerdict({ apiKey: A }, on(A), NO_ENV)).resolves.toEqual({
+      replaces: ["baseUrl"],
+      why: `baseUrl changed from (unset) to ${emulator.url}: another service`,
+    });
+    await expect(configVerdict(on(A), { apiKey: A }, NO_ENV)).resolves.toEqual({
+      replaces: ["baseUrl"],
+      why: `baseUrl changed from ${emulator.url} to (unset): another service`,
+    });
+  });
+
+  it("takes a service's path with trailing slashes for the same service, and another path for another", async () => {
+    await expect(
+      configVerdict(on(A, `${emulator.url}/v1`), on(A, `${emulator.url}/v1//`), NO_ENV),
+    ).resolves.toEqual({
+      replaces: [],
+    });
+    expect(
+      (await configVerdict(on(A, `${emulator.url}/v1`), on(A, `${emulator.url}/v2`), NO_ENV)).replaces,
+    ).toEqual(["baseUrl"]);
+  });
+
+  it("asks no service when the key stays, or when there was none before", async () => {
+    const nowhere = "http://127.0.0.1:9";
+    await expect(configVerdict(on(A, nowhere), on(A, nowhere), NO_ENV)).resolves.toEqual({ replaces: [] });
+    await expect(configVerdict(on(undefined, nowhere), on(A, nowhere), NO_ENV)).resolves.toEqual({
+      replaces: [],
+    });
+  });
+
+  it("takes an empty SERVICE_KEY_CHANGE as unset, and keys whose first pages share a resource as one account", async () => {
+    const moved = await configVerdict(on(A), on(B), { [KEY_CHANGE_ENV]: "" });
+    expect(moved.replaces).toEqual(["apiKey"]);
+    // A second key of account A sees A's destination: the same account, a rotation.
+    const second = "sk_config_change_account_a_second_key";
+    await addApiKey(emulator.url, emulator.adminKey, second, A);
+    await expect(configVerdict(on(A), on(second), NO_ENV)).resolves.toEqual({ replaces: [] });
+  });
+
+  it("says which service could not be asked for the new key, without naming it", async () => {
+    const nowhere = "http://127.0.0.1:9";
+    const error = await configVerdict(on(A, nowhere), on(B, nowhere), NO_ENV).catch((e: Error) => e);
+    expect(String(error)).toMatch(
+      /^Error: cannot tell whether the new service apiKey belongs to the account of the old one: http:\/\/127\.0\.0\.1:9 could not be asked: /,
+    );
+    expect(String(error)).not.toContain(B);
+  }, 30_000);
 });
 
 /**
