@@ -1,9 +1,11 @@
 /**
  * The abuse report's `delete` sends nothing (reports cannot be deleted) and only logs a warning;
- * a failure to log never fails the operation.
+ * a failure to log never fails the operation. Its create, read (refresh) and diff against the
+ * emulator.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as reports from "../../../provider/impl/abuseReport";
+import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = "abrp_" + "0".repeat(26) + "1";
 
@@ -29,5 +31,53 @@ describe("AbuseReport delete", () => {
   ])("succeeds when %s", async (_label, failure) => {
     jest.spyOn(pulumi.log, "warn").mockImplementation(failure as () => Promise<void>);
     await expect(reports.remove(ID)).resolves.toBeUndefined();
+  });
+});
+
+describe("AbuseReport create, read and diff against the emulator", () => {
+  const service = useProviderOnEmulator("sk_abuse_report_impl_5c1e");
+  const outputs = (over: Partial<reports.ReportOutputs> = {}): reports.ReportOutputs => ({
+    urls: ["https://a.example/x", "https://b.example/y"],
+    metadata: "",
+    status: "PENDING",
+    hostnames: [],
+    uri: "",
+    createdAt: "",
+    ...over,
+  });
+
+  it("files the report with its metadata, and a refresh reads it back with the inputs that made it", async () => {
+    const made = await reports.create({ urls: ["https://bad.example/x"], metadata: "ticket 9" });
+    expect(made.outs).toMatchObject({
+      urls: ["https://bad.example/x"],
+      metadata: "ticket 9",
+      status: "PENDING",
+      hostnames: [{ hostname: "bad.example", status: "PENDING" }],
+    });
+    const live = await service().client.abuseReports.get(made.id);
+    expect(live.metadata).toBe("ticket 9");
+    const refreshed = await reports.read(made.id, made.outs);
+    expect(refreshed.inputs).toEqual({ urls: ["https://bad.example/x"], metadata: "ticket 9" });
+    expect(refreshed.props).toMatchObject({ urls: ["https://bad.example/x"], metadata: "ticket 9" });
+
+    const plain = await reports.create({ urls: ["https://plain.example/"] });
+    expect((await reports.read(plain.id, plain.outs)).inputs).toEqual({ urls: ["https://plain.example/"] });
+  });
+
+  it("diff: urls in another order and an empty metadata left out are no change; another URL or metadata replaces", async () => {
+    const olds = outputs();
+    expect((await reports.diff("abrp_x", olds, { urls: [...olds.urls].reverse() })).changes).toBe(false);
+    expect((await reports.diff("abrp_x", olds, { urls: olds.urls, metadata: "" })).changes).toBe(false);
+    expect(await reports.diff("abrp_x", olds, { urls: [olds.urls[0]] })).toMatchObject({
+      changes: true,
+      replaces: ["urls"],
+    });
+    expect(await reports.diff("abrp_x", olds, { urls: olds.urls, metadata: "m" })).toMatchObject({
+      changes: true,
+      replaces: ["metadata"],
+    });
+    expect(await reports.diff("abrp_x", outputs({ metadata: "m" }), { urls: olds.urls })).toMatchObject({
+      replaces: ["metadata"],
+    });
   });
 });
