@@ -125,4 +125,31 @@ describe("key stamps", () => {
     expect(error).not.toContain(current.split(".")[2].slice(0, 7));
     expect(error).not.toContain(OTHER);
   });
+
+  test("a delete's 404 counts as done only from the service the resource was made at; other errors pass as they are", async () => {
+    await useKey(KEY);
+    const here = "http://127.0.0.1:9";
+    // Made here (below this provider's base URL), or no record of where: done.
+    await expect(
+      keyChecks.deleteUnlessGone(notFound, `${here}/event_subscriptions/${ESB}`),
+    ).resolves.toBeUndefined();
+    await expect(keyChecks.deleteUnlessGone(notFound, "")).resolves.toBeUndefined();
+    await expect(keyChecks.deleteUnlessGone(notFound, undefined)).resolves.toBeUndefined();
+    // Made at another service: its 404 says nothing.
+    const elsewhere = `http://127.0.0.1:99/event_subscriptions/${ESB}`;
+    const error = (await keyChecks.deleteUnlessGone(notFound, elsewhere).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(
+      `${elsewhere} was made at another service than this provider's (${here}), which answers 404 for it: ` +
+        "it cannot be counted as deleted. Delete it through a provider configured for the service that " +
+        "made it, or remove it from the stack with `pulumi state delete` if it is gone.",
+    );
+    expect(error.cause).toBeInstanceOf(NotFoundError);
+    // A service whose URL only starts alike is another service.
+    await expect(keyChecks.deleteUnlessGone(notFound, `${here}0/event_subscriptions/${ESB}`)).rejects.toThrow(
+      /was made at another service/,
+    );
+    const refused = new Error("500 from the service");
+    await expect(keyChecks.deleteUnlessGone(() => Promise.reject(refused))).rejects.toBe(refused);
+    await expect(keyChecks.getUnlessGone(() => Promise.reject(refused))).rejects.toBe(refused);
+  });
 });
