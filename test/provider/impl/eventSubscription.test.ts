@@ -8,9 +8,11 @@ import type { EventSubscription } from "service-contract";
 import {
   create,
   diff,
+  matchKey,
   matchesInputs,
   read,
   remove,
+  update,
   toInputs,
   toOutputs,
   type SubscriptionInputs,
@@ -96,5 +98,35 @@ describe("after a delete outside Pulumi (real emulator)", () => {
     await client.eventSubscriptions.delete(made.id);
     await expect(read(made.id, outs)).resolves.toEqual({});
     await expect(remove(made.id, outs)).resolves.toBeUndefined();
+  });
+});
+
+describe("matchKey and update", () => {
+  const base: SubscriptionInputs = { sources: [{ type: T1 }], destinationIds: [`ed_${"A".repeat(27)}`] };
+
+  it("matchKey is one for inputs that send the same create, another for any difference", () => {
+    expect(matchKey({ ...base, description: "" })).toBe(matchKey(base));
+    for (const other of [
+      { ...base, sources: [{ type: T2 }] },
+      { ...base, destinationIds: [`ed_${"B".repeat(27)}`] },
+      { ...base, description: "d" },
+      { ...base, metadata: "m" },
+    ])
+      expect(matchKey(other)).not.toBe(matchKey(base));
+  });
+
+  describe("against the emulator", () => {
+    const service = useProviderOnEmulator("sk_subscription_update_9e2b");
+
+    it("an update sends every managed field: a description the program leaves out is cleared", async () => {
+      const destination = await service().client.eventDestinations.create({
+        target: { datadog: { apiKey: "dd-update-key" } },
+      });
+      const news: SubscriptionInputs = { sources: [{ type: T1 }], destinationIds: [destination.id] };
+      const made = await create({ ...news, description: "to clear", metadata: "to clear too" });
+      await update(made.id, made.outs as SubscriptionOutputs, news);
+      const live = await service().client.eventSubscriptions.get(made.id);
+      expect([live.description, live.metadata]).toEqual(["", ""]);
+    });
   });
 });
