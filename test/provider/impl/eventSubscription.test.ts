@@ -124,6 +124,8 @@ describe("matchKey and update", () => {
       });
       const news: SubscriptionInputs = { sources: [{ type: T1 }], destinationIds: [destination.id] };
       const made = await create({ ...news, description: "to clear", metadata: "to clear too" });
+      const before = await service().client.eventSubscriptions.get(made.id);
+      expect([before.description, before.metadata]).toEqual(["to clear", "to clear too"]);
       await update(made.id, made.outs as SubscriptionOutputs, news);
       const live = await service().client.eventSubscriptions.get(made.id);
       expect([live.description, live.metadata]).toEqual(["", ""]);
