@@ -287,14 +287,21 @@ describe("the request log", () => {
  * The engine's address, the provider process's last argument, reaches `@pulumi/pulumi`'s log
  * even when its settings were read before `configure` (without it, debug lines are dropped).
  */
-test("configure hands the engine address to Pulumi's log, after --logflow's flags too", async () => {
+describe("connectLogToEngine", () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const state = require("@pulumi/pulumi/runtime/state") as {
     getStore(): { settings: { options: { engineAddr?: string } } };
   };
   const options = state.getStore().settings.options;
   const saved = { argv: process.argv, env: process.env.PULUMI_NODEJS_ENGINE, addr: options.engineAddr };
-  try {
+  afterEach(() => {
+    process.argv = saved.argv;
+    options.engineAddr = saved.addr;
+    if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
+    else process.env.PULUMI_NODEJS_ENGINE = saved.env;
+  });
+
+  it("configure hands the engine address to Pulumi's log, after --logflow's flags too", async () => {
     delete process.env.PULUMI_NODEJS_ENGINE;
     options.engineAddr = undefined;
     process.argv = [
@@ -309,26 +316,6 @@ test("configure hands the engine address to Pulumi's log, after --logflow's flag
     await configure({ config: configBag({}) });
     expect(options.engineAddr).toBe("127.0.0.1:45678");
     expect(process.env.PULUMI_NODEJS_ENGINE).toBe("127.0.0.1:45678");
-  } finally {
-    process.argv = saved.argv;
-    options.engineAddr = saved.addr;
-    if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
-    else process.env.PULUMI_NODEJS_ENGINE = saved.env;
-  }
-});
-
-describe("connectLogToEngine", () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const state = require("@pulumi/pulumi/runtime/state") as {
-    getStore(): { settings: { options: { engineAddr?: string } } };
-  };
-  const options = state.getStore().settings.options;
-  const saved = { argv: process.argv, env: process.env.PULUMI_NODEJS_ENGINE, addr: options.engineAddr };
-  afterEach(() => {
-    process.argv = saved.argv;
-    options.engineAddr = saved.addr;
-    if (saved.env === undefined) delete process.env.PULUMI_NODEJS_ENGINE;
-    else process.env.PULUMI_NODEJS_ENGINE = saved.env;
   });
 
   it.each<[string, string[], string | undefined]>([
