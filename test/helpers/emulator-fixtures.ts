@@ -3,9 +3,10 @@
  */
 import type { Wire } from "service-contract";
 import type { EventDestinationCreate } from "service-contract";
+import { ErrorReply } from "../../packages/emulator/errorReply";
 import { destinationFields, type DestinationFields } from "../../packages/emulator/records";
 import { openStore } from "../../packages/emulator/store";
-import type { Store } from "../../packages/emulator/store/types";
+import type { RequestLogInput, Store } from "../../packages/emulator/store/types";
 import type { RawResponse } from "./emulator";
 
 /** `prefix` + 27 base62 characters. */
@@ -116,4 +117,28 @@ export function expectError(res: RawResponse, status: number, code: number, msg?
   expect(res.headers["operation-id"]).toMatch(idPattern("op_"));
   expect(res.headers["content-type"]).toMatch(/^application\/json/);
   if (msg !== undefined) expect(body.msg).toMatch(msg);
+}
+
+/** An entry of the request log, as the request-log plugin hands it to the store: a GET of `path`. */
+export const requestLogEntry = (path: string): RequestLogInput => ({
+  time: new Date(0).toISOString(),
+  method: "GET",
+  path,
+  status: 200,
+  operation_id: "op_x",
+  account_id: null,
+});
+
+/**
+ * The {@link ErrorReply} a store call throws, as its service error code and message.
+ * @throws Error when `fn` returns instead, or throws anything but an ErrorReply (the test fails).
+ */
+export function refusal(fn: () => unknown): { code: number; message: string } {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ErrorReply);
+    return { code: (e as ErrorReply).code, message: (e as Error).message };
+  }
+  throw new Error("expected a refusal");
 }

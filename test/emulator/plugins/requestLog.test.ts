@@ -15,16 +15,7 @@ import {
   type Store,
 } from "../../../packages/emulator/store";
 import { getRequestLog, rawRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
-import { expectError } from "../../helpers/emulator-fixtures";
-
-const entry = (path: string) => ({
-  time: new Date(0).toISOString(),
-  method: "GET",
-  path,
-  status: 404,
-  operation_id: "op_x",
-  account_id: null,
-});
+import { expectError, requestLogEntry as entry } from "../../helpers/emulator-fixtures";
 
 describe("request log bounds (store)", () => {
   let store: Store;

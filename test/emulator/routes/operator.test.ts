@@ -5,7 +5,7 @@
  * docs/service-api.md § What the emulator adds.
  */
 import { operatorRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
-import { expectError } from "../../helpers/emulator-fixtures";
+import { expectError, requestLogEntry } from "../../helpers/emulator-fixtures";
 
 let em: RunningEmulator;
 const send = (method: string, path: string, body?: unknown) =>
@@ -31,14 +31,7 @@ describe("GET /_operator/requests", () => {
   const logged = (n: number) => {
     em.store.clearRequests();
     for (let i = 0; i < n; i++) {
-      em.store.logRequest({
-        time: new Date(0).toISOString(),
-        method: "GET",
-        path: `/r/${i}`,
-        status: 200,
-        operation_id: "op_x",
-        account_id: null,
-      });
+      em.store.logRequest(requestLogEntry(`/r/${i}`));
     }
     return em.store.requests().map((e) => e.seq);
   };

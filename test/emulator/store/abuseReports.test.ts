@@ -5,11 +5,10 @@
  */
 import Database from "better-sqlite3";
 import path from "node:path";
-import { ErrorReply } from "../../../packages/emulator/errorReply";
 import { autoReviewStatus } from "../../../packages/emulator/review";
 import { openStore, type Store } from "../../../packages/emulator/store";
 import { apiRequest, startEmulator, type RunningEmulator } from "../../helpers/emulator";
-import { expectError } from "../../helpers/emulator-fixtures";
+import { expectError, refusal } from "../../helpers/emulator-fixtures";
 import { useTempDir } from "../../helpers/temp-dir";
 
 const A = "key-reports-a";
@@ -108,17 +107,14 @@ describe("the abuse report store (packages/emulator/store/abuseReports.ts)", () 
   it("a review naming a hostname the report lacks answers 215 listing the report's, and changes nothing", () => {
     const r = store.createAbuseReport(account, input(["a.example", "b.example"]), 0);
     const before = store.getAbuseReport(account, r.id);
-    let refused: unknown;
-    try {
-      store.reviewAbuseReport(r.id, [
-        { hostname: "A.example", status: "BANNED" },
-        { hostname: "c.example", status: "BANNED" },
-      ]);
-    } catch (e) {
-      refused = e;
-    }
-    expect(refused).toBeInstanceOf(ErrorReply);
-    expect({ code: (refused as ErrorReply).code, message: (refused as Error).message }).toEqual({
+    expect(
+      refusal(() =>
+        store.reviewAbuseReport(r.id, [
+          { hostname: "A.example", status: "BANNED" },
+          { hostname: "c.example", status: "BANNED" },
+        ]),
+      ),
+    ).toEqual({
       code: 215,
       message: `hostnames[1].hostname: not a hostname of abuse report ${r.id} (it has a.example, b.example)`,
     });

@@ -6,9 +6,8 @@ import Database from "better-sqlite3";
 import path from "node:path";
 import { EventDestinationCreate } from "service-contract";
 import { writableFields } from "service-contract";
-import { ErrorReply } from "../../../packages/emulator/errorReply";
 import { openStore } from "../../../packages/emulator/store";
-import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
+import { refusal, storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
 import { useTempDir } from "../../helpers/temp-dir";
 
 const datadog = { datadog: { api_key: "k", ddtags: "t", service: "", ddsite: "" } };
@@ -88,13 +87,7 @@ describe("event destinations repository", () => {
             destinationIds: [d.id],
           }).id,
       ).sort();
-      let refused: unknown;
-      try {
-        store.deleteDestination(acct.id, d.id);
-      } catch (e) {
-        refused = e;
-      }
-      expect({ code: (refused as ErrorReply).code, message: (refused as Error).message }).toEqual({
+      expect(refusal(() => store.deleteDestination(acct.id, d.id))).toEqual({
         code: 409,
         message: `event destination ${d.id} is still used by event subscription(s) ${subs.slice(0, 5).join(", ")}; remove it from them first`,
       });

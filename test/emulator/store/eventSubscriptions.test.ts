@@ -4,9 +4,8 @@
  * in the list (quoting it only when it is a well-formed ID), and nothing is stored or changed.
  */
 import { ID_BODY_LENGTH } from "service-contract";
-import { ErrorReply } from "../../../packages/emulator/errorReply";
 import type { Store } from "../../../packages/emulator/store";
-import { storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
+import { refusal, storedDestination, withMemoryStore } from "../../helpers/emulator-fixtures";
 
 const subscription = (destinationIds: string[]) => ({
   metadata: "",
@@ -14,17 +13,6 @@ const subscription = (destinationIds: string[]) => ({
   sources: ["ip_policy_created.v0"],
   destinationIds,
 });
-
-/** The error `fn` throws, as its code and message. */
-function refusal(fn: () => unknown): { code: number; message: string } {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ErrorReply);
-    return { code: (e as ErrorReply).code, message: (e as Error).message };
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("event subscriptions repository", () => {
   const setUp = (store: Store) => {

@@ -16,17 +16,8 @@ import {
   REQUEST_LOG_MAX_ENTRIES,
   REQUEST_LOG_MAX_PATH_CHARS,
   truncateLoggedPath,
-  type RequestLogInput,
 } from "../../../packages/emulator/store";
-
-const entry = (p: string): RequestLogInput => ({
-  time: new Date(0).toISOString(),
-  method: "GET",
-  path: p,
-  status: 200,
-  operation_id: "op_x",
-  account_id: null,
-});
+import { requestLogEntry as entry } from "../../helpers/emulator-fixtures";
 
 /** One turn of the event loop: what the log waits before it writes. */
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
