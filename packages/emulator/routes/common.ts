@@ -16,6 +16,7 @@ import {
 } from "service-contract";
 import { ErrorReply } from "../errorReply";
 import { routeNotFound, type RouteInfo } from "../routeInfo";
+import { notFound } from "../store";
 
 /**
  * Stamps every route the (encapsulated) plugin `app` registers from now on with who may call it:
@@ -46,8 +47,7 @@ export function pathId(
       `the ID ${JSON.stringify(id)} in the path is not ${names.article} ID (they start with ${idPrefix})`,
     );
   }
-  if (!isWellFormedId(id, idPrefix))
-    throw new ErrorReply(404, `no ${names.singular} with ID ${JSON.stringify(id)}`);
+  if (!isWellFormedId(id, idPrefix)) throw notFound(names.singular, id);
   return id;
 }
 

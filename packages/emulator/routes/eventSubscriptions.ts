@@ -8,6 +8,7 @@ import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { RESOURCES } from "service-contract";
 import { ErrorReply } from "../errorReply";
 import { renderSubscription } from "../records";
+import { notFound } from "../store";
 import { checkEventTypes, pathId, routeAccess } from "./common";
 import { resourceRoutes } from "./resource";
 
@@ -42,7 +43,7 @@ export const eventSubscriptionRoutes: FastifyPluginCallbackZod = (app, _opts, do
     const id = pathId(request, eventSubscription);
     const { type } = request.params as { type: string };
     const sub = store.getSubscription(request.accountId(), id);
-    if (!sub) throw new ErrorReply(404, `no event subscription with ID ${JSON.stringify(id)}`);
+    if (!sub) throw notFound(eventSubscription.names.singular, id);
     if (!sub.sources.includes(type))
       throw new ErrorReply(404, `event subscription ${id} has no source ${JSON.stringify(type)}`);
     return { type, uri: `${request.baseUrl()}${eventSubscription.path}/${id}/sources/${type}` };

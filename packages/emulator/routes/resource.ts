@@ -11,8 +11,7 @@ import type { FastifyRequest } from "fastify";
 import type { FastifyPluginCallbackZod } from "fastify-type-provider-zod";
 import { supports, type ResourceDescriptor, type ResourceSchemas } from "service-contract";
 import type { z } from "zod";
-import { ErrorReply } from "../errorReply";
-import type { Page, PageQuery } from "../store";
+import { notFound, type Page, type PageQuery } from "../store";
 import { checkBodyId, pageQuery, pathId } from "./common";
 
 /** The app a route plugin registers on (typed by `fastify-type-provider-zod`). */
@@ -82,8 +81,7 @@ export function resourceRoutes<S extends ResourceSchemas, R>(
     app.get(`${path}/:id`, (request) => {
       const recordId = id(request);
       const record = h.get(request, recordId);
-      if (record === undefined)
-        throw new ErrorReply(404, `no ${names.singular} with ID ${JSON.stringify(recordId)}`);
+      if (record === undefined) throw notFound(names.singular, recordId);
       return h.render(record, request.baseUrl());
     });
   }

@@ -17,7 +17,7 @@ import { RESOURCE_LIST } from "service-contract";
 import { tableName } from "./resourceTable";
 import type { Store, StoreSnapshot } from "./types";
 
-export { ACCOUNT_ID_PREFIX } from "./database";
+export { ACCOUNT_ID_PREFIX, notFound } from "./database";
 export {
   REQUEST_LOG_ENTRY_OVERHEAD_BYTES,
   REQUEST_LOG_MAX_BYTES,
