@@ -19,6 +19,8 @@ const EMPTY_TOO = "sk_config_change_empty_d_2b07";
 const NO_ENV = {};
 
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
+/** A provider configuration of `apiKey` at `baseUrl` (by default the emulator's). */
+const on = (apiKey: string | undefined, baseUrl: string = emulator.url) => ({ apiKey, baseUrl });
 
 beforeAll(async () => {
   emulator = await startEmulator({ apiKeys: [A, B, EMPTY, EMPTY_TOO] });
@@ -56,7 +58,6 @@ describe("configVerdict", () => {
   });
 
   it("replaces on a key of a new, empty account, and on the way back; two empty accounts cannot be told apart and replace nothing", async () => {
-    const on = (apiKey: string) => ({ apiKey, baseUrl: emulator.url });
     const toEmpty = await configVerdict(on(A), on(EMPTY), NO_ENV);
     expect(toEmpty.replaces).toEqual(["apiKey"]);
     expect(toEmpty.why).toMatch(/another account/);
@@ -110,8 +111,6 @@ describe("configVerdict", () => {
 });
 
 describe("configVerdict at its edges", () => {
-  const on = (apiKey: string | undefined, baseUrl: string = emulator.url) => ({ apiKey, baseUrl });
-
   it("replaces nothing while the new key or service is not known yet (a preview)", async () => {
     await expect(configVerdict(on(A), on(UNKNOWN), NO_ENV)).resolves.toEqual({ replaces: [] });
     await expect(configVerdict(on(A), on(A, UNKNOWN), NO_ENV)).resolves.toEqual({ replaces: [] });
