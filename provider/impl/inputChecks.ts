@@ -48,7 +48,8 @@ export interface CheckFailure {
 
 /**
  * Paths of every unknown value inside `value`, in the client's field notation
- * (`destinationIds[0]`, `target.datadog.apiKey`).
+ * (`destinationIds[0]`, `target.datadog.apiKey`). Looks into arrays and plain objects only, 64
+ * levels deep; never reads anything else (instances of classes, whose getters may throw).
  */
 export function unknownPaths(value: unknown, prefix = "", seen = new Set<unknown>(), depth = 0): string[] {
   if (value === UNKNOWN) return [prefix];
@@ -57,6 +58,7 @@ export function unknownPaths(value: unknown, prefix = "", seen = new Set<unknown
   seen.add(value);
   if (Array.isArray(value))
     return value.flatMap((v, i) => unknownPaths(v, `${prefix}[${i}]`, seen, depth + 1));
+  if (!isPlainObject(value)) return [];
   return Object.entries(value).flatMap(([k, v]) =>
     unknownPaths(v, prefix ? `${prefix}.${k}` : k, seen, depth + 1),
   );
@@ -64,6 +66,12 @@ export function unknownPaths(value: unknown, prefix = "", seen = new Set<unknown
 
 /** Deepest nesting {@link unknownPaths} and the copy of the inputs look into. */
 const MAX_DEPTH = 64;
+
+/** True for an object made by a literal or `Object.create(null)`: data, not an instance of a class. */
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
 
 function related(field: string, path: string): boolean {
   const within = (inner: string, outer: string) =>
@@ -109,8 +117,7 @@ function plainCopy(value: unknown, copies = new Map<object, unknown>(), depth = 
     for (let i = 0; i < value.length; i++) out.push(plainCopy(value[i], copies, depth + 1));
     return out;
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
+  if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   copies.set(value, out);
   for (const k of Object.keys(value)) {

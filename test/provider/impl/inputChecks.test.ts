@@ -3,6 +3,7 @@
  * on the top-level property, values not known yet during a preview never a failure, Pulumi's own
  * keys ignored, `adoptId` checked, and nothing thrown whatever the input.
  */
+import { unknownValue } from "@pulumi/pulumi/runtime";
 import {
   UNKNOWN,
   checkAbuseReportInputs,
@@ -88,12 +89,65 @@ describe("check failures", () => {
       [{ property: '""', reason: '"": could not be read (RangeError)' }],
     ],
     ["Pulumi's own keys are ignored", checkEventSubscriptionInputs, { ...sub, __defaults: [] }, []],
+    [
+      "null and undefined are absent values",
+      checkEventSubscriptionInputs,
+      { ...sub, description: null, metadata: undefined },
+      [],
+    ],
+    [
+      "an unknown field inside an object is reported",
+      checkEventDestinationInputs,
+      { target: { datadog: { apiKey: "k" }, extra: 1 } },
+      [
+        {
+          property: "target",
+          reason: expect.stringMatching(/^target\.extra: unknown field \(expected one of /),
+        },
+      ],
+    ],
+    [
+      "a key with a dot of its own is its own property",
+      checkEventSubscriptionInputs,
+      { ...sub, "a.b": 1 },
+      [{ property: "a.b", reason: expect.stringMatching(/^a\.b: unknown field/) }],
+    ],
+    [
+      "adoptId of the right kind",
+      checkEventSubscriptionInputs,
+      { ...sub, adoptId: `esb_${"A".repeat(27)}` },
+      [],
+    ],
+    ["adoptId not known yet (preview)", checkEventSubscriptionInputs, { ...sub, adoptId: UNKNOWN }, []],
+    [
+      "adoptId that only ends with the prefix",
+      checkEventSubscriptionInputs,
+      { ...sub, adoptId: "x_esb_" },
+      [
+        {
+          property: "adoptId",
+          reason: expect.stringMatching(
+            /^adoptId: must be the ID of an existing event subscription \(esb_…\), got "x_esb_"$/,
+          ),
+        },
+      ],
+    ],
+    [
+      "an abuse report cannot be adopted: adoptId is an unknown field",
+      checkAbuseReportInputs,
+      { urls: ["https://a.test"], adoptId: "ar_x" },
+      [{ property: "adoptId", reason: "adoptId: unknown field (expected one of urls, metadata)" }],
+    ],
   ] as const)("%s", (_what, check, inputs, expected) => {
     expect(check(inputs as Record<string, unknown>)).toEqual(expected);
   });
 });
 
 describe("values not known yet (preview)", () => {
+  it("are marked with the value Pulumi's engine sends", () => {
+    expect(UNKNOWN).toBe(unknownValue);
+  });
+
   it("are not failures, nor are the issues of the list that holds one", () => {
     expect(checkEventSubscriptionInputs({ ...sub, destinationIds: [UNKNOWN, UNKNOWN] })).toEqual([]);
     expect(checkEventDestinationInputs({ target: { kinesis: UNKNOWN } })).toEqual([]);
@@ -169,6 +223,78 @@ describe("hostile input", () => {
     });
     expect(checkEventSubscriptionInputs(inputs)).toEqual([
       { property: "description", reason: "description: could not be read" },
+    ]);
+  });
+});
+
+describe("inputs read once, as plain data", () => {
+  /** An object whose key `x` throws when read, as the value of the innermost of `depth` nested objects. */
+  function throwingAt(depth: number): unknown {
+    let v: unknown = Object.defineProperty({}, "x", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    for (let i = 0; i < depth; i++) v = { a: v };
+    return v;
+  }
+  const report = (metadata: unknown) => checkAbuseReportInputs({ urls: ["https://a.test"], metadata });
+
+  it("are copied 64 levels deep: a value that throws within them is the provider's failure, deeper the client's", () => {
+    expect(report(throwingAt(63))).toEqual([{ property: "metadata", reason: "metadata: could not be read" }]);
+    expect(report(throwingAt(64))).toEqual([
+      { property: "metadata", reason: "metadata: could not be read (Error)" },
+    ]);
+  });
+
+  it("objects without a prototype are copied; instances of a class are passed as they are", () => {
+    const bare = Object.defineProperty(Object.create(null) as object, "datadog", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(checkEventDestinationInputs({ target: bare })).toEqual([
+      { property: "target", reason: "target: could not be read" },
+      { property: "target", reason: "target: required" },
+    ]);
+    expect(
+      checkEventDestinationInputs({
+        target: Object.assign(Object.create(null) as object, { datadog: { apiKey: "k" } }),
+      }),
+    ).toEqual([]);
+    class Holder {}
+    expect(report(Object.defineProperty(new Holder(), "x", { enumerable: true, get: () => "x" }))).toEqual([
+      { property: "metadata", reason: "metadata: must be a string" },
+    ]);
+    expect(report(throwingAt(0))).toEqual([{ property: "metadata", reason: "metadata: could not be read" }]);
+    expect(report([1, throwingAt(0)])).toEqual([
+      { property: "metadata", reason: "metadata: could not be read" },
+    ]);
+    const instance = Object.defineProperty(new Holder(), "x", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(report(instance)).toEqual([
+      { property: "metadata", reason: "metadata: could not be read (Error)" },
+    ]);
+  });
+
+  it("inputs whose keys cannot be listed count as none, and nothing is thrown", () => {
+    const unlisted = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("boom");
+        },
+      },
+    );
+    expect(checkEventSubscriptionInputs(unlisted)).toEqual([
+      { property: "sources", reason: "sources: required" },
+      { property: "destinationIds", reason: "destinationIds: required" },
     ]);
   });
 });
