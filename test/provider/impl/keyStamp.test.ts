@@ -117,6 +117,37 @@ describe("keyStamp", () => {
     expect(stampIn(undefined)).toBeUndefined();
     expect(stampIn({ [KEY_STAMP]: KEY_A })).toBeUndefined();
     expect(stampIn({ [KEY_STAMP]: `${keyStamp(KEY_A)}x` })).toBeUndefined();
+    expect(stampIn({ [KEY_STAMP]: `0${sha256Stamp(KEY_A)}` })).toBeUndefined();
+    expect(stampIn({ [KEY_STAMP]: `${sha256Stamp(KEY_A)}0` })).toBeUndefined();
+  });
+
+  it("refuses a salt that is not 22 base64url characters", () => {
+    for (const salt of ["", "A".repeat(21), "A".repeat(23), `${"A".repeat(21)}=`])
+      expect(() => keyStamp(KEY_A, salt)).toThrow("a key stamp's salt must be 22 base64url characters");
+  });
+
+  it("derives once per key and salt, keeping the derivations of the four keys seen last", () => {
+    const fresh = anotherProcess();
+    const salt = otherSalt();
+    const keys = ["k1", "k2", "k3", "k4", "k5"].map((k) => `sk_cache_${k}`);
+    // The module object keyStamp.ts calls scryptSync on (an import's namespace cannot be spied on).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const derivations = jest.spyOn(require("node:crypto") as typeof import("node:crypto"), "scryptSync");
+    try {
+      const first = keys.slice(0, 4).map((k) => fresh.keyStamp(k, salt));
+      expect(derivations).toHaveBeenCalledTimes(4);
+      // The four again, and their stamps checked: no derivation.
+      expect(keys.slice(0, 4).map((k) => fresh.keyStamp(k, salt))).toEqual(first);
+      keys.slice(0, 4).forEach((k, i) => expect(fresh.stampMatches(first[i], k)).toBe(true));
+      expect(derivations).toHaveBeenCalledTimes(4);
+      // A fifth key forgets the first seen: it is derived again.
+      fresh.keyStamp(keys[4], salt);
+      expect(derivations).toHaveBeenCalledTimes(5);
+      expect(fresh.stampMatches(first[0], keys[0])).toBe(true);
+      expect(derivations).toHaveBeenCalledTimes(6);
+    } finally {
+      derivations.mockRestore();
+    }
   });
 });
 
