@@ -18,6 +18,7 @@ import {
   type SubscriptionInputs,
   type SubscriptionOutputs,
 } from "../../../provider/impl/eventSubscription";
+import { getRequestLog } from "../../helpers/emulator";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const id = (prefix: string, c: string) => `${prefix}${c.repeat(27)}`;
@@ -129,6 +130,43 @@ describe("matchKey and update", () => {
       await update(made.id, made.outs as SubscriptionOutputs, news);
       const live = await service().client.eventSubscriptions.get(made.id);
       expect([live.description, live.metadata]).toEqual(["", ""]);
+    });
+
+    it("adoption (adoptId) takes a subscription that holds the program's inputs as it is, and updates one that differs in any property", async () => {
+      const { client, emulator } = service();
+      const [d1, d2] = await Promise.all(
+        ["dd-adopt-1", "dd-adopt-2"].map((apiKey) =>
+          client.eventDestinations.create({ target: { datadog: { apiKey } } }),
+        ),
+      );
+      const news: SubscriptionInputs = {
+        sources: [{ type: T1 }, { type: T2 }],
+        destinationIds: [d1.id, d2.id],
+        description: "kept",
+      };
+      const patches = async (since: number) =>
+        (await getRequestLog(emulator.url, emulator.adminKey, since)).requests.filter(
+          (r) => r.method === "PATCH",
+        );
+      const lastSeq = async () =>
+        Math.max(0, ...(await getRequestLog(emulator.url, emulator.adminKey)).requests.map((r) => r.seq));
+
+      // Lists in another order are the same sets: taken as it is, no update sent.
+      const same = await client.eventSubscriptions.create({
+        ...news,
+        sources: [{ type: T2 }, { type: T1 }],
+        destinationIds: [d2.id, d1.id],
+      });
+      let since = await lastSeq();
+      await expect(create({ ...news, adoptId: same.id })).resolves.toMatchObject({ id: same.id });
+      expect(await patches(since)).toEqual([]);
+
+      // Sources and destinations alike, the description not: updated to the program's.
+      const other = await client.eventSubscriptions.create({ ...news, description: "outside" });
+      since = await lastSeq();
+      await create({ ...news, adoptId: other.id });
+      expect((await patches(since)).map((r) => r.path)).toEqual([`/event_subscriptions/${other.id}`]);
+      expect((await client.eventSubscriptions.get(other.id)).description).toBe("kept");
     });
   });
 });
