@@ -1,10 +1,13 @@
 /**
  * The abuse report's `delete` sends nothing (reports cannot be deleted) and only logs a warning;
- * a failure to log never fails the operation. Its create, read (refresh) and diff against the
- * emulator.
+ * a failure to log never fails the operation. Its create (an answer lost on the way back), read
+ * (refresh) and diff against the emulator.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { APIConnectionError } from "../../../client/errors";
 import * as reports from "../../../provider/impl/abuseReport";
+import { KEY_STAMP, keyStamp } from "../../../provider/impl/keyStamp";
+import { getClient } from "../../../provider/impl/process/client";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = "abrp_" + "0".repeat(26) + "1";
@@ -62,6 +65,43 @@ describe("AbuseReport create, read and diff against the emulator", () => {
 
     const plain = await reports.create({ urls: ["https://plain.example/"] });
     expect((await reports.read(plain.id, plain.outs)).inputs).toEqual({ urls: ["https://plain.example/"] });
+  });
+
+  it("a refresh answered 404 to another key than the one that filed the report fails naming the report, and keeps it", async () => {
+    const gone = "abrp_" + "0".repeat(26) + "2";
+    const props = { ...outputs(), [KEY_STAMP]: keyStamp("sk_another_account_key_0000") };
+    await expect(reports.read(gone, props)).rejects.toThrow(
+      new RegExp(
+        `^abuse report ${gone} was made with another service API key .* so it is not dropped from the state`,
+      ),
+    );
+  });
+
+  it("a create whose answer was lost is sent again under its idempotency key: the report the lost answer filed is the one taken", async () => {
+    const client = getClient();
+    const send = client.abuseReports.create.bind(client.abuseReports);
+    const filed: string[] = [];
+    const creates = jest
+      .spyOn(client.abuseReports, "create")
+      .mockImplementationOnce(async (body, options) => {
+        filed.push((await send(body, options)).id);
+        const lost = new APIConnectionError("POST /abuse_reports: socket hang up", {
+          request: "POST /abuse_reports",
+        });
+        lost.maybeApplied = true;
+        throw lost;
+      });
+    try {
+      const made = await reports.create({ urls: ["https://lost.example/x"] });
+      expect(filed).toHaveLength(1);
+      expect(made.id).toBe(filed[0]);
+      expect(creates).toHaveBeenCalledTimes(2);
+      const keys = creates.mock.calls.map(([, options]) => options?.idempotencyKey);
+      expect(keys[0]).toEqual(expect.any(String));
+      expect(keys[1]).toBe(keys[0]);
+    } finally {
+      creates.mockRestore();
+    }
   });
 
   it("diff: urls in another order and an empty metadata left out are no change; another URL or metadata replaces", async () => {
