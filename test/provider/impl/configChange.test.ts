@@ -4,7 +4,7 @@
  * configuration or an unrelated setting does not, and a change the listing cannot decide fails
  * with what to run.
  */
-import { ServiceClient } from "../../../client";
+import { AuthenticationError, ServiceClient } from "../../../client";
 import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChange";
 import { UNKNOWN } from "../../../provider/impl/inputChecks";
 import * as debugLog from "../../../provider/impl/process/debugLog";
@@ -83,15 +83,24 @@ describe("configVerdict", () => {
   it("cannot tell when the old key is refused, and says what to run; SERVICE_KEY_CHANGE decides then", async () => {
     const before = { apiKey: UNKNOWN_KEY, baseUrl: emulator.url };
     const after = { apiKey: A, baseUrl: emulator.url };
-    await expect(configVerdict(before, after, NO_ENV)).rejects.toThrow(
-      /cannot tell whether the new service apiKey belongs to the account of the old one: the old key is refused \(401\).*SERVICE_KEY_CHANGE=rotation pulumi up.*SERVICE_KEY_CHANGE=move pulumi up.*Set SERVICE_KEY_CHANGE for that one run only, never in a lasting environment such as a CI job's/,
+    const refused = await configVerdict(before, after, NO_ENV).catch((e: Error) => e);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toBe(
+      "cannot tell whether the new service apiKey belongs to the account of the old one: the old key is refused (401), " +
+        "as after a revocation. If the key was rotated within the same account, run `SERVICE_KEY_CHANGE=rotation pulumi up` " +
+        "(nothing is replaced). If it is another account's, run `SERVICE_KEY_CHANGE=move pulumi up`: the resources are " +
+        "created in the new account and deleted from the old one, which needs the old key to still work. Set " +
+        "SERVICE_KEY_CHANGE for that one run only, never in a lasting environment such as a CI job's: while it says " +
+        "rotation, the key stamp checks that keep another account's resources from being dropped are off.",
     );
+    expect((refused as Error).cause).toBeInstanceOf(AuthenticationError);
     jest.spyOn(debugLog, "warn").mockResolvedValue(undefined);
     await expect(configVerdict(before, after, { [KEY_CHANGE_ENV]: "rotation" })).resolves.toEqual({
       replaces: [],
     });
-    await expect(configVerdict(before, after, { [KEY_CHANGE_ENV]: "move" })).resolves.toMatchObject({
+    await expect(configVerdict(before, after, { [KEY_CHANGE_ENV]: "move" })).resolves.toEqual({
       replaces: ["apiKey"],
+      why: "SERVICE_KEY_CHANGE=move",
     });
     await expect(configVerdict(before, after, { [KEY_CHANGE_ENV]: "maybe" })).rejects.toThrow(
       /SERVICE_KEY_CHANGE must be "rotation" or "move", got "maybe"/,
@@ -107,6 +116,13 @@ describe("configVerdict", () => {
     expect(String(error)).toMatch(/the new service apiKey is refused by .* \(401\)/);
     expect(String(error)).not.toContain(UNKNOWN_KEY);
     expect(String(error)).not.toContain(A);
+    expect((error as Error).cause).toBeInstanceOf(AuthenticationError);
+  });
+
+  it("closes the clients it lists each key with", async () => {
+    const closed = jest.spyOn(ServiceClient.prototype, "close");
+    await configVerdict(on(A), on(B), NO_ENV);
+    expect(closed).toHaveBeenCalledTimes(2);
   });
 });
 
@@ -153,6 +169,22 @@ describe("configVerdict at its edges", () => {
     const second = "sk_config_change_account_a_second_key";
     await addApiKey(emulator.url, emulator.adminKey, second, A);
     await expect(configVerdict(on(A), on(second), NO_ENV)).resolves.toEqual({ replaces: [] });
+  });
+
+  it("takes an empty setting for an unset one, read from the environment", async () => {
+    const env = { SERVICE_BASE_URL: emulator.url };
+    await expect(configVerdict({ apiKey: A, baseUrl: "" }, on(A), env)).resolves.toEqual({ replaces: [] });
+  });
+
+  it("compares a service that is not a URL as written", async () => {
+    await expect(configVerdict(on(A, "not a url"), on(A, "not a url"), NO_ENV)).resolves.toEqual({
+      replaces: [],
+    });
+    await expect(configVerdict(on(A, "not a url"), on(A, "not a url either"), NO_ENV)).resolves.toMatchObject(
+      {
+        replaces: ["baseUrl"],
+      },
+    );
   });
 
   it("says which service could not be asked for the new key, without naming it", async () => {
@@ -225,5 +257,13 @@ describe("SERVICE_KEY_CHANGE=rotation", () => {
     });
     expect(quiet).toHaveLength(1);
     expect(quiet[0]).not.toMatch(/CI/);
+  });
+
+  it.each(["", "0", "FALSE"])("warns as usual where CI is %j", async (ci) => {
+    const warnings = await inNewProcess(async ({ configVerdict }) => {
+      await configVerdict(before(), after(), { [KEY_CHANGE_ENV]: "rotation", CI: ci });
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^SERVICE_KEY_CHANGE=rotation is set: for this run/);
   });
 });
