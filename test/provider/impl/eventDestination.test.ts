@@ -9,6 +9,7 @@ import {
   create,
   diff,
   hasWriteOnlySecret,
+  matchKey,
   matchesInputs,
   read,
   remove,
@@ -17,6 +18,7 @@ import {
   type DestinationInputs,
   type DestinationOutputs,
 } from "../../../provider/impl/eventDestination";
+import { getRequestLog } from "../../helpers/emulator";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = `ed_${"A".repeat(27)}`;
@@ -96,6 +98,21 @@ describe("matchesInputs (which live destination a lost create made)", () => {
   });
 });
 
+describe("matchKey (which creates side by side may have made the same destination)", () => {
+  it("is one for inputs that send the same create, whatever their write-only secrets; another for any other difference", () => {
+    const base: DestinationInputs = { target: creds("one") };
+    expect(matchKey({ ...base, target: creds("two") })).toBe(matchKey(base));
+    expect(matchKey({ ...base, description: "", format: "json" })).toBe(matchKey(base));
+    for (const other of [
+      { ...base, description: "d" },
+      { ...base, metadata: "m" },
+      { target: { datadog: { apiKey: "one" } } },
+      { target: { kinesis: { ...creds("one").kinesis, streamArn: "arn:other" } } },
+    ])
+      expect(matchKey(other as DestinationInputs)).not.toBe(matchKey(base));
+  });
+});
+
 describe("hasWriteOnlySecret", () => {
   it.each([
     [creds("s"), true],
@@ -119,5 +136,46 @@ describe("after a delete outside Pulumi (real emulator)", () => {
     await client.eventDestinations.delete(made.id);
     await expect(read(made.id, outs)).resolves.toEqual({});
     await expect(remove(made.id, outs)).resolves.toBeUndefined();
+  });
+});
+
+describe("adoption (adoptId, real emulator)", () => {
+  const service = useProviderOnEmulator("sk_destination_adoption_3f9c");
+  /** The PATCH requests the emulator logged after `since`, by path. */
+  const patchesSince = async (since: number) =>
+    (await getRequestLog(service().emulator.url, service().emulator.adminKey, since)).requests
+      .filter((r) => r.method === "PATCH")
+      .map((r) => r.path);
+  const lastSeq = async () =>
+    Math.max(
+      0,
+      ...(await getRequestLog(service().emulator.url, service().emulator.adminKey)).requests.map(
+        (r) => r.seq,
+      ),
+    );
+  const roleTarget = { kinesis: { auth: { role: { roleArn: "arn:role" } }, streamArn: "arn:stream" } };
+
+  it("takes a destination that holds the program's values as it is; updates one that differs, or whose target holds a write-only secret", async () => {
+    const { client } = service();
+    const same = await client.eventDestinations.create({ target: roleTarget, description: "kept" });
+    let since = await lastSeq();
+    await expect(
+      create({ target: roleTarget, description: "kept", adoptId: same.id }),
+    ).resolves.toMatchObject({
+      id: same.id,
+    });
+    expect(await patchesSince(since)).toEqual([]);
+
+    const other = await client.eventDestinations.create({ target: roleTarget, description: "outside" });
+    since = await lastSeq();
+    await create({ target: roleTarget, description: "kept", adoptId: other.id });
+    expect(await patchesSince(since)).toEqual([`/event_destinations/${other.id}`]);
+    expect((await client.eventDestinations.get(other.id)).description).toBe("kept");
+
+    const secret = { datadog: { apiKey: "dd-adopt-key" } };
+    const withSecret = await client.eventDestinations.create({ target: secret });
+    since = await lastSeq();
+    await create({ target: secret, adoptId: withSecret.id });
+    expect(await patchesSince(since)).toEqual([`/event_destinations/${withSecret.id}`]);
   });
 });
