@@ -18,7 +18,10 @@ import {
   type SubscriptionInputs,
   type SubscriptionOutputs,
 } from "../../../provider/impl/eventSubscription";
-import { getRequestLog } from "../../helpers/emulator";
+import { APIConnectionError } from "../../../client/errors";
+import { KEY_STAMP, keyStamp } from "../../../provider/impl/keyStamp";
+import { getClient } from "../../../provider/impl/process/client";
+import { getRequestLog, setFaults } from "../../helpers/emulator";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const id = (prefix: string, c: string) => `${prefix}${c.repeat(27)}`;
@@ -130,6 +133,79 @@ describe("matchKey and update", () => {
       await update(made.id, made.outs as SubscriptionOutputs, news);
       const live = await service().client.eventSubscriptions.get(made.id);
       expect([live.description, live.metadata]).toEqual(["", ""]);
+    });
+
+    it("an update that outlives its timeout fails naming the subscription", async () => {
+      const { client, emulator } = service();
+      const destination = await client.eventDestinations.create({
+        target: { datadog: { apiKey: "dd-slow-key" } },
+      });
+      const news: SubscriptionInputs = { sources: [{ type: T1 }], destinationIds: [destination.id] };
+      const made = await create(news);
+      await setFaults(emulator.url, emulator.adminKey, { latencyMs: 400 });
+      try {
+        await expect(
+          update(made.id, made.outs as SubscriptionOutputs, { ...news, description: "late" }, 50),
+        ).rejects.toThrow(
+          `update of event subscription ${made.id} did not finish within the update timeout of 50 ms`,
+        );
+      } finally {
+        await setFaults(emulator.url, emulator.adminKey, {});
+      }
+    });
+
+    it("a delete answered 404 to another key than the one that made the subscription fails naming it, and counts nothing as deleted", async () => {
+      const gone = id("esb_", "Z");
+      const madeAt = `${service().emulator.url}/event_subscriptions/${gone}`;
+      const props = {
+        ...toOutputs(live({ id: gone, uri: madeAt })),
+        [KEY_STAMP]: keyStamp("sk_another_account_0000"),
+      };
+      await expect(remove(gone, props as SubscriptionOutputs)).rejects.toThrow(
+        new RegExp(
+          `^event subscription ${gone} was made with another service API key .* so it is not counted as deleted`,
+        ),
+      );
+    });
+
+    it("a create whose answer was lost is sent again under its key, the service having shown it honours keys: the subscription it made is taken, nothing listed", async () => {
+      const { client, emulator } = service();
+      const destination = await client.eventDestinations.create({
+        target: { datadog: { apiKey: "dd-lost-key" } },
+      });
+      const subscriptions = getClient().eventSubscriptions;
+      const send = subscriptions.create.bind(subscriptions);
+      const filed: string[] = [];
+      const creates = jest.spyOn(subscriptions, "create").mockImplementationOnce(async (body, options) => {
+        filed.push((await send(body, options)).id);
+        const lost = new APIConnectionError("POST /event_subscriptions: socket hang up", {
+          request: "POST /event_subscriptions",
+        });
+        lost.maybeApplied = true;
+        throw lost;
+      });
+      const since = Math.max(
+        0,
+        ...(await getRequestLog(emulator.url, emulator.adminKey)).requests.map((r) => r.seq),
+      );
+      try {
+        const made = await create({
+          sources: [{ type: T1 }],
+          destinationIds: [destination.id],
+          description: "lost",
+        });
+        expect(made.id).toBe(filed[0]);
+        expect(creates).toHaveBeenCalledTimes(2);
+        expect(creates.mock.calls[1][1]?.idempotencyKey).toBe(creates.mock.calls[0][1]?.idempotencyKey);
+        const requests = (await getRequestLog(emulator.url, emulator.adminKey, since)).requests;
+        expect(
+          requests.map(
+            (r) => `${r.method} ${r.path.split("?")[0]}${r.idempotent_replay ? " (replayed)" : ""}`,
+          ),
+        ).toEqual(["POST /event_subscriptions", "POST /event_subscriptions (replayed)"]);
+      } finally {
+        creates.mockRestore();
+      }
     });
 
     it("adoption (adoptId) takes a subscription that holds the program's inputs as it is, and updates one that differs in any property", async () => {
