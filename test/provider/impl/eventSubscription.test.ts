@@ -19,7 +19,15 @@ import {
   type SubscriptionOutputs,
 } from "../../../provider/impl/eventSubscription";
 import { APIConnectionError } from "../../../client/errors";
+import { randomUUID } from "node:crypto";
+import {
+  PENDING_CREATE_OUTPUT,
+  PLACEHOLDER_PREFIX,
+  canonical,
+} from "../../../provider/impl/create/pendingCreate";
 import { KEY_STAMP, keyStamp } from "../../../provider/impl/keyStamp";
+import * as debugLog from "../../../provider/impl/process/debugLog";
+import * as runtime from "../../../provider/impl/runtime";
 import { getClient } from "../../../provider/impl/process/client";
 import { getRequestLog, setFaults } from "../../helpers/emulator";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
@@ -205,6 +213,65 @@ describe("matchKey and update", () => {
         ).toEqual(["POST /event_subscriptions", "POST /event_subscriptions (replayed)"]);
       } finally {
         creates.mockRestore();
+      }
+    });
+
+    it("a placeholder's replacement sends its create again under its key and takes what that create made, updated only when the program's values differ from those sent", async () => {
+      const { client, emulator } = service();
+      const destination = await client.eventDestinations.create({
+        target: { datadog: { apiKey: "dd-replay-key" } },
+      });
+      const warned = jest.spyOn(debugLog, "warn").mockResolvedValue(undefined);
+      try {
+        for (const [sent, now] of [
+          ["as sent", "as sent"],
+          ["sent", "changed since"],
+        ]) {
+          const sentInputs: SubscriptionInputs = {
+            sources: [{ type: T1 }],
+            destinationIds: [destination.id],
+            description: sent,
+          };
+          // The create the placeholder stands for, as the provider sends it (keys in sorted order), under its key.
+          const idempotencyKey = randomUUID();
+          const made = await client.eventSubscriptions.create(canonical(sentInputs), { idempotencyKey });
+          // The state the timed-out create left: the placeholder, with the values sent and the key.
+          const placeholderId = `${PLACEHOLDER_PREFIX}${randomUUID()}`;
+          const props = {
+            ...sentInputs,
+            [PENDING_CREATE_OUTPUT]: {
+              sentAtMs: Date.now(),
+              windowMs: 32_000,
+              idempotencyKey,
+              keyStamp: runtime.currentKeyStamp(),
+            },
+          };
+          const news = { ...sentInputs, description: now };
+          expect((await diff(placeholderId, props as never, news)).replaces).toEqual([PENDING_CREATE_OUTPUT]);
+          const since = Math.max(
+            0,
+            ...(await getRequestLog(emulator.url, emulator.adminKey)).requests.map((r) => r.seq),
+          );
+          warned.mockClear();
+
+          const replacement = await create(news);
+          expect(replacement.id).toBe(made.id);
+          const writes = (await getRequestLog(emulator.url, emulator.adminKey, since)).requests
+            .filter((r) => r.method !== "GET")
+            .map((r) => `${r.method} ${r.path}${r.idempotent_replay ? " (replayed)" : ""}`);
+          expect(writes).toEqual(
+            sent === now
+              ? ["POST /event_subscriptions (replayed)"]
+              : ["POST /event_subscriptions (replayed)", `PATCH /event_subscriptions/${made.id}`],
+          );
+          expect((await client.eventSubscriptions.get(made.id)).description).toBe(now);
+          expect(warned.mock.calls.map(([message]) => message)).toEqual([
+            `event subscription: the create of ${placeholderId} timed out earlier; sent again under its Idempotency-Key, ` +
+              `the service answered with ${made.id}, which that create had made: took it`,
+          ]);
+        }
+      } finally {
+        warned.mockRestore();
       }
     });
 
