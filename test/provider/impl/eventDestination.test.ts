@@ -2,7 +2,8 @@
  * The `EventDestination` provider's pure parts (provider/impl/eventDestination.ts): outputs
  * from the API's answer with the program's secrets kept, the inputs a refresh returns, `diff`,
  * and the match that finds the destination an ambiguous create made; and, against the emulator,
- * a refresh and a delete after the destination was deleted outside Pulumi.
+ * a refresh and a delete after the destination was deleted outside Pulumi, adoption (`adoptId`)
+ * and a placeholder's replacement (the PATCH sent only when the values cannot be shown equal).
  */
 import type { EventDestination } from "service-contract";
 import {
@@ -18,6 +19,10 @@ import {
   type DestinationInputs,
   type DestinationOutputs,
 } from "../../../provider/impl/eventDestination";
+import { randomUUID } from "node:crypto";
+import { PENDING_CREATE_OUTPUT, PLACEHOLDER_PREFIX } from "../../../provider/impl/create/pendingCreate";
+import { getClient } from "../../../provider/impl/process/client";
+import * as runtime from "../../../provider/impl/runtime";
 import { getRequestLog } from "../../helpers/emulator";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
@@ -177,5 +182,51 @@ describe("adoption (adoptId, real emulator)", () => {
     since = await lastSeq();
     await create({ target: secret, adoptId: withSecret.id });
     expect(await patchesSince(since)).toEqual([`/event_destinations/${withSecret.id}`]);
+  });
+
+  it("a placeholder's replacement takes what the timed-out create made, and sends the program's values when they differ from those sent or hold a write-only secret", async () => {
+    const { client } = service();
+    /** The request the provider sends for `inputs` (read from its client; nothing is sent). */
+    const requestFor = async (inputs: DestinationInputs) => {
+      let request: unknown;
+      const creates = jest
+        .spyOn(getClient().eventDestinations, "create")
+        .mockImplementationOnce(async (body) => {
+          request = body;
+          throw new Error("read, not sent");
+        });
+      await expect(create(inputs)).rejects.toThrow("read, not sent");
+      creates.mockRestore();
+      return request as Parameters<typeof client.eventDestinations.create>[0];
+    };
+    const secret = { datadog: { apiKey: "dd-replay-key" } };
+    for (const [sent, now, patched] of [
+      [{ target: roleTarget, description: "as sent" }, { target: roleTarget, description: "as sent" }, false],
+      [
+        { target: roleTarget, description: "sent" },
+        { target: roleTarget, description: "changed since" },
+        true,
+      ],
+      [{ target: secret, description: "secret" }, { target: secret, description: "secret" }, true],
+    ] as const) {
+      // The create the placeholder stands for, made under its key; then the state it left.
+      const idempotencyKey = randomUUID();
+      const made = await client.eventDestinations.create(await requestFor(sent), { idempotencyKey });
+      const placeholderId = `${PLACEHOLDER_PREFIX}${randomUUID()}`;
+      const props = {
+        ...sent,
+        [PENDING_CREATE_OUTPUT]: {
+          sentAtMs: Date.now(),
+          windowMs: 32_000,
+          idempotencyKey,
+          keyStamp: runtime.currentKeyStamp(),
+        },
+      };
+      expect((await diff(placeholderId, props as never, now)).replaces).toEqual([PENDING_CREATE_OUTPUT]);
+      const since = await lastSeq();
+      await expect(create(now)).resolves.toMatchObject({ id: made.id });
+      expect(await patchesSince(since)).toEqual(patched ? [`/event_destinations/${made.id}`] : []);
+      expect((await client.eventDestinations.get(made.id)).description).toBe(now.description);
+    }
   });
 });

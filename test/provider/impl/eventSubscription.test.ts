@@ -2,7 +2,9 @@
  * The `EventSubscription` provider's pure parts (provider/impl/eventSubscription.ts): outputs,
  * the inputs a refresh returns, `diff` (order of lists ignored) and the match that finds the
  * subscription an ambiguous create made (order kept: it is what the create sent); and, against
- * the emulator, a refresh and a delete after the subscription was deleted outside Pulumi.
+ * the emulator, a refresh and a delete after the subscription was deleted outside Pulumi, an
+ * update, an update past its timeout, another key's 404, a lost create's answer, a placeholder's
+ * replacement and adoption (`adoptId`).
  */
 import type { EventSubscription } from "service-contract";
 import {
