@@ -20,6 +20,9 @@ import {
   type DestinationOutputs,
 } from "../../../provider/impl/eventDestination";
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { PENDING_CREATE_OUTPUT, PLACEHOLDER_PREFIX } from "../../../provider/impl/create/pendingCreate";
 import { getClient } from "../../../provider/impl/process/client";
 import * as runtime from "../../../provider/impl/runtime";
@@ -227,6 +230,39 @@ describe("adoption (adoptId, real emulator)", () => {
       await expect(create(now)).resolves.toMatchObject({ id: made.id });
       expect(await patchesSince(since)).toEqual(patched ? [`/event_destinations/${made.id}`] : []);
       expect((await client.eventDestinations.get(made.id)).description).toBe(now.description);
+    }
+  });
+
+  it(`recovery (${runtime.ADOPT_FROM_ENV}) adopts a listed destination with the program's values instead of creating one, and sends the write-only secret it cannot compare`, async () => {
+    const { client } = service();
+    const secret = { datadog: { apiKey: "dd-recovery-key" } };
+    const [plain, withSecret] = [
+      await client.eventDestinations.create({ target: roleTarget, description: "recovered" }),
+      await client.eventDestinations.create({ target: secret, description: "recovered secret" }),
+    ];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "destination-recovery-"));
+    const saved = process.env[runtime.ADOPT_FROM_ENV];
+    try {
+      const found = path.join(dir, "found.json");
+      const resources = [plain, withSecret].map((d) => ({
+        kind: "destination",
+        id: d.id,
+        createdAt: d.createdAt,
+      }));
+      fs.writeFileSync(found, JSON.stringify({ since: plain.createdAt, resources }));
+      process.env[runtime.ADOPT_FROM_ENV] = found;
+      const since = await lastSeq();
+      await expect(create({ target: roleTarget, description: "recovered" })).resolves.toMatchObject({
+        id: plain.id,
+      });
+      await expect(create({ target: secret, description: "recovered secret" })).resolves.toMatchObject({
+        id: withSecret.id,
+      });
+      expect(await patchesSince(since)).toEqual([`/event_destinations/${withSecret.id}`]);
+    } finally {
+      if (saved === undefined) delete process.env[runtime.ADOPT_FROM_ENV];
+      else process.env[runtime.ADOPT_FROM_ENV] = saved;
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

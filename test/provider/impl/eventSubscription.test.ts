@@ -131,6 +131,14 @@ describe("matchKey and update", () => {
 
   describe("against the emulator", () => {
     const service = useProviderOnEmulator("sk_subscription_update_9e2b");
+    /** The sequence number of the emulator's newest request log entry (0 when none). */
+    const lastSeq = async () =>
+      Math.max(
+        0,
+        ...(await getRequestLog(service().emulator.url, service().emulator.adminKey)).requests.map(
+          (r) => r.seq,
+        ),
+      );
 
     it("an update sends every managed field: a description the program leaves out is cleared", async () => {
       const destination = await service().client.eventDestinations.create({
@@ -194,10 +202,7 @@ describe("matchKey and update", () => {
         lost.maybeApplied = true;
         throw lost;
       });
-      const since = Math.max(
-        0,
-        ...(await getRequestLog(emulator.url, emulator.adminKey)).requests.map((r) => r.seq),
-      );
+      const since = await lastSeq();
       try {
         const made = await create({
           sources: [{ type: T1 }],
@@ -250,10 +255,7 @@ describe("matchKey and update", () => {
           };
           const news = { ...sentInputs, description: now };
           expect((await diff(placeholderId, props as never, news)).replaces).toEqual([PENDING_CREATE_OUTPUT]);
-          const since = Math.max(
-            0,
-            ...(await getRequestLog(emulator.url, emulator.adminKey)).requests.map((r) => r.seq),
-          );
+          const since = await lastSeq();
           warned.mockClear();
 
           const replacement = await create(news);
@@ -267,6 +269,10 @@ describe("matchKey and update", () => {
               : ["POST /event_subscriptions (replayed)", `PATCH /event_subscriptions/${made.id}`],
           );
           expect((await client.eventSubscriptions.get(made.id)).description).toBe(now);
+          // The placeholder's delete (the engine's, after the replacement) sends nothing.
+          const before = await lastSeq();
+          await expect(remove(placeholderId, props as never)).resolves.toBeUndefined();
+          expect(await lastSeq()).toBe(before);
           expect(warned.mock.calls.map(([message]) => message)).toEqual([
             `event subscription: the create of ${placeholderId} timed out earlier; sent again under its Idempotency-Key, ` +
               `the service answered with ${made.id}, which that create had made: took it`,
@@ -293,8 +299,6 @@ describe("matchKey and update", () => {
         (await getRequestLog(emulator.url, emulator.adminKey, since)).requests.filter(
           (r) => r.method === "PATCH",
         );
-      const lastSeq = async () =>
-        Math.max(0, ...(await getRequestLog(emulator.url, emulator.adminKey)).requests.map((r) => r.seq));
 
       // Lists in another order are the same sets: taken as it is, no update sent.
       const same = await client.eventSubscriptions.create({
