@@ -4,7 +4,7 @@
  * configuration or an unrelated setting does not, and a change the listing cannot decide fails
  * with what to run.
  */
-import { AuthenticationError, ServiceClient } from "../../../client";
+import { AuthenticationError, EventDestinations, ServiceClient } from "../../../client";
 import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChange";
 import { UNKNOWN } from "../../../provider/impl/inputChecks";
 import * as debugLog from "../../../provider/impl/process/debugLog";
@@ -195,6 +195,28 @@ describe("configVerdict at its edges", () => {
     );
     expect(String(error)).not.toContain(B);
   }, 30_000);
+
+  it("says which service could not be asked with the old key when its listing fails otherwise than with a 401", async () => {
+    const pages = EventDestinations.prototype.pages;
+    let calls = 0;
+    // The new key's listing comes first, then the old key's: the second fails as a reset would.
+    jest.spyOn(EventDestinations.prototype, "pages").mockImplementation(function (
+      this: EventDestinations,
+      ...args
+    ) {
+      calls += 1;
+      if (calls === 2) throw new Error("GET /event_destinations: connection reset");
+      return pages.apply(this, args);
+    });
+    const error = await configVerdict(on(A), on(B), NO_ENV).catch((e: Error) => e);
+    expect(String(error)).toMatch(
+      new RegExp(
+        `^Error: cannot tell whether the new service apiKey belongs to the account of the old one: ${emulator.url.replace(/[.]/g, "\\.")} could not be asked with the old key: GET /event_destinations: connection reset\\. `,
+      ),
+    );
+    expect(String(error)).not.toContain(A);
+    expect(String(error)).not.toContain(B);
+  });
 });
 
 /**
