@@ -9,6 +9,7 @@ import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChan
 import { UNKNOWN } from "../../../provider/impl/inputChecks";
 import * as debugLog from "../../../provider/impl/process/debugLog";
 import { addApiKey, startEmulator } from "../../helpers/emulator";
+import { json, startScriptedServer } from "../../helpers/scripted-server";
 
 const A = "sk_config_change_account_a_51d0";
 const B = "sk_config_change_account_b_77e3";
@@ -195,6 +196,29 @@ describe("configVerdict at its edges", () => {
     );
     expect(String(error)).not.toContain(B);
   }, 30_000);
+
+  it("lists the first 100 of each kind with each key, as the provider (its User-Agent)", async () => {
+    const empty = (kind: string) => json(200, { [kind]: [], uri: `http://svc/${kind}`, next_page_uri: null });
+    const server = await startScriptedServer([
+      empty("event_destinations"),
+      empty("event_subscriptions"),
+      empty("event_destinations"),
+      empty("event_subscriptions"),
+    ]);
+    try {
+      await expect(configVerdict(on(A, server.url), on(B, server.url), NO_ENV)).resolves.toEqual({
+        replaces: [],
+      });
+      expect(server.requests.map((r) => [r.url, r.headers["user-agent"], r.headers.authorization])).toEqual([
+        ["/event_destinations?limit=100", "pulumi-service-provider", `Bearer ${B}`],
+        ["/event_subscriptions?limit=100", "pulumi-service-provider", `Bearer ${B}`],
+        ["/event_destinations?limit=100", "pulumi-service-provider", `Bearer ${A}`],
+        ["/event_subscriptions?limit=100", "pulumi-service-provider", `Bearer ${A}`],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
 
   it("says which service could not be asked with the old key when its listing fails otherwise than with a 401", async () => {
     const pages = EventDestinations.prototype.pages;
