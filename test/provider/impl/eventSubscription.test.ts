@@ -223,6 +223,39 @@ describe("matchKey and update", () => {
       }
     });
 
+    it("a create whose answer was lost, to a service not known to honour keys, looks for what it made from its send on in the service's time: an older twin is not taken", async () => {
+      const { client } = service();
+      const destination = await client.eventDestinations.create({
+        target: { datadog: { apiKey: "dd-twin-key" } },
+      });
+      const values: SubscriptionInputs = {
+        sources: [{ type: T1 }],
+        destinationIds: [destination.id],
+        description: "twin",
+      };
+      const twin = await client.eventSubscriptions.create(values);
+      // Older than the lookup's margin before the send (2 s) and the service clock's resolution (1 s).
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      const honoured = jest.spyOn(getClient().idempotency, "honoured", "get").mockReturnValue(false);
+      const creates = jest
+        .spyOn(getClient().eventSubscriptions, "create")
+        .mockImplementationOnce(async () => {
+          const lost = new APIConnectionError("POST /event_subscriptions: socket hang up", {
+            request: "POST /event_subscriptions",
+          });
+          lost.maybeApplied = true;
+          throw lost;
+        });
+      try {
+        const made = await create(values);
+        expect(made.id).not.toBe(twin.id);
+        expect(creates).toHaveBeenCalledTimes(2);
+      } finally {
+        creates.mockRestore();
+        honoured.mockRestore();
+      }
+    });
+
     it("a placeholder's replacement sends its create again under its key and takes what that create made, updated only when the program's values differ from those sent", async () => {
       const { client, emulator } = service();
       const destination = await client.eventDestinations.create({
