@@ -178,3 +178,22 @@ describe("the plugin's start with a claims folder it cannot use (shareDeployment
     expect(warnings).toEqual([]);
   });
 });
+
+describe("ClaimRegistry.claim", () => {
+  it("ignores an empty or missing ID, and records an ID in the shared folder once", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "claims-once-"));
+    try {
+      const { registry, folder, warnings } = sharedRegistry(dir);
+      const holds = jest.spyOn(folder, "hold");
+      registry.claim("");
+      registry.claim(undefined as unknown as string);
+      registry.claim("esb_once");
+      registry.claim("esb_once");
+      expect(holds.mock.calls).toEqual([["esb_once"]]);
+      expect(registry.isClaimed("esb_once")).toBe(true);
+      expect(warnings).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
