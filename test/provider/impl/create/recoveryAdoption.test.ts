@@ -191,6 +191,18 @@ describe(`adoptionCandidates() (${ADOPT_FROM_ENV})`, () => {
     expect(adoptionCandidates("destination")).toBeUndefined();
   });
 
+  it("reads destinations too, the file named with spaces around it, once per process", () => {
+    const file = write(
+      "destinations.json",
+      JSON.stringify({ resources: [{ kind: "destination", id: "ed_1", createdAt: at(2_000) }] }),
+    );
+    process.env[ADOPT_FROM_ENV] = `  ${file}\n`;
+    expect(adoptionCandidates("destination")).toEqual({ ids: new Set(["ed_1"]), oldestMs: SINCE + 2_000 });
+    // Read once: a file written over later is not read again.
+    fs.writeFileSync(file, "{");
+    expect(adoptionCandidates("destination")).toEqual({ ids: new Set(["ed_1"]), oldestMs: SINCE + 2_000 });
+  });
+
   it.each([
     ["missing.json", undefined, /cannot read the file/],
     ["not-json.json", "{", /cannot read the file/],
@@ -198,6 +210,21 @@ describe(`adoptionCandidates() (${ADOPT_FROM_ENV})`, () => {
     [
       "bad-kind.json",
       JSON.stringify({ resources: [{ kind: "report", id: "x", createdAt: at(0) }] }),
+      /not a file written/,
+    ],
+    [
+      "one-bad-of-two.json",
+      JSON.stringify({
+        resources: [
+          { kind: "subscription", id: "esb_1", createdAt: at(0) },
+          { kind: "report", id: "x", createdAt: at(0) },
+        ],
+      }),
+      /not a file written/,
+    ],
+    [
+      "id-not-text.json",
+      JSON.stringify({ resources: [{ kind: "subscription", id: 5, createdAt: at(0) }] }),
       /not a file written/,
     ],
     [
