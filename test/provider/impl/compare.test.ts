@@ -39,6 +39,7 @@ describe("comparisons", () => {
     ["sameJson deep", () => sameJson({ a: [{ b: "x" }] }, { a: [{ b: "y" }] }), false],
     ["sameJson of equal lists", () => sameJson([1, [2]], [1, [2]]), true],
     ["sameJson of lists that differ after their first item", () => sameJson([1, 2], [1, 3]), false],
+    ["sameJson of a list and a longer one that starts alike", () => sameJson([1], [1, 2]), false],
     ["sameJson of a string and a list of its characters", () => sameJson("ab", ["a", "b"]), false],
     ["sameJson of a list of characters and their string", () => sameJson(["a", "b"], "ab"), false],
     ["sameJson of a string and an object with its characters", () => sameJson("x", { 0: "x" }), false],

@@ -92,7 +92,7 @@ describe("check failures", () => {
     [
       "null and undefined are absent values",
       checkEventSubscriptionInputs,
-      { ...sub, description: null, metadata: undefined },
+      { ...sub, description: null, metadata: undefined, extra: undefined },
       [],
     ],
     [
@@ -158,6 +158,7 @@ describe("values not known yet (preview)", () => {
 
   it("are found at any depth, in the client's field notation", () => {
     expect(unknownPaths({ a: [1, UNKNOWN], b: { c: UNKNOWN } })).toEqual(["a[1]", "b.c"]);
+    expect(unknownPaths({ at: new Date(0), b: [UNKNOWN] })).toEqual(["b[0]"]);
   });
 
   it("are looked for 64 levels deep, and no deeper", () => {
@@ -202,6 +203,7 @@ describe("the property a failure names", () => {
     ["target.datadog.apiKey", { target: {} }, "target"],
     ["a.b.c", { a: 1, "a.b": 2 }, "a.b"],
     ["a.b.c", { "a.b": 2, a: 1 }, "a.b"],
+    ["a.b[0]", { "a.b": [] }, "a.b"],
     ["a[0]", { a: [], "a[0]x": 1 }, "a"],
     ["description", { descriptionX: 1, description: "x" }, "description"],
     ["missing.x", {}, "missing"],
