@@ -83,7 +83,6 @@ describe("formatIdentity and parseIdentity", () => {
   ])("%j is written %s, and read back", (id, text) => {
     expect(formatIdentity(id)).toBe(text);
     expect(parseIdentity(`${text}-rest-of-the-name`)).toEqual({
-      pid: 5,
       startTime: undefined,
       pidNamespace: undefined,
       ...id,
