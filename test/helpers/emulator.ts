@@ -206,6 +206,11 @@ export async function getRequestLog(
   return { requests };
 }
 
+/** The sequence number of the emulator's newest request log entry (0 when the log is empty). */
+export async function lastRequestSeq(url: string, adminKey: string): Promise<number> {
+  return Math.max(0, ...(await getRequestLog(url, adminKey)).requests.map((r) => r.seq));
+}
+
 /** Empties the emulator's request log. */
 export async function clearRequestLog(url: string, adminKey: string): Promise<void> {
   await operator(url, adminKey, "DELETE", "/_operator/requests");

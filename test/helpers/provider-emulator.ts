@@ -4,6 +4,7 @@
  * account's key before the file's tests, the runtime configured with it, both let go after.
  */
 import { ServiceClient } from "../../client";
+import { APIConnectionError } from "../../client/errors";
 import * as runtime from "../../provider/impl/runtime";
 import { startEmulator, type RunningEmulator } from "./emulator";
 
@@ -38,4 +39,15 @@ export function useProviderOnEmulator(apiKey: string): () => ProviderOnEmulator 
     if (!running) throw new Error("useProviderOnEmulator: the emulator runs only inside tests");
     return running;
   };
+}
+
+/**
+ * The error of a create whose answer was lost after the service may have made the resource, as the
+ * client throws it (`maybeApplied`): what a create-once protocol sends again or looks for.
+ * @param request - method and path, e.g. `POST /event_subscriptions`.
+ */
+export function lostAnswer(request: string): APIConnectionError {
+  const lost = new APIConnectionError(`${request}: socket hang up`, { request });
+  lost.maybeApplied = true;
+  return lost;
 }

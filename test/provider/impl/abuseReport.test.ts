@@ -4,11 +4,10 @@
  * (refresh) and diff against the emulator.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { APIConnectionError } from "../../../client/errors";
 import * as reports from "../../../provider/impl/abuseReport";
 import { KEY_STAMP, keyStamp } from "../../../provider/impl/keyStamp";
 import { getClient } from "../../../provider/impl/process/client";
-import { useProviderOnEmulator } from "../../helpers/provider-emulator";
+import { lostAnswer, useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = "abrp_" + "0".repeat(26) + "1";
 
@@ -85,11 +84,7 @@ describe("AbuseReport create, read and diff against the emulator", () => {
       .spyOn(client.abuseReports, "create")
       .mockImplementationOnce(async (body, options) => {
         filed.push((await send(body, options)).id);
-        const lost = new APIConnectionError("POST /abuse_reports: socket hang up", {
-          request: "POST /abuse_reports",
-        });
-        lost.maybeApplied = true;
-        throw lost;
+        throw lostAnswer("POST /abuse_reports");
       });
     try {
       const made = await reports.create({ urls: ["https://lost.example/x"] });

@@ -26,7 +26,7 @@ import path from "node:path";
 import { PENDING_CREATE_OUTPUT, PLACEHOLDER_PREFIX } from "../../../provider/impl/create/pendingCreate";
 import { getClient } from "../../../provider/impl/process/client";
 import * as runtime from "../../../provider/impl/runtime";
-import { getRequestLog } from "../../helpers/emulator";
+import { getRequestLog, lastRequestSeq } from "../../helpers/emulator";
 import { useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = `ed_${"A".repeat(27)}`;
@@ -154,13 +154,7 @@ describe("adoption (adoptId, real emulator)", () => {
     (await getRequestLog(service().emulator.url, service().emulator.adminKey, since)).requests
       .filter((r) => r.method === "PATCH")
       .map((r) => r.path);
-  const lastSeq = async () =>
-    Math.max(
-      0,
-      ...(await getRequestLog(service().emulator.url, service().emulator.adminKey)).requests.map(
-        (r) => r.seq,
-      ),
-    );
+  const lastSeq = () => lastRequestSeq(service().emulator.url, service().emulator.adminKey);
   const roleTarget = { kinesis: { auth: { role: { roleArn: "arn:role" } }, streamArn: "arn:stream" } };
 
   it("takes a destination that holds the program's values as it is; updates one that differs, or whose target holds a write-only secret", async () => {

@@ -20,7 +20,6 @@ import {
   type SubscriptionInputs,
   type SubscriptionOutputs,
 } from "../../../provider/impl/eventSubscription";
-import { APIConnectionError } from "../../../client/errors";
 import { randomUUID } from "node:crypto";
 import {
   PENDING_CREATE_OUTPUT,
@@ -31,8 +30,8 @@ import { KEY_STAMP, keyStamp } from "../../../provider/impl/keyStamp";
 import * as debugLog from "../../../provider/impl/process/debugLog";
 import * as runtime from "../../../provider/impl/runtime";
 import { getClient } from "../../../provider/impl/process/client";
-import { getRequestLog, setFaults } from "../../helpers/emulator";
-import { useProviderOnEmulator } from "../../helpers/provider-emulator";
+import { getRequestLog, lastRequestSeq, setFaults } from "../../helpers/emulator";
+import { lostAnswer, useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const id = (prefix: string, c: string) => `${prefix}${c.repeat(27)}`;
 const ID = id("esb_", "S");
@@ -131,14 +130,7 @@ describe("matchKey and update", () => {
 
   describe("against the emulator", () => {
     const service = useProviderOnEmulator("sk_subscription_update_9e2b");
-    /** The sequence number of the emulator's newest request log entry (0 when none). */
-    const lastSeq = async () =>
-      Math.max(
-        0,
-        ...(await getRequestLog(service().emulator.url, service().emulator.adminKey)).requests.map(
-          (r) => r.seq,
-        ),
-      );
+    const lastSeq = () => lastRequestSeq(service().emulator.url, service().emulator.adminKey);
 
     it("an update sends every managed field: a description the program leaves out is cleared", async () => {
       const destination = await service().client.eventDestinations.create({
@@ -196,11 +188,7 @@ describe("matchKey and update", () => {
       const filed: string[] = [];
       const creates = jest.spyOn(subscriptions, "create").mockImplementationOnce(async (body, options) => {
         filed.push((await send(body, options)).id);
-        const lost = new APIConnectionError("POST /event_subscriptions: socket hang up", {
-          request: "POST /event_subscriptions",
-        });
-        lost.maybeApplied = true;
-        throw lost;
+        throw lostAnswer("POST /event_subscriptions");
       });
       const since = await lastSeq();
       try {
@@ -240,11 +228,7 @@ describe("matchKey and update", () => {
       const creates = jest
         .spyOn(getClient().eventSubscriptions, "create")
         .mockImplementationOnce(async () => {
-          const lost = new APIConnectionError("POST /event_subscriptions: socket hang up", {
-            request: "POST /event_subscriptions",
-          });
-          lost.maybeApplied = true;
-          throw lost;
+          throw lostAnswer("POST /event_subscriptions");
         });
       try {
         const made = await create(values);

@@ -23,6 +23,16 @@ function nested(depth: number): unknown {
   return v;
 }
 
+/** `target` with an enumerable own key `key` whose getter throws (a hostile input). */
+function throwingKey<T extends object>(target: T, key: string): T {
+  return Object.defineProperty(target, key, {
+    enumerable: true,
+    get() {
+      throw new Error("boom");
+    },
+  });
+}
+
 describe("check failures", () => {
   it.each([
     ["valid subscription", checkEventSubscriptionInputs, sub, []],
@@ -217,12 +227,7 @@ describe("the property a failure names", () => {
 
 describe("hostile input", () => {
   it("a property that throws when read is one failure of that property", () => {
-    const inputs = Object.defineProperty({ ...sub }, "description", {
-      enumerable: true,
-      get() {
-        throw new Error("boom");
-      },
-    });
+    const inputs = throwingKey({ ...sub }, "description");
     expect(checkEventSubscriptionInputs(inputs)).toEqual([
       { property: "description", reason: "description: could not be read" },
     ]);
@@ -232,12 +237,7 @@ describe("hostile input", () => {
 describe("inputs read once, as plain data", () => {
   /** An object whose key `x` throws when read, as the value of the innermost of `depth` nested objects. */
   function throwingAt(depth: number): unknown {
-    let v: unknown = Object.defineProperty({}, "x", {
-      enumerable: true,
-      get() {
-        throw new Error("boom");
-      },
-    });
+    let v: unknown = throwingKey({}, "x");
     for (let i = 0; i < depth; i++) v = { a: v };
     return v;
   }
@@ -251,12 +251,7 @@ describe("inputs read once, as plain data", () => {
   });
 
   it("objects without a prototype are copied; instances of a class are passed as they are", () => {
-    const bare = Object.defineProperty(Object.create(null) as object, "datadog", {
-      enumerable: true,
-      get() {
-        throw new Error("boom");
-      },
-    });
+    const bare = throwingKey(Object.create(null) as object, "datadog");
     expect(checkEventDestinationInputs({ target: bare })).toEqual([
       { property: "target", reason: "target: could not be read" },
       { property: "target", reason: "target: required" },
@@ -274,12 +269,7 @@ describe("inputs read once, as plain data", () => {
     expect(report([1, throwingAt(0)])).toEqual([
       { property: "metadata", reason: "metadata: could not be read" },
     ]);
-    const instance = Object.defineProperty(new Holder(), "x", {
-      enumerable: true,
-      get() {
-        throw new Error("boom");
-      },
-    });
+    const instance = throwingKey(new Holder(), "x");
     expect(report(instance)).toEqual([
       { property: "metadata", reason: "metadata: could not be read (Error)" },
     ]);
