@@ -4,7 +4,9 @@
  * account's key before the file's tests, the runtime configured with it, both let go after.
  */
 import { ServiceClient } from "../../client";
+import { randomUUID } from "node:crypto";
 import { APIConnectionError } from "../../client/errors";
+import { PENDING_CREATE_OUTPUT, PLACEHOLDER_PREFIX } from "../../provider/impl/create/pendingCreate";
 import * as runtime from "../../provider/impl/runtime";
 import { startEmulator, type RunningEmulator } from "./emulator";
 
@@ -50,4 +52,27 @@ export function lostAnswer(request: string): APIConnectionError {
   const lost = new APIConnectionError(`${request}: socket hang up`, { request });
   lost.maybeApplied = true;
   return lost;
+}
+
+/**
+ * The state a create that timed out just now leaves (pendingCreate.ts): a placeholder ID, and as
+ * its outputs the values `sent` with the marker of the create sent under `idempotencyKey` with this
+ * provider's key. Configure the runtime first (its key stamp is read).
+ */
+export function placeholderOf<T extends object>(
+  sent: T,
+  idempotencyKey: string,
+): { id: string; props: T & { [PENDING_CREATE_OUTPUT]: object } } {
+  return {
+    id: `${PLACEHOLDER_PREFIX}${randomUUID()}`,
+    props: {
+      ...sent,
+      [PENDING_CREATE_OUTPUT]: {
+        sentAtMs: Date.now(),
+        windowMs: 32_000,
+        idempotencyKey,
+        keyStamp: runtime.currentKeyStamp(),
+      },
+    },
+  };
 }

@@ -23,11 +23,11 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PENDING_CREATE_OUTPUT, PLACEHOLDER_PREFIX } from "../../../provider/impl/create/pendingCreate";
+import { PENDING_CREATE_OUTPUT } from "../../../provider/impl/create/pendingCreate";
 import { getClient } from "../../../provider/impl/process/client";
 import * as runtime from "../../../provider/impl/runtime";
 import { getRequestLog, lastRequestSeq } from "../../helpers/emulator";
-import { useProviderOnEmulator } from "../../helpers/provider-emulator";
+import { placeholderOf, useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const ID = `ed_${"A".repeat(27)}`;
 const creds = (secret: string) => ({
@@ -209,16 +209,7 @@ describe("adoption (adoptId, real emulator)", () => {
       // The create the placeholder stands for, made under its key; then the state it left.
       const idempotencyKey = randomUUID();
       const made = await client.eventDestinations.create(await requestFor(sent), { idempotencyKey });
-      const placeholderId = `${PLACEHOLDER_PREFIX}${randomUUID()}`;
-      const props = {
-        ...sent,
-        [PENDING_CREATE_OUTPUT]: {
-          sentAtMs: Date.now(),
-          windowMs: 32_000,
-          idempotencyKey,
-          keyStamp: runtime.currentKeyStamp(),
-        },
-      };
+      const { id: placeholderId, props } = placeholderOf(sent, idempotencyKey);
       expect((await diff(placeholderId, props as never, now)).replaces).toEqual([PENDING_CREATE_OUTPUT]);
       const since = await lastSeq();
       await expect(create(now)).resolves.toMatchObject({ id: made.id });

@@ -21,17 +21,12 @@ import {
   type SubscriptionOutputs,
 } from "../../../provider/impl/eventSubscription";
 import { randomUUID } from "node:crypto";
-import {
-  PENDING_CREATE_OUTPUT,
-  PLACEHOLDER_PREFIX,
-  canonical,
-} from "../../../provider/impl/create/pendingCreate";
+import { PENDING_CREATE_OUTPUT, canonical } from "../../../provider/impl/create/pendingCreate";
 import { KEY_STAMP, keyStamp } from "../../../provider/impl/keyStamp";
 import * as debugLog from "../../../provider/impl/process/debugLog";
-import * as runtime from "../../../provider/impl/runtime";
 import { getClient } from "../../../provider/impl/process/client";
 import { getRequestLog, lastRequestSeq, setFaults } from "../../helpers/emulator";
-import { lostAnswer, useProviderOnEmulator } from "../../helpers/provider-emulator";
+import { lostAnswer, placeholderOf, useProviderOnEmulator } from "../../helpers/provider-emulator";
 
 const id = (prefix: string, c: string) => `${prefix}${c.repeat(27)}`;
 const ID = id("esb_", "S");
@@ -260,16 +255,7 @@ describe("matchKey and update", () => {
           const idempotencyKey = randomUUID();
           const made = await client.eventSubscriptions.create(canonical(sentInputs), { idempotencyKey });
           // The state the timed-out create left: the placeholder, with the values sent and the key.
-          const placeholderId = `${PLACEHOLDER_PREFIX}${randomUUID()}`;
-          const props = {
-            ...sentInputs,
-            [PENDING_CREATE_OUTPUT]: {
-              sentAtMs: Date.now(),
-              windowMs: 32_000,
-              idempotencyKey,
-              keyStamp: runtime.currentKeyStamp(),
-            },
-          };
+          const { id: placeholderId, props } = placeholderOf(sentInputs, idempotencyKey);
           const news = { ...sentInputs, description: now };
           expect((await diff(placeholderId, props as never, news)).replaces).toEqual([PENDING_CREATE_OUTPUT]);
           const since = await lastSeq();
