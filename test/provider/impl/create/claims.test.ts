@@ -197,3 +197,82 @@ describe("ClaimRegistry.claim", () => {
     }
   });
 });
+
+describe("ClaimRegistry's claims, shared and not", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-registry-"));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("claims an ID once: not again here, and not where another process of the deployment holds it", () => {
+    const { registry } = sharedRegistry(dir);
+    const other = new ClaimsFolder(dir);
+    expect(other.tryClaim("thing_1")).toBe(true);
+    expect(registry.tryClaim("thing_1")).toBe(false);
+    expect(registry.tryClaim("thing_2")).toBe(true);
+    expect(registry.tryClaim("thing_2")).toBe(false);
+    expect(other.tryClaim("thing_2")).toBe(false);
+    // Given back, it is the other process's to take.
+    registry.release("thing_2");
+    expect(registry.isClaimed("thing_2")).toBe(false);
+    expect(other.tryClaim("thing_2")).toBe(true);
+    expect(registry.isClaimed("thing_2")).toBe(true);
+  });
+
+  it("writes the IDs claimed before it was shared to the folder, and asks nothing of a folder it does not have", () => {
+    const registry = new ClaimRegistry();
+    expect(registry.tryClaim("thing_3")).toBe(true);
+    registry.release("thing_4");
+    expect(registry.isClaimed("thing_4")).toBe(false);
+    registry.share(new ClaimsFolder(dir));
+    expect(new ClaimsFolder(dir).tryClaim("thing_3")).toBe(false);
+  });
+
+  it("a folder that cannot be read or cannot give an ID back is warned about, naming the ID, and this process's claims answer", () => {
+    const { registry, folder, warnings } = sharedRegistry(dir);
+    expect(registry.tryClaim("thing_5")).toBe(true);
+    const eio = () => {
+      throw new Error("EIO: i/o error");
+    };
+    jest.spyOn(folder, "isClaimed").mockImplementation(eio);
+    jest.spyOn(folder, "release").mockImplementation(eio);
+    expect(registry.isClaimed("thing_5")).toBe(true);
+    expect(registry.isClaimed("thing_6")).toBe(false);
+    registry.release("thing_5");
+    expect(registry.isClaimed("thing_5")).toBe(false);
+    expect(warnings).toEqual([
+      `claims folder ${dir}: could not read whether another provider process of the deployment holds thing_6 (EIO: i/o error); ` +
+        `only this process's claims were asked.`,
+      `claims folder ${dir}: could not give back thing_5 (EIO: i/o error); the deployment's other provider processes still ` +
+        `see it as held, so none of them adopts it: the next pulumi up can.`,
+      `claims folder ${dir}: could not read whether another provider process of the deployment holds thing_5 (EIO: i/o error); ` +
+        `only this process's claims were asked.`,
+    ]);
+  });
+
+  it("loads once per key, and forgets a load that failed so that the next caller loads again", async () => {
+    const registry = new ClaimRegistry();
+    const loads: string[] = [];
+    const load =
+      (what: string, fail = false) =>
+      async () => {
+        loads.push(what);
+        if (fail) throw new Error(`${what} failed`);
+        return [what];
+      };
+    const first = registry.once("subscriptions", load("subscriptions 1"));
+    const again = registry.once("subscriptions", load("subscriptions 2"));
+    expect(again).toBe(first);
+    expect(await again).toEqual(["subscriptions 1"]);
+    await expect(registry.once("destinations", load("destinations 1", true))).rejects.toThrow(
+      "destinations 1 failed",
+    );
+    expect(await registry.once("destinations", load("destinations 2"))).toEqual(["destinations 2"]);
+    expect(await registry.once("destinations", load("destinations 3"))).toEqual(["destinations 2"]);
+    expect(loads).toEqual(["subscriptions 1", "destinations 1", "destinations 2"]);
+  });
+});
