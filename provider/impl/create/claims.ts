@@ -16,7 +16,8 @@
  * @packageDocumentation
  */
 import type { ClaimsFolder } from "./claimsFolder";
-import { describe, KindGate, type Shared } from "./kindGate";
+import { KindGate, type Shared } from "./kindGate";
+import { describe } from "./privateFiles";
 
 export type { Twin, Waiter } from "./createOnceSpec";
 

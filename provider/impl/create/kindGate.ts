@@ -10,11 +10,7 @@
 import type { ClaimsFolder } from "./claimsFolder";
 import type { Twin, Waiter } from "./createOnceSpec";
 import { ClaimsLockTimeoutError } from "./folderLocks";
-
-/** An error's message (Node.js's own errors included, whatever realm made them). */
-export function describe(err: unknown): string {
-  return typeof err === "object" && err !== null && "message" in err ? String(err.message) : String(err);
-}
+import { describe } from "./privateFiles";
 
 /**
  * The registry's shared folder as its gates and waiting lists reach it: the folder (when shared)

@@ -10,10 +10,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { runInNewContext } from "node:vm";
 import { ClaimRegistry } from "../../../../provider/impl/create/claims";
 import { ClaimsFolder, ClaimsLockTimeoutError } from "../../../../provider/impl/create/claimsFolder";
-import { describe as describeError, type KindGate } from "../../../../provider/impl/create/kindGate";
+import type { KindGate } from "../../../../provider/impl/create/kindGate";
 import type { Waiter } from "../../../../provider/impl/create/createOnceSpec";
 import { sleep, state } from "../../../helpers/claims-fixtures";
 
@@ -315,17 +314,5 @@ describe("a kind's gate shared with another process through a claims folder", ()
           `until this process ends.`,
       ]);
     });
-  });
-});
-
-describe("describe (an error's message in a warning)", () => {
-  it("reads the message of an error of any realm or of an object that has one, and writes anything else as a string", () => {
-    expect(describeError(new Error("EIO: i/o error"))).toBe("EIO: i/o error");
-    expect(describeError(runInNewContext('new Error("from another realm")'))).toBe("from another realm");
-    expect(describeError({ message: 42 })).toBe("42");
-    expect(describeError("a thrown string")).toBe("a thrown string");
-    expect(describeError(null)).toBe("null");
-    expect(describeError(undefined)).toBe("undefined");
-    expect(describeError({ code: "EIO" })).toBe("[object Object]");
   });
 });
