@@ -68,6 +68,12 @@ export async function state(p: Promise<unknown>): Promise<"pending" | "settled">
   return Promise.race([p.then(() => "settled" as const), sleep(30).then(() => "pending" as const)]);
 }
 
+/** `p`'s {@link state} once a claims folder's polls (every 10 ms) have had 100 ms to see a change. */
+export async function afterPolls(p: Promise<unknown>): Promise<"pending" | "settled"> {
+  await sleep(100);
+  return state(p);
+}
+
 /**
  * A service both "processes" talk to: every create is stored at once; its answer arrives, or is
  * lost (a reset after the handler), after the delay the test gives.

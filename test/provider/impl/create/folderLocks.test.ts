@@ -4,7 +4,7 @@
  * and its holder, leaves no lock behind, and a lock whose holder's PID now runs another process is
  * not waited for.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { ClaimRegistry, createOnce } from "../../../../provider/impl/create/createOnce";
@@ -14,7 +14,16 @@ import {
   formatIdentity,
   processIdentity,
 } from "../../../../provider/impl/create/claimsFolder";
-import { ClaimsService as Service, claimsSpecFor as specFor, sleep } from "../../../helpers/claims-fixtures";
+import {
+  ClaimsService as Service,
+  afterPolls,
+  claimsSpecFor as specFor,
+  sleep,
+} from "../../../helpers/claims-fixtures";
+
+/** Node.js's own file system module (not a copy), whose functions the claims folder calls: faults are injected there. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const fs = require("node:fs") as typeof import("node:fs");
 
 describe("a wait on another process's lock ends within its bound, naming the lock and its holder", () => {
   let dir: string;
@@ -83,5 +92,112 @@ describe("a wait on another process's lock ends within its bound, naming the loc
     // The same PID at its own start time is the live holder: waited for, to the bound.
     writeFileSync(path.join(dir, "looking", "thing"), live);
     await expect(orStillWaiting(waiter.enterSend("thing"))).rejects.toThrow(ClaimsLockTimeoutError);
+  });
+});
+
+describe("a kind's marks and lock in the folder, owner by owner", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-locks-"));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const BOUND_MS = 200;
+  const lookingFile = () => path.join(dir, "looking", "thing");
+
+  it("keeps an owner's mark of creates in flight until the last of them settles", async () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    await a.enterSend("thing");
+    await a.enterSend("thing");
+    expect(readdirSync(path.join(dir, "sending"))).toEqual([`thing.${a.owner}`]);
+    const lookup = b.enterLookup("thing");
+    a.leaveSend("thing");
+    expect(await afterPolls(lookup)).toBe("pending");
+    a.leaveSend("thing");
+    expect(await afterPolls(lookup)).toBe("settled");
+    expect(readdirSync(path.join(dir, "sending"))).toEqual([]);
+  });
+
+  it("a create whose mark met a lookup that took the lock meanwhile removes its mark and waits for that lookup", async () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    // b's lookup takes the lock just after a's check, as a's mark is being made.
+    const open = fs.openSync.bind(fs);
+    jest.spyOn(fs, "openSync").mockImplementation(((file: string, ...rest: unknown[]) => {
+      const fd = (open as (...args: unknown[]) => number)(file, ...rest);
+      if (String(file).includes(`${path.sep}sending${path.sep}`) && !existsSync(lookingFile()))
+        writeFileSync(lookingFile(), b.owner);
+      return fd;
+    }) as typeof fs.openSync);
+    const send = a.enterSend("thing");
+    expect(await afterPolls(send)).toBe("pending");
+    jest.restoreAllMocks();
+    // b's lookup sees no create of a's in flight: it runs; once it ends, a's create goes on.
+    expect(readdirSync(path.join(dir, "sending"))).toEqual([]);
+    b.leaveLookup("thing");
+    expect(await afterPolls(send)).toBe("settled");
+    expect(readdirSync(path.join(dir, "sending"))).toEqual([`thing.${a.owner}`]);
+  });
+
+  it("an owner's lookup lock is its own: its creates are not held by it, and only it removes it", async () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    await a.enterLookup("thing");
+    expect(await afterPolls(a.enterSend("thing"))).toBe("settled");
+    a.leaveSend("thing");
+    b.leaveLookup("thing");
+    expect(readFileSync(lookingFile(), "utf8")).toBe(a.owner);
+    a.leaveLookup("thing");
+    expect(existsSync(lookingFile())).toBe(false);
+  });
+
+  it("a lock held past the bound by a process of another PID namespace is named as one it cannot see", async () => {
+    const me = processIdentity(process.pid);
+    const holder = `${formatIdentity({ ...me, pidNamespace: "1" })}-0123456789ab`;
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
+    writeFileSync(lookingFile(), holder);
+    const err = await waiter.enterLookup("thing").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClaimsLockTimeoutError);
+    expect((err as ClaimsLockTimeoutError).holder).toBe(holder);
+    expect((err as Error).message).toBe(
+      `claims folder: waited ${BOUND_MS} ms for another provider process's lookup of "thing" to end, held by ${holder} ` +
+        `(process ${process.pid} of another PID namespace, which this provider cannot see) in ${lookingFile()}. This lookup, ` +
+        `of a create whose answer was lost, did not run: that create may have made a "thing" this deployment does not hold. ` +
+        `Look for one with its values and delete it or adopt it with adoptId. If that process is stuck, end it ` +
+        `(kill ${process.pid}); if no pulumi operation of this stack is running, remove the file (rm '${lookingFile()}'). ` +
+        `Then run pulumi up again.`,
+    );
+    expect(readFileSync(lookingFile(), "utf8")).toBe(holder);
+  });
+
+  it("a lock file with no owner in it yet is waited for to the bound, and its holder named as one it cannot name", async () => {
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: BOUND_MS });
+    writeFileSync(lookingFile(), "");
+    const err = await waiter.enterLookup("thing").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ClaimsLockTimeoutError);
+    expect((err as Error).message).toContain(
+      `held by  (an owner this provider cannot name) in ${lookingFile()}.`,
+    );
+    expect((err as Error).message).toContain(
+      `adopt it with adoptId. If no pulumi operation of this stack is running, remove the file (rm '${lookingFile()}').`,
+    );
+  });
+
+  it("skips entries being written (.tmp) and entries that cannot be read as a waiting create", () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    a.addWaiting("thing", { fingerprint: "f" });
+    writeFileSync(path.join(dir, "waiting", `thing.${a.owner}.7.tmp`), '{"fingerprint":"being written"}');
+    writeFileSync(path.join(dir, "waiting", `thing.${a.owner}.8`), "{");
+    writeFileSync(path.join(dir, "sending", `thing.${a.owner}.tmp`), "");
+    a.addWaiting("thing2", { fingerprint: "g" });
+    expect(b.othersWaiting("thing")).toEqual([{ fingerprint: "f" }]);
+    // A mark being written is no create in flight.
+    expect(readdirSync(path.join(dir, "sending"))).toHaveLength(1);
+    return expect(afterPolls(b.enterLookup("thing"))).resolves.toBe("settled");
   });
 });

@@ -14,13 +14,7 @@ import { ClaimRegistry } from "../../../../provider/impl/create/claims";
 import { ClaimsFolder, ClaimsLockTimeoutError } from "../../../../provider/impl/create/claimsFolder";
 import type { KindGate } from "../../../../provider/impl/create/kindGate";
 import type { Waiter } from "../../../../provider/impl/create/createOnceSpec";
-import { sleep, state } from "../../../helpers/claims-fixtures";
-
-/** `p`'s state once the claims folder's polls (every 10 ms) have had time to see a change. */
-const afterPolls = async (p: Promise<unknown>) => {
-  await sleep(100);
-  return state(p);
-};
+import { afterPolls, state } from "../../../helpers/claims-fixtures";
 
 describe("a kind's gate in one process", () => {
   const gate = () => new ClaimRegistry().gate("thing");
