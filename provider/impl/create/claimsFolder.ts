@@ -231,8 +231,12 @@ export class ClaimsFolder extends FolderLocks {
     }
   }
 
-  /** True when some owner of the deployment holds `id`: claimed ({@link tryClaim}) or held ({@link hold}). */
+  /**
+   * True when some owner of the deployment holds `id`: claimed ({@link tryClaim}) or held
+   * ({@link hold}). No one holds the empty ID (whose path would be the folder of IDs itself).
+   */
   isClaimed(id: string): boolean {
+    if (id === "") return false;
     return existsSync(path.join(this.dir, "ids", fileName(id))) || this.heldBy(fileName(id), false);
   }
 

@@ -191,6 +191,9 @@ describe("ClaimRegistry.claim", () => {
       registry.claim("esb_once");
       expect(holds.mock.calls).toEqual([["esb_once"]]);
       expect(registry.isClaimed("esb_once")).toBe(true);
+      // No one holds the empty ID, here or in the folder (whose folder of IDs it would name).
+      expect(registry.isClaimed("")).toBe(false);
+      expect(folder.isClaimed("")).toBe(false);
       expect(warnings).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
