@@ -22,8 +22,10 @@ import {
   isPlaceholderId,
   notPlaceholder,
   pendingDiff,
+  pendingMarker,
   pendingWindow,
   readPending,
+  runtimeContext,
   sentValues,
   timedCreate,
   type PendingContext,
@@ -39,6 +41,7 @@ import {
 import { KEY_CHANGE_ENV } from "../../../../provider/impl/configChange";
 import * as runtime from "../../../../provider/impl/runtime";
 import { RESOURCE_OPTIONS_INPUT } from "../../../../provider/impl/resourceOptions";
+import { OperationTimeoutError } from "../../../../provider/impl/timeouts";
 import {
   clearRequestLog,
   getRequestLog,
@@ -705,5 +708,112 @@ describe("both kinds against the emulator, the create's answer held past its tim
     } finally {
       emulator.app.emulator.idempotencyKeys = true;
     }
+  });
+});
+
+describe("a pending create's edges", () => {
+  it("a marker is read only from a finite send time; fields that are empty, not finite or of another type are left out, a window of 0 kept", () => {
+    const of = (marker: unknown) => pendingMarker({ v: "a", [PENDING_CREATE_OUTPUT]: marker });
+    expect(pendingMarker(undefined)).toBeUndefined();
+    expect(pendingMarker({ v: "a" })).toBeUndefined();
+    expect(of({ sentAtMs: String(T0) })).toBeUndefined();
+    expect(of({ sentAtMs: Number.POSITIVE_INFINITY })).toBeUndefined();
+    expect(
+      of({ sentAtMs: T0, serviceSentAtMs: Number.NaN, windowMs: -1, idempotencyKey: "", keyStamp: 7 }),
+    ).toStrictEqual({ sentAtMs: T0 });
+    expect(
+      of({ sentAtMs: T0, serviceSentAtMs: "x", windowMs: "32000", idempotencyKey: 1, keyStamp: "" }),
+    ).toStrictEqual({
+      sentAtMs: T0,
+    });
+    expect(of({ ...markerOf(), windowMs: 0 })).toStrictEqual({ ...markerOf(), windowMs: 0 });
+  });
+
+  it("a diff seen again before the replacement's create records the placeholder once: once taken, it stays taken", () => {
+    const pending = new PendingReplacements();
+    pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "b" });
+    expect(pending.take({ v: "b" })?.placeholderId).toBe(PLACEHOLDER);
+    pending.note(PLACEHOLDER, markerOf({ idempotencyKey: "another" }), { v: "a" }, { v: "b" });
+    expect(pending.take({ v: "b" })).toBeUndefined();
+    expect(pending.taken(PLACEHOLDER)?.marker.idempotencyKey).toBe(KEY);
+  });
+
+  /** `timedCreate` of a create that runs `body` under a 200 ms timeout: its error. */
+  const timedOut = (body: (sending: (key: string) => void) => Promise<unknown>, context = contextOf()) =>
+    timedCreate(
+      "thing",
+      { v: "a" },
+      200,
+      (_p, sending) => body(sending),
+      new PendingReplacements(),
+      context,
+    ).then(
+      () => new Error("the create succeeded"),
+      (e: unknown) => e,
+    );
+
+  it("a timeout of a create that sent nothing and cannot have been made is the timeout's own error", async () => {
+    const error = await timedOut(async () => {
+      await sleep(250);
+      throw new Error("400 refused");
+    });
+    expect(error).toBeInstanceOf(OperationTimeoutError);
+    expect((error as OperationTimeoutError).mayHaveBeenMade).toBe(false);
+  });
+
+  it("a timeout of a create that sent its request is a placeholder, even when what ended it was a refusal", async () => {
+    const error = await timedOut(async (sending) => {
+      sending(KEY);
+      await sleep(250);
+      throw new Error("400 refused");
+    });
+    expect(error).toBeInstanceOf(PendingCreateError);
+    expect((error as PendingCreateError).properties[PENDING_CREATE_OUTPUT]).toMatchObject({
+      idempotencyKey: KEY,
+    });
+  });
+
+  it("a placeholder of a create with no answer that sent no key, before the service's clock was known, holds neither", async () => {
+    const error = await timedOut(() => sleep(5_000), contextOf({ serviceNow: () => undefined }));
+    expect(error).toBeInstanceOf(PendingCreateError);
+    const marker = (error as PendingCreateError).properties[PENDING_CREATE_OUTPUT] as PendingCreateMarker;
+    expect(Object.keys(marker).sort()).toEqual(["keyStamp", "sentAtMs", "windowMs"]);
+    expect((error as PendingCreateError).name).toBe("PendingCreateError");
+    expect((error as PendingCreateError).cause).toBeInstanceOf(OperationTimeoutError);
+  });
+
+  it("an operation given a placeholder's ID is refused, saying to run pulumi up", () => {
+    expect(() => notPlaceholder(PLACEHOLDER)).toThrow(
+      new Error(
+        `${PLACEHOLDER} is the placeholder of a create that timed out, not a resource of the service: run pulumi up, which ` +
+          `replaces it by the resource the service made (or a new one)`,
+      ),
+    );
+    expect(() => notPlaceholder("esb_1")).not.toThrow();
+  });
+
+  describe("the provider's context (runtimeContext)", () => {
+    let emulator: RunningEmulator;
+    const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+    beforeAll(async () => {
+      emulator = await startEmulator({});
+    });
+    afterAll(async () => {
+      await runtime.configure({ config: config({}) });
+      await emulator?.close();
+    });
+
+    it("knows its own key's stamp, and, once the service has answered a create, its clock and that it honours keys", async () => {
+      await runtime.configure({
+        config: config({ "service:apiKey": emulator.apiKeys[0], "service:baseUrl": emulator.url }),
+      });
+      const context = runtimeContext();
+      expect(context.isCurrentKeyStamp(context.keyStamp())).toBe(true);
+      await eventDestination.create({ target: { datadog: { apiKey: "dd-context" } } });
+      expect(context.keysHonoured()).toBe(true);
+      const now = Date.now();
+      expect(Math.abs(context.serviceNow(now)! - now)).toBeLessThan(5_000);
+      expect(context.requestTimeoutMs()).toBeGreaterThan(0);
+    });
   });
 });
