@@ -8,7 +8,7 @@
  * emulator behind a proxy that holds the create's answer past the timeout.
  */
 import { randomUUID } from "node:crypto";
-import { ServiceClient } from "../../../../client";
+import { APIConnectionError, ServiceClient } from "../../../../client";
 import { ClaimRegistry, processClaims } from "../../../../provider/impl/create/claims";
 import * as eventDestination from "../../../../provider/impl/eventDestination";
 import * as eventSubscription from "../../../../provider/impl/eventSubscription";
@@ -814,6 +814,197 @@ describe("a pending create's edges", () => {
       const now = Date.now();
       expect(Math.abs(context.serviceNow(now)! - now)).toBeLessThan(5_000);
       expect(context.requestTimeoutMs()).toBeGreaterThan(0);
+    });
+  });
+});
+
+describe("removePending and the replay's proof, case by case (scripted kind)", () => {
+  /** Another stack's resource with the placeholder's values, made in its window, that the service gives no URI. */
+  const bare: R = { id: "t-bare", createdAt: at(2_000), v: "a" };
+  const made: R = { id: "t-made", createdAt: at(5_000), v: "a" };
+
+  async function removing(
+    kind: PendingKind<R>,
+    props: unknown,
+    context: PendingContext,
+    pending = new PendingReplacements(),
+  ) {
+    const removed: string[] = [];
+    const handled = await removePending(
+      kind,
+      PLACEHOLDER,
+      props,
+      async (l) => void removed.push(l.id),
+      new ClaimRegistry(),
+      pending,
+      context,
+    );
+    return { handled, removed };
+  }
+  /** The warning that names `found` for the placeholder, `why` nothing proved what it made. */
+  const namedWarning = (why: string, found: string) =>
+    `thing ${PLACEHOLDER} (the placeholder of a create that timed out): ${why}, so nothing tells whether the service made it. ` +
+    `One thing with its values, made between ${at(-2_000)} and ${at(32_000 + 2_000)} and held by no resource of this deployment, ` +
+    `may be it, or another stack's or anyone's: ${found}. The provider deletes none of them. If one is what this stack's ` +
+    `create made, delete it with the command shown (or adopt it with adoptId).`;
+
+  it("a placeholder without a marker is handled: nothing is sent, listed or deleted", async () => {
+    const kind = scriptedKind([bare], async () => made);
+    expect(await removing(kind, { v: "a" }, contextOf())).toEqual({ handled: true, removed: [] });
+    expect([kind.listings, kind.replays]).toEqual([0, []]);
+  });
+
+  it("a placeholder replaced without proof names the candidate (by its ID alone when it has no URI) in the whole warning", async () => {
+    const kind = scriptedKind([bare], async () => made);
+    const pending = new PendingReplacements();
+    pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
+    pending.take({ v: "a" });
+    const seen = warnings();
+    expect(await removing(kind, placeholderProps("a", markerOf()), contextOf(), pending)).toEqual({
+      handled: true,
+      removed: [],
+    });
+    expect(seen).toEqual([
+      namedWarning("its replacement was created anew without proof of what it had made", "t-bare"),
+    ]);
+  });
+
+  it("a kind that cannot send a create again, or a service that ignores keys: the candidates are named, and the placeholder is handled", async () => {
+    const { replay: _none, ...noReplay } = scriptedKind([{ ...bare, uri: "" }]);
+    let seen = warnings();
+    expect(await removing(noReplay, placeholderProps("a", markerOf()), contextOf())).toEqual({
+      handled: true,
+      removed: [],
+    });
+    expect(seen).toEqual([
+      namedWarning("its marker holds no Idempotency-Key to send it again with", "t-bare"),
+    ]);
+    jest.restoreAllMocks();
+    seen = warnings();
+    const kind = scriptedKind([bare], async () => made);
+    expect(
+      await removing(kind, placeholderProps("a", markerOf()), contextOf({ keysHonoured: () => false })),
+    ).toEqual({
+      handled: true,
+      removed: [],
+    });
+    expect(seen).toEqual([namedWarning("the service does not honour Idempotency-Key", "t-bare")]);
+  });
+
+  it("a replay whose answer is lost fails, saying to run destroy again, and deletes nothing", async () => {
+    const lost = new APIConnectionError("POST /things: connection reset", { request: "POST /things" });
+    const kind = scriptedKind([bare], async () => Promise.reject(lost));
+    const error = await removing(kind, placeholderProps("a", markerOf()), contextOf()).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toEqual(
+      new Error(
+        `thing ${PLACEHOLDER} (the placeholder of a create that timed out): sending its create again under the same ` +
+          `Idempotency-Key, to find what it made, failed without an answer (POST /things: connection reset). Run pulumi ` +
+          `destroy (or up) again.`,
+      ),
+    );
+    expect((error as Error).cause).toBe(lost);
+  });
+
+  it("a replay refused by a service not known to honour keys proves nothing: the candidates are named", async () => {
+    const refused = Object.assign(new Error("400: destination not found"), { status: 400 });
+    const kind = scriptedKind([bare], async () => Promise.reject(refused));
+    const seen = warnings();
+    const outcome = await removing(
+      kind,
+      placeholderProps("a", markerOf()),
+      contextOf({ keysHonoured: () => undefined }),
+    );
+    expect(outcome).toEqual({ handled: true, removed: [] });
+    expect(seen).toEqual([namedWarning("sending it again under its Idempotency-Key was refused", "t-bare")]);
+  });
+
+  it("a replay that made a resource deletes it, and says whether that proves the create had made nothing", async () => {
+    let seen = warnings();
+    const honoured = scriptedKind([made], async () => made);
+    expect(await removing(honoured, placeholderProps("a", markerOf()), contextOf())).toEqual({
+      handled: true,
+      removed: ["t-made"],
+    });
+    expect(seen).toEqual([
+      `thing ${PLACEHOLDER} (the placeholder of a create that timed out): the service had made nothing under its ` +
+        `Idempotency-Key; sending it again to find out made t-made, which was deleted`,
+    ]);
+    jest.restoreAllMocks();
+    seen = warnings();
+    const unknown = scriptedKind([made, bare], async () => made);
+    expect(
+      await removing(
+        unknown,
+        placeholderProps("a", markerOf()),
+        contextOf({ keysHonoured: () => undefined }),
+      ),
+    ).toEqual({ handled: true, removed: ["t-made"] });
+    expect(seen).toEqual([
+      `thing ${PLACEHOLDER} (the placeholder of a create that timed out): sending it again made t-made, which was deleted`,
+      namedWarning("the service did not show that it honours Idempotency-Key", "t-bare"),
+    ]);
+  });
+
+  it("a listing that keeps failing ends with an error saying what to look for and where", async () => {
+    const kind = {
+      ...scriptedKind([]),
+      list: () => ({ [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error("503")) }) }),
+    };
+    const error = await removing(
+      kind,
+      placeholderProps("a", markerOf()),
+      contextOf({ keysHonoured: () => false }),
+    ).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `thing: a create that timed out may have been made, and looking for it failed 5 times (last: 503). Look for a thing ` +
+        `with these values made between ${at(-2_000)} and ${at(32_000 + 2_000)} (service-drift generate lists them).`,
+    );
+  });
+
+  it("a placeholder sent with another API key is refused with what to configure", async () => {
+    const kind = scriptedKind([bare], async () => made);
+    await expect(
+      removing(kind, placeholderProps("a", markerOf({ keyStamp: "stamp-of-another-key" })), contextOf()),
+    ).rejects.toThrow(
+      new Error(
+        `thing ${PLACEHOLDER} (the placeholder of a create that timed out) was sent with another service API key than this ` +
+          `provider's: what it made would be in that key's account, which this provider cannot see, so it neither sends it ` +
+          `again nor looks for it. Configure the provider with the key that sent it (service:apiKey or SERVICE_API_KEY) and ` +
+          `run again; if the key was rotated within that account, run with ${KEY_CHANGE_ENV}=rotation.`,
+      ),
+    );
+  });
+
+  describe("replayAnswered", () => {
+    const noted = () => {
+      const pending = new PendingReplacements();
+      pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
+      return pending.take({ v: "a" })!;
+    };
+
+    it("an answer under another key than the marker's proves nothing", () => {
+      const p = noted();
+      expect(replayAnswered(p, "another-key", contextOf({ replayed: ["another-key"] }))).toBe(false);
+      expect(p.settled).toBe(false);
+    });
+
+    it("the key's first answer settles the placeholder even from a service not known to honour keys", () => {
+      const p = noted();
+      expect(replayAnswered(p, KEY, contextOf({ replayed: [KEY], keysHonoured: () => undefined }))).toBe(
+        true,
+      );
+      expect(p.settled).toBe(true);
+    });
+
+    it("a service that honours keys settles it while the key is kept: up to, not at, its retention", () => {
+      const justIn = noted();
+      expect(replayAnswered(justIn, KEY, contextOf({ now: () => T0 + KEY_RETENTION_MS - 1 }))).toBe(false);
+      expect(justIn.settled).toBe(true);
+      const expired = noted();
+      replayAnswered(expired, KEY, contextOf({ now: () => T0 + KEY_RETENTION_MS }));
+      expect(expired.settled).toBe(false);
     });
   });
 });
