@@ -410,3 +410,166 @@ describe("createOnce in two provider processes of one deployment (two registries
     expect(b.isClaimed(held.id)).toBe(true);
   });
 });
+
+describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-lists-"));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Node.js's own file system module (not a copy), whose functions the claims folder calls: faults are injected there. */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require("node:fs") as typeof import("node:fs");
+  /** How many files this process has open (Linux). */
+  const openFiles = () => readdirSync("/proc/self/fd").length;
+
+  it("writes one line per ID held, and an owner's own held ID is its to claim and is claimed", () => {
+    const a = new ClaimsFolder(dir);
+    a.hold("thing_1");
+    a.hold("thing_2");
+    expect(readFileSync(path.join(dir, "held", a.owner), "utf8")).toBe("thing_1\nthing_2\n");
+    expect(a.isClaimed("thing_1")).toBe(true);
+    expect(a.tryClaim("thing_1")).toBe(true);
+    a.close();
+  });
+
+  it("reads another owner's list from where it stopped, a line only once it is whole, and no ID from the middle of a line", () => {
+    const a = new ClaimsFolder(dir);
+    const list = path.join(dir, "held", "9-other");
+    writeFileSync(list, "thing_7\nthing_8");
+    expect([a.isClaimed("thing_7"), a.isClaimed("thing_8"), a.isClaimed("thing_")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    writeFileSync(list, "thing_7\nthing_8\n");
+    expect(a.isClaimed("thing_8")).toBe(true);
+    writeFileSync(list, "thing_7\nthing_8\nthing_9\n");
+    expect([a.isClaimed("thing_9"), a.isClaimed("7"), a.isClaimed("8")]).toEqual([true, false, false]);
+  });
+
+  it("a line after one cut short (a full disk) starts a line of its own, and the lines after it still read", () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    a.hold("thing_1");
+    const write = fs.writeSync;
+    jest.spyOn(fs, "writeSync").mockImplementationOnce(((fd: number, buf: Buffer, offset: number) => {
+      (write as (fd: number, buf: Buffer, offset: number, length: number) => number)(fd, buf, offset, 3);
+      throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    }) as unknown as typeof fs.writeSync);
+    expect(() => a.hold("thing_2")).toThrow(/ENOSPC/);
+    a.hold("thing_3");
+    a.hold("thing_4");
+    expect(readFileSync(path.join(dir, "held", a.owner), "utf8")).toBe("thing_1\nthi\nthing_3\nthing_4\n");
+    expect([b.isClaimed("thing_3"), b.isClaimed("thing_4")]).toEqual([true, true]);
+    a.close();
+  });
+
+  it("leaves no file open: reading the others' lists, or once closed, its own", () => {
+    const a = new ClaimsFolder(dir);
+    const b = new ClaimsFolder(dir);
+    b.hold("thing_1");
+    const before = openFiles();
+    for (let i = 0; i < 20; i++) a.isClaimed(`thing_${i + 2}`);
+    expect(openFiles()).toBe(before);
+    a.hold("thing_30");
+    expect(openFiles()).toBe(before + 1);
+    a.close();
+    expect(openFiles()).toBe(before);
+    b.close();
+  });
+
+  it("refuses a folder that is a file, naming it as the claims folder", () => {
+    const file = path.join(dir, "file");
+    writeFileSync(file, "mine");
+    expect(() => new ClaimsFolder(file)).toThrow(
+      new RegExp(`^the claims folder ${literally(file)} is not a directory`),
+    );
+  });
+
+  describe("refuses a key it cannot trust or read, saying why, with the cause", () => {
+    const key = () => path.join(dir, "key");
+    const refusal = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return err as Error & { cause?: unknown };
+      }
+      throw new Error("no refusal");
+    };
+
+    it("a key that is a folder, or that holds no key", () => {
+      mkdirSync(key());
+      expect(refusal(() => new ClaimsFolder(dir)).message).toBe(
+        `the claims folder's key ${key()} is not a regular file, so it is not used. If it is yours, remove the folder ` +
+          `(rm -r '${dir}') and run the operation again.`,
+      );
+      rmSync(key(), { recursive: true });
+      new ClaimsFolder(dir);
+      const good = readFileSync(key(), "utf8");
+      for (const bad of [`${good}\n`, `x${good}`, good.slice(1), good.toUpperCase()]) {
+        writeFileSync(key(), bad);
+        expect(refusal(() => new ClaimsFolder(dir)).message).toMatch(
+          /does not hold a key \(64 hexadecimal digits\)/,
+        );
+      }
+    });
+
+    it("a key of another user's", () => {
+      new ClaimsFolder(dir);
+      chownSync(key(), OTHER_UID, OTHER_UID);
+      expect(refusal(() => new ClaimsFolder(dir)).message).toMatch(
+        new RegExp(
+          `key ${literally(key())} is owned by uid ${OTHER_UID}, not by this user \\(uid ${process.getuid!()}\\)`,
+        ),
+      );
+    });
+
+    it("a key that cannot be made or read, with the file system's error as the cause", () => {
+      const eperm = Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" });
+      jest.spyOn(fs, "linkSync").mockImplementationOnce(() => {
+        throw eperm;
+      });
+      const made = refusal(() => new ClaimsFolder(dir));
+      expect(made.message).toBe(
+        `the claims folder's key ${key()} cannot be made (EPERM: operation not permitted, link), so it is not used. If it ` +
+          `is yours, remove the folder (rm -r '${dir}') and run the operation again.`,
+      );
+      expect(made.cause).toBe(eperm);
+      jest.restoreAllMocks();
+      new ClaimsFolder(dir);
+      const eacces = Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" });
+      const open = fs.openSync;
+      jest.spyOn(fs, "openSync").mockImplementation(((p: string, ...rest: unknown[]) => {
+        if (p === key()) throw eacces;
+        return (open as (...args: unknown[]) => number)(p, ...rest);
+      }) as typeof fs.openSync);
+      const read = refusal(() => new ClaimsFolder(dir));
+      expect(read.message).toMatch(
+        /key .* cannot be read \(EACCES: permission denied, open\), so it is not used/,
+      );
+      expect(read.cause).toBe(eacces);
+    });
+  });
+
+  it("where there are no user IDs, the root is one folder in the temporary folder", () => {
+    jest.spyOn(process, "getuid").mockReturnValue(undefined as unknown as number);
+    expect(claimsRoot({ XDG_RUNTIME_DIR: dir })).toBe(path.join(tmpdir(), "pulumi-service-claims"));
+  });
+
+  it("clean-up removes a dead engine's folder with its files, and leaves a folder whose name is no engine's", () => {
+    const root = path.join(dir, "root");
+    mkdirSync(root, { mode: 0o700 });
+    const dead = path.join(root, `${formatIdentity(processIdentity(deadPid()))}-0123456789abcdef`);
+    mkdirSync(path.join(dead, "ids"), { recursive: true });
+    writeFileSync(path.join(dead, "ids", "thing_1"), "owner");
+    const noAddress = path.join(root, String(deadPid()));
+    mkdirSync(noAddress);
+    deploymentClaimsFolder("127.0.0.1:4000", process.pid, root);
+    expect([existsSync(dead), existsSync(noAddress)]).toEqual([false, true]);
+  });
+});
