@@ -556,6 +556,20 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
     });
   });
 
+  it("where there are no user IDs, owners and modes are not checked: a key others may read is used, and dead engines' folders are cleaned", () => {
+    const root = path.join(dir, "root");
+    mkdirSync(root, { mode: 0o700 });
+    const dead = path.join(root, `${formatIdentity(processIdentity(deadPid()))}-0123456789abcdef`);
+    mkdirSync(dead);
+    const folder = path.join(dir, "deployment");
+    new ClaimsFolder(folder);
+    chmodSync(path.join(folder, "key"), 0o644);
+    jest.spyOn(process, "getuid").mockReturnValue(undefined as unknown as number);
+    expect(new ClaimsFolder(folder).hash("x")).toHaveLength(64);
+    deploymentClaimsFolder("127.0.0.1:4000", process.pid, root);
+    expect(existsSync(dead)).toBe(false);
+  });
+
   it("where there are no user IDs, the root is one folder in the temporary folder", () => {
     jest.spyOn(process, "getuid").mockReturnValue(undefined as unknown as number);
     expect(claimsRoot({ XDG_RUNTIME_DIR: dir })).toBe(path.join(tmpdir(), "pulumi-service-claims"));
