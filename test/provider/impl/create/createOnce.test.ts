@@ -516,3 +516,88 @@ describe("createOnce with creates side by side (property: any interleaving)", ()
     );
   });
 });
+
+describe("createOnce's steps after a lost answer, one create at a time (scripted answers)", () => {
+  /** What each create request does, in turn: made and answered, made and lost, lost unmade, refused, or answered with an ID given. */
+  type Step = "made" | "made, lost" | "lost" | "refused" | { answers: string };
+
+  /** A create whose requests follow `steps`; the keys sent, the listings made and the warnings given. */
+  function scripted(steps: Step[], keysHonoured: boolean | undefined, registry = new ClaimRegistry()) {
+    const stored: R[] = [];
+    const keys: string[] = [];
+    const warned: string[] = [];
+    let listings = 0;
+    let next = 1;
+    const make = () => {
+      const r = { id: `thing_${next++}`, createdAt: CREATED, v: "same" };
+      stored.unshift(r);
+      return r;
+    };
+    const spec: CreateOnceSpec<R> = {
+      what: "thing",
+      create: async (key) => {
+        keys.push(key);
+        const step = steps.shift() ?? "made";
+        if (step === "made") return make();
+        if (step === "made, lost") {
+          make();
+          throw resetAfterSend();
+        }
+        if (step === "lost") throw resetAfterSend();
+        if (step === "refused")
+          throw Object.assign(new Error("400: the request is invalid"), { status: 400 });
+        return { id: step.answers, createdAt: CREATED, v: "same" };
+      },
+      list: async function* () {
+        listings++;
+        yield* [...stored];
+      },
+      matches: (live) => live.v === "same",
+      keysHonoured: () => keysHonoured,
+      warn: async (m) => void warned.push(m),
+      now: () => T0,
+      registry,
+    };
+    return { spec, stored, keys, warned, listings: () => listings, registry };
+  }
+
+  it("a service not known to honour keys: the lost create is looked for at once, not sent again", async () => {
+    const s = scripted(["made, lost"], undefined);
+    expect(await createOnce(s.spec)).toMatchObject({ id: "thing_1" });
+    expect([s.keys.length, s.listings()]).toEqual([1, 1]);
+  });
+
+  it("a service that honours keys: sent once more under the same key, before any lookup", async () => {
+    const s = scripted(["made, lost", { answers: "thing_1" }], true);
+    expect(await createOnce(s.spec)).toMatchObject({ id: "thing_1" });
+    expect(s.keys).toEqual([s.keys[0], s.keys[0]]);
+    expect(s.listings()).toBe(0);
+  });
+
+  it("a create lost twice that the service never made: two sends, two lookups, then an error that nothing was created", async () => {
+    const s = scripted(["lost", "lost", "lost"], false);
+    await expect(createOnce(s.spec)).rejects.toThrow(
+      /^thing: the create failed twice \(last: POST \/things: connection failed: socket hang up\), and the service holds no thing/,
+    );
+    expect([s.keys.length, s.listings()]).toEqual([2, 2]);
+    expect(s.warned).toHaveLength(1);
+    expect(s.warned[0]).toMatch(/but the service holds no such thing: sending it again$/);
+  });
+
+  it("a send refused after an earlier one was lost is still looked for: the lost one may have made it", async () => {
+    const s = scripted(["made, lost", "refused"], true);
+    expect(await createOnce(s.spec)).toMatchObject({ id: "thing_1" });
+    expect([s.keys.length, s.listings()]).toEqual([2, 1]);
+  });
+
+  it("an answer naming an ID another resource holds: looked for first, not sent again, even from a service that honours keys", async () => {
+    const registry = new ClaimRegistry();
+    registry.claim("thing_9");
+    const s = scripted(["made", { answers: "thing_9" }], true, registry);
+    s.stored.unshift({ id: "thing_0", createdAt: CREATED, v: "same" });
+    // The first create (of another resource) holds thing_1; this one's answer names thing_9, held too.
+    await createOnce(s.spec);
+    expect(await createOnce(s.spec)).toMatchObject({ id: "thing_0" });
+    expect([s.keys.length, s.listings()]).toEqual([2, 1]);
+  });
+});
