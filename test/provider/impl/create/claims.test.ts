@@ -279,3 +279,35 @@ describe("ClaimRegistry's claims, shared and not", () => {
     expect(loads).toEqual(["subscriptions 1", "destinations 1", "destinations 2"]);
   });
 });
+
+describe("ClaimRegistry's warnings when the folder cannot record a claim", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-words-"));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("names the folder, the ID, the cause and what the other processes do not see", () => {
+    const { registry, folder, warnings } = sharedRegistry(dir);
+    jest.spyOn(folder, "tryClaim").mockImplementation(() => {
+      throw noSpaceError();
+    });
+    jest.spyOn(folder, "hold").mockImplementation(() => {
+      throw noSpaceError();
+    });
+    expect(registry.tryClaim("thing_1")).toBe(true);
+    registry.claim("thing_2");
+    expect(warnings).toEqual([
+      `claims folder ${dir}: could not record that this deployment holds thing_1 (ENOSPC: no space left on device, write). ` +
+        `thing_1 is kept in this process's claims, so its resource keeps it, but the deployment's other provider processes ` +
+        `(explicit providers) do not see the claim: a lost create's lookup in one of them could adopt thing_1. Check the ` +
+        `folder (ls -ld '${dir}'; df).`,
+      `claims folder ${dir}: could not record that this deployment holds thing_2 (ENOSPC: no space left on device, write). ` +
+        `It is kept in this process's claims; the deployment's other provider processes do not see it, so a lost create's ` +
+        `lookup in one of them could adopt thing_2.`,
+    ]);
+  });
+});

@@ -201,3 +201,38 @@ describe("a kind's marks and lock in the folder, owner by owner", () => {
     return expect(afterPolls(b.enterLookup("thing"))).resolves.toBe("settled");
   });
 });
+
+describe("the lock errors, word for word", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-words-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("a create's wait names the lookup it waited for and that nothing was made; a lookup's, the creates in flight", async () => {
+    const holder = new ClaimsFolder(dir);
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: 100 });
+    const looking = path.join(dir, "looking", "thing");
+    await holder.enterLookup("thing");
+    const send = (await waiter.enterSend("thing").catch((e: unknown) => e)) as ClaimsLockTimeoutError;
+    expect(send.name).toBe("ClaimsLockTimeoutError");
+    expect(send.path).toBe(looking);
+    expect(send.message).toBe(
+      `claims folder: waited 100 ms for another provider process's lookup of "thing" to end, held by ${holder.owner} ` +
+        `(process ${process.pid}, still running) in ${looking}. The create of a "thing" was not sent: nothing was made. ` +
+        `If that process is stuck, end it (kill ${process.pid}); if no pulumi operation of this stack is running, remove ` +
+        `the file (rm '${looking}'). Then run pulumi up again.`,
+    );
+    holder.leaveLookup("thing");
+    await holder.enterSend("thing");
+    const sending = path.join(dir, "sending", `thing.${holder.owner}`);
+    const lookup = (await waiter.enterLookup("thing").catch((e: unknown) => e)) as ClaimsLockTimeoutError;
+    expect(lookup.message).toBe(
+      `claims folder: waited 100 ms for another provider process's creates of "thing" in flight to settle, held by ` +
+        `${holder.owner} (process ${process.pid}, still running) in ${sending}. This lookup, of a create whose answer was ` +
+        `lost, did not run: that create may have made a "thing" this deployment does not hold. Look for one with its ` +
+        `values and delete it or adopt it with adoptId. If that process is stuck, end it (kill ${process.pid}); if no ` +
+        `pulumi operation of this stack is running, remove the file (rm '${sending}'). Then run pulumi up again.`,
+    );
+  });
+});

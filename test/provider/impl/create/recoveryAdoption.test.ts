@@ -239,3 +239,61 @@ describe(`adoptionCandidates() (${ADOPT_FROM_ENV})`, () => {
     expect(() => adoptionCandidates("subscription")).toThrow(`SERVICE_ADOPT_FROM=${file}`);
   });
 });
+
+describe("recoveryAdoption's words and lists, kind by kind", () => {
+  it("lists each kind once in a deployment, and warns naming what it adopted and why", async () => {
+    const registry = new ClaimRegistry();
+    const things = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
+    const others = service([{ id: "other_1", createdAt: at(0), v: "a" }]);
+    const warned: string[] = [];
+    const recoverOf = (what: string, s: ReturnType<typeof service>, id: string) =>
+      recoveryAdoption<R>({
+        what,
+        from: { ids: new Set([id]), oldestMs: SINCE },
+        list: s.spec("a", registry, undefined).list!,
+        matches: (live) => live.v === "a",
+        warn: async (m) => void warned.push(m),
+      });
+    expect(await recoverOf("thing", things, "thing_1")(registry)).toMatchObject({ id: "thing_1" });
+    expect(await recoverOf("other thing", others, "other_1")(registry)).toMatchObject({ id: "other_1" });
+    expect([things.calls.listings, others.calls.listings]).toEqual([1, 1]);
+    expect(warned).toEqual([
+      `thing: thing_1 has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, held by no ` +
+        `resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+      `other thing: other_1 has exactly these values, is listed in SERVICE_ADOPT_FROM (made by an interrupted run, held by ` +
+        `no resource of the stack) and no other resource of this deployment holds it: adopted it instead of creating one`,
+    ]);
+  });
+
+  it("an adoption whose write fails keeps the write's error as its cause", async () => {
+    const { spec } = service([{ id: "thing_1", createdAt: at(0), v: "a" }]);
+    const registry = new ClaimRegistry();
+    const cause = new Error("PATCH /things/thing_1: 503 Service Unavailable");
+    const recover = recoveryAdoption<R>({
+      what: "thing",
+      from: { ids: new Set(["thing_1"]), oldestMs: SINCE },
+      list: spec("a", registry, undefined).list!,
+      matches: () => true,
+      afterRecoveryAdoption: async () => Promise.reject(cause),
+    });
+    const error = await recover(registry).catch((e: unknown) => e);
+    expect((error as Error).cause).toBe(cause);
+  });
+
+  it("refuses a found file whose resources hold a null", () => {
+    const saved = process.env[ADOPT_FROM_ENV];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "adopt-null-"));
+    try {
+      const file = path.join(dir, "found.json");
+      fs.writeFileSync(file, JSON.stringify({ resources: [null] }));
+      process.env[ADOPT_FROM_ENV] = file;
+      expect(() => adoptionCandidates("subscription")).toThrow(
+        `${ADOPT_FROM_ENV}=${file}: not a file written by service-recover --found (it needs "resources": [{ "kind", "id", "createdAt" }, …])`,
+      );
+    } finally {
+      if (saved === undefined) delete process.env[ADOPT_FROM_ENV];
+      else process.env[ADOPT_FROM_ENV] = saved;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
