@@ -587,3 +587,20 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
     expect([existsSync(dead), existsSync(noAddress)]).toEqual([false, true]);
   });
 });
+
+describe("ClaimsFolder's key leaves no file open", () => {
+  it("whether the key is read or refused", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "claims-key-fd-"));
+    try {
+      const openFiles = () => readdirSync("/proc/self/fd").length;
+      const before = openFiles();
+      new ClaimsFolder(dir);
+      new ClaimsFolder(dir);
+      writeFileSync(path.join(dir, "key"), "not a key");
+      expect(() => new ClaimsFolder(dir)).toThrow(/does not hold a key/);
+      expect(openFiles()).toBe(before);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -295,3 +295,37 @@ describe("describe (an error's message in a warning)", () => {
     expect(describeError({ code: "EIO" })).toBe("[object Object]");
   });
 });
+
+describe("no file left open, and errors that say what they are", () => {
+  /** How many files this process has open (Linux). */
+  const openFiles = () => readdirSync("/proc/self/fd").length;
+
+  it("leaves no file open, whether a step succeeds, finds the file there or fails", () => {
+    const before = openFiles();
+    const file = path.join(dir, "lock");
+    createExclusive(file, "owner 1");
+    createExclusive(file, "owner 2");
+    createOnly(path.join(dir, "id"), "owner 1");
+    readOr(file, "none");
+    mkdirSync(path.join(dir, "folder"));
+    readOr(path.join(dir, "folder"), "none");
+    const write = jest.spyOn(fs, "writeSync").mockImplementation(() => {
+      throw noSpaceError();
+    });
+    expect(() => createExclusive(path.join(dir, "lock 2"), "x")).toThrow(/ENOSPC/);
+    expect(() => createOnly(path.join(dir, "id 2"), "x")).toThrow(/ENOSPC/);
+    write.mockRestore();
+    expect(openFiles()).toBe(before);
+  });
+
+  it("a refusal is a ClaimsFolderError by name, and one of a folder that cannot be read keeps its cause", () => {
+    const made = path.join(dir, "unreadable");
+    const eio = Object.assign(new Error("EIO: i/o error, lstat"), { code: "EIO" });
+    jest.spyOn(fs, "lstatSync").mockImplementation(() => {
+      throw eio;
+    });
+    const err = thrown(() => openPrivateDir(made, "the claims folder"));
+    expect(err.name).toBe("ClaimsFolderError");
+    expect((err as Error & { cause: unknown }).cause).toBe(eio);
+  });
+});
