@@ -116,3 +116,18 @@ export function claimsSpecFor(
     registry,
   };
 }
+
+/** How many files this process has open (Linux: the entries of /proc/self/fd). */
+export function openFiles(): number {
+  return readdirSync("/proc/self/fd").length;
+}
+
+/** The error `fn` throws (fails the test when it throws none). */
+export function thrown(fn: () => unknown): Error & { cause?: unknown } {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error & { cause?: unknown };
+  }
+  throw new Error("expected an error, none was thrown");
+}

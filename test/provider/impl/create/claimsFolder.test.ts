@@ -39,7 +39,9 @@ import {
   claimsSpecFor as specFor,
   contents,
   deadPid,
+  openFiles,
   state,
+  thrown,
   type Thing as R,
 } from "../../../helpers/claims-fixtures";
 
@@ -424,8 +426,6 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
   /** Node.js's own file system module (not a copy), whose functions the claims folder calls: faults are injected there. */
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require("node:fs") as typeof import("node:fs");
-  /** How many files this process has open (Linux). */
-  const openFiles = () => readdirSync("/proc/self/fd").length;
 
   it("writes one line per ID held, and an owner's own held ID is its to claim and is claimed", () => {
     const a = new ClaimsFolder(dir);
@@ -493,18 +493,10 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
 
   describe("refuses a key it cannot trust or read, saying why, with the cause", () => {
     const key = () => path.join(dir, "key");
-    const refusal = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        return err as Error & { cause?: unknown };
-      }
-      throw new Error("no refusal");
-    };
 
     it("a key that is a folder, or that holds no key", () => {
       mkdirSync(key());
-      expect(refusal(() => new ClaimsFolder(dir)).message).toBe(
+      expect(thrown(() => new ClaimsFolder(dir)).message).toBe(
         `the claims folder's key ${key()} is not a regular file, so it is not used. If it is yours, remove the folder ` +
           `(rm -r '${dir}') and run the operation again.`,
       );
@@ -513,7 +505,7 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
       const good = readFileSync(key(), "utf8");
       for (const bad of [`${good}\n`, `x${good}`, good.slice(1), good.toUpperCase()]) {
         writeFileSync(key(), bad);
-        expect(refusal(() => new ClaimsFolder(dir)).message).toMatch(
+        expect(thrown(() => new ClaimsFolder(dir)).message).toMatch(
           /does not hold a key \(64 hexadecimal digits\)/,
         );
       }
@@ -522,7 +514,7 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
     it("a key of another user's", () => {
       new ClaimsFolder(dir);
       chownSync(key(), OTHER_UID, OTHER_UID);
-      expect(refusal(() => new ClaimsFolder(dir)).message).toMatch(
+      expect(thrown(() => new ClaimsFolder(dir)).message).toMatch(
         new RegExp(
           `key ${literally(key())} is owned by uid ${OTHER_UID}, not by this user \\(uid ${process.getuid!()}\\)`,
         ),
@@ -534,7 +526,7 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
       jest.spyOn(fs, "linkSync").mockImplementationOnce(() => {
         throw eperm;
       });
-      const made = refusal(() => new ClaimsFolder(dir));
+      const made = thrown(() => new ClaimsFolder(dir));
       expect(made.message).toBe(
         `the claims folder's key ${key()} cannot be made (EPERM: operation not permitted, link), so it is not used. If it ` +
           `is yours, remove the folder (rm -r '${dir}') and run the operation again.`,
@@ -548,7 +540,7 @@ describe("ClaimsFolder's lists of held IDs and its key, byte by byte", () => {
         if (p === key()) throw eacces;
         return (open as (...args: unknown[]) => number)(p, ...rest);
       }) as typeof fs.openSync);
-      const read = refusal(() => new ClaimsFolder(dir));
+      const read = thrown(() => new ClaimsFolder(dir));
       expect(read.message).toMatch(
         /key .* cannot be read \(EACCES: permission denied, open\), so it is not used/,
       );
@@ -592,7 +584,6 @@ describe("ClaimsFolder's key leaves no file open", () => {
   it("whether the key is read or refused", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "claims-key-fd-"));
     try {
-      const openFiles = () => readdirSync("/proc/self/fd").length;
       const before = openFiles();
       new ClaimsFolder(dir);
       new ClaimsFolder(dir);

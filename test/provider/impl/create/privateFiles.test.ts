@@ -30,7 +30,7 @@ import {
   touch,
   writeAll,
 } from "../../../../provider/impl/create/privateFiles";
-import { noSpaceError } from "../../../helpers/claims-fixtures";
+import { noSpaceError, openFiles, thrown } from "../../../helpers/claims-fixtures";
 
 /** Node.js's own modules (not copies), whose functions privateFiles.ts calls: faults are injected there. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -46,16 +46,6 @@ afterEach(() => {
   jest.restoreAllMocks();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The error `fn` throws (fails the test when it throws none). */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error("expected an error, none was thrown");
-}
 
 describe("openPrivateDir", () => {
   it("makes a folder only this user may use, and opens one that is already so", () => {
@@ -297,9 +287,6 @@ describe("describe (an error's message in a warning)", () => {
 });
 
 describe("no file left open, and errors that say what they are", () => {
-  /** How many files this process has open (Linux). */
-  const openFiles = () => readdirSync("/proc/self/fd").length;
-
   it("leaves no file open, whether a step succeeds, finds the file there or fails", () => {
     const before = openFiles();
     const file = path.join(dir, "lock");
