@@ -73,14 +73,12 @@ function schemaKeys(value: unknown, wire: boolean): unknown {
   return out;
 }
 
-/** The value at `path` of `value`, or `undefined`. */
+/**
+ * The value at `path` of `value`, or `undefined`: a path of a zod issue, whose every step but the
+ * last is an object or list of the body (the last may be a key the body leaves out).
+ */
 function at(value: unknown, path: Path): unknown {
-  let v = value;
-  for (const c of path) {
-    if (v === null || typeof v !== "object" || !Object.prototype.hasOwnProperty.call(v, c)) return undefined;
-    v = (v as Obj)[c];
-  }
-  return v;
+  return path.reduce<unknown>((v, c) => (v as Obj)[c], value);
 }
 
 /** The schema of the value at `path` of a value of `schema` (public API: shape, element, options). */
@@ -166,14 +164,11 @@ const startsWith = (path: Path, prefix: Path) =>
 /** The unknown keys, in the order of a walk that reports an object's own keys before its fields'. */
 function unknownIssues(found: Finding[], schema: z.ZodType, root: unknown, w: Writer): RequestIssue[] {
   const unknown = found.flatMap((f, index) => (f.kind === "unknown" ? [{ ...f, index }] : []));
-  const rank = (prefix: Path) =>
-    Math.min(...unknown.filter((u) => startsWith(u.at, prefix)).map((u) => u.index));
-  const before = (a: (typeof unknown)[number], b: (typeof unknown)[number]): number => {
-    const i = a.at.findIndex((c, j) => j >= b.at.length || b.at[j] !== c);
-    if (i === -1) return b.at.length > a.at.length ? -1 : a.index - b.index;
-    if (i >= b.at.length) return 1;
-    return rank(a.at.slice(0, i + 1)) - rank(b.at.slice(0, i + 1));
-  };
+  // zod reports the keys of one field together, and an object's own unknown keys after its
+  // fields': an object's keys go before those inside it, any other two keep zod's order.
+  const inside = (a: Path, b: Path) => a.length > b.length && startsWith(a, b);
+  const before = (a: (typeof unknown)[number], b: (typeof unknown)[number]): number =>
+    inside(b.at, a.at) ? -1 : inside(a.at, b.at) ? 1 : a.index - b.index;
   return unknown
     .sort(before)
     .filter((u) => !(w.all && at(root, [...u.at, u.key]) === undefined))
@@ -246,7 +241,7 @@ function problemOf(
           return bad(issue.message); // never quoted: a key is a secret
         case "event-type":
           return references
-            ? { code: 238, problem: `unknown event type${w.quote ? ` ${JSON.stringify(value)}` : ""}` }
+            ? { code: 238, problem: `unknown event type ${JSON.stringify(value)}` } // asked by requestIssues, which quotes
             : undefined;
         case "min-items":
           return bad(`at least ${plural(rule.min, "item")}, got ${n}`);

@@ -14,11 +14,13 @@ import fc from "fast-check";
 import { z } from "zod";
 import {
   AbuseReportCreate,
+  ApiKeyRevoke,
   EventDestinationCreate,
   EventDestinationUpdate,
   EventSubscriptionCreate,
   EventSubscriptionUpdate,
   FaultConfig,
+  Id,
   keysToCamel,
   requestIssues,
   Review,
@@ -315,4 +317,342 @@ it("states a member's own problem before a rule of the whole body", () => {
     "a: at most 5, got 7",
     "a must stay below 1",
   ]);
+});
+
+/** Every problem `requestIssues` states of a body, in its order: [what, schema, body, options, "code message" each]. */
+const EVERY_PROBLEM: [
+  string,
+  z.ZodType,
+  Record<string, unknown>,
+  { camelCase?: boolean; references?: boolean },
+  string[],
+][] = [
+  [
+    "unknown fields: an object's own before those inside it, the body's first",
+    EventDestinationCreate,
+    {
+      zeta: 1,
+      target: { kinesis: { auth: { role: { role_arn: "a", q: 1 } }, stream_arn: "s", p: 2 } },
+      alpha: 3,
+    },
+    {},
+    [
+      '214 unknown field "zeta"; supported fields of the request body: metadata, description, format, target',
+      '214 unknown field "alpha"; supported fields of the request body: metadata, description, format, target',
+      '214 unknown field "target.kinesis.p"; supported fields of target.kinesis: auth, stream_arn',
+      '214 unknown field "target.kinesis.auth.role.q"; supported fields of target.kinesis.auth.role: role_arn',
+    ],
+  ],
+  [
+    "unknown fields of sibling objects in the schema's order, each object's own first",
+    z.strictObject({
+      a: z.strictObject({ b: z.strictObject({ k: z.string().optional() }) }),
+      c: z.strictObject({}),
+    }),
+    { c: { z: 1 }, a: { b: { x: 1 }, y: 1 }, w: 1 },
+    {},
+    [
+      '214 unknown field "w"; supported fields of the request body: a, c',
+      '214 unknown field "a.y"; supported fields of a: b',
+      '214 unknown field "a.b.x"; supported fields of a.b: k',
+      '214 unknown field "c.z"; supported fields of c: ',
+    ],
+  ],
+  [
+    "an unknown field of a list's items, by index",
+    EventSubscriptionCreate,
+    {
+      sources: [
+        { type: "a", y: 1 },
+        { type: "b", x: 1 },
+      ],
+      destination_ids: [ED],
+      z: 1,
+    },
+    {},
+    [
+      '214 unknown field "z"; supported fields of the request body: metadata, description, sources, destination_ids',
+      '214 unknown field "sources[0].y"; supported fields of sources[0]: type',
+      '214 unknown field "sources[1].x"; supported fields of sources[1]: type',
+    ],
+  ],
+  [
+    "an unknown field beside a target's kind, once",
+    EventDestinationCreate,
+    { target: { datadog: { api_key: "k" }, q: 1 } },
+    {},
+    [
+      '214 unknown field "target.q"; supported fields of target: firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion',
+    ],
+  ],
+  [
+    "the problems inside the one kind given, unknown fields first",
+    EventDestinationCreate,
+    { target: { kinesis: { stream_arn: 5, auth: { role: { role_arn: "r", q: 1 } } } } },
+    {},
+    [
+      '214 unknown field "target.kinesis.auth.role.q"; supported fields of target.kinesis.auth.role: role_arn',
+      "215 target.kinesis.stream_arn: must be a string",
+    ],
+  ],
+  [
+    "two kinds given: the rule of the one kind, not the kinds' own problems",
+    EventDestinationCreate,
+    { target: { datadog: { api_key: "" }, kinesis: { stream_arn: 5 } } },
+    {},
+    [
+      "215 target: exactly one of firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion is required, got kinesis, datadog",
+    ],
+  ],
+  [
+    "both kinds of credentials",
+    EventDestinationCreate,
+    {
+      target: {
+        kinesis: {
+          stream_arn: "s",
+          auth: { role: { role_arn: "r" }, creds: { aws_access_key_id: "a", aws_secret_access_key: "s" } },
+        },
+      },
+    },
+    {},
+    ["215 target.kinesis.auth: exactly one of role, creds is required, got role, creds"],
+  ],
+  ["no target", EventDestinationCreate, {}, {}, ["215 target: required"]],
+  [
+    "a target that is not an object",
+    EventDestinationCreate,
+    { target: "x" },
+    {},
+    ["215 target: must be an object"],
+  ],
+  ["a null target", EventDestinationCreate, { target: null }, {}, ["215 target: must be an object"]],
+  [
+    "types, in the schema's order",
+    EventSubscriptionCreate,
+    { sources: "x", destination_ids: 5, description: 7, metadata: null },
+    {},
+    [
+      "215 metadata: must be a string",
+      "215 description: must be a string",
+      "215 sources: must be a list",
+      "215 destination_ids: must be a list",
+    ],
+  ],
+  [
+    "required fields",
+    EventSubscriptionCreate,
+    {},
+    {},
+    ["215 sources: required", "215 destination_ids: required"],
+  ],
+  [
+    "a list item that is not an object, beside another item's unknown field",
+    Review,
+    { hostnames: ["x", { hostname: "a.org", status: "BANNED", x: 1 }] },
+    {},
+    [
+      '214 unknown field "hostnames[1].x"; supported fields of hostnames[1]: hostname, status',
+      "215 hostnames[0]: must be an object",
+    ],
+  ],
+  [
+    "numbers: a type, an integer, a least value, the integer rule (camelCase names)",
+    FaultConfig,
+    { status503: "y", latencyMs: 1.5, status500: -1, seed: 1.5 },
+    { camelCase: true },
+    [
+      "215 status503: must be a number",
+      "215 status500: at least 0, got -1",
+      "215 latencyMs: must be an integer, got 1.5",
+      "215 seed: must be an integer, got 1.5",
+    ],
+  ],
+  [
+    "a seed that is not a number",
+    FaultConfig,
+    { seed: "x" },
+    { camelCase: true },
+    ["215 seed: must be a number"],
+  ],
+  [
+    "a value of a list of choices that is not a string",
+    EventDestinationCreate,
+    { target: { datadog: { api_key: "k" } }, format: 5 },
+    {},
+    ["215 format: must be a string"],
+  ],
+  [
+    "a list longer than its limit, not looked into",
+    EventSubscriptionCreate,
+    { sources: Array.from({ length: 13 }, (_, i) => ({ type: i < 2 ? 5 : "a" })), destination_ids: [ED] },
+    {},
+    ["215 sources: at most 10 items, got 13"],
+  ],
+  [
+    "duplicates beside a problem of another field, and in two lists",
+    EventSubscriptionCreate,
+    { sources: [{ type: "a" }, { type: "a" }], destination_ids: [ED, ED], description: "x".repeat(256) },
+    {},
+    [
+      "215 description: at most 255 characters, got 256",
+      '215 sources[1].type: duplicate event type "a" (also at sources[0])',
+      `215 destination_ids[1]: duplicate destination ID "${ED}" (also at destination_ids[0])`,
+    ],
+  ],
+  [
+    "no duplicates counted while an item of the list is wrong",
+    EventSubscriptionCreate,
+    { sources: [{ type: "a" }, { type: "a" }, { type: 5 }], destination_ids: [ED] },
+    {},
+    ["215 sources[2].type: must be a string"],
+  ],
+  [
+    "no duplicates counted while an item's field is wrong (by key, case-insensitive)",
+    Review,
+    {
+      hostnames: [
+        { hostname: "A.org", status: "BANNED" },
+        { hostname: "a.org", status: "X" },
+        { hostname: "a.org", status: "BANNED" },
+      ],
+    },
+    {},
+    ['215 hostnames[1].status: must be one of "PENDING", "BANNED", "UNBANNED", "IGNORE", got "X"'],
+  ],
+  [
+    "a field's first problem only (characters and bytes both over)",
+    EventDestinationCreate,
+    { target: { datadog: { api_key: "k" } }, metadata: "é".repeat(4097) },
+    {},
+    ["215 metadata: at most 4096 bytes, got 8194"],
+  ],
+  [
+    "URLs: another scheme, no host",
+    AbuseReportCreate,
+    { urls: ["ftp://x", "https://", "http://a.example.com"], metadata: 5 },
+    {},
+    [
+      '215 urls[0]: must be an absolute http or https URL with a host, got "ftp://x"',
+      '215 urls[1]: must be an absolute http or https URL with a host, got "https://"',
+      "215 metadata: must be a string",
+    ],
+  ],
+  [
+    "references: unknown event types (which still count as duplicates) and IDs of another kind",
+    EventSubscriptionCreate,
+    { sources: [{ type: "nope.v0" }, { type: "nope.v0" }], destination_ids: ["esb_x", "ed_1"] },
+    { references: true },
+    [
+      '238 sources[0].type: unknown event type "nope.v0"',
+      '238 sources[1].type: unknown event type "nope.v0"',
+      '215 sources[1].type: duplicate event type "nope.v0" (also at sources[0])',
+      '215 destination_ids[0]: must be an event destination ID (ed_…), got "esb_x"',
+      '215 destination_ids[1]: must be an event destination ID (ed_…), got "ed_1"',
+    ],
+  ],
+  [
+    "references not asked for",
+    EventSubscriptionCreate,
+    { sources: [{ type: "nope.v0" }], destination_ids: ["esb_x"] },
+    {},
+    [],
+  ],
+  [
+    "an ID of a kind the service does not name",
+    z.strictObject({ id: Id("zz_") }),
+    { id: "bad" },
+    { references: true },
+    ['215 id: must be an ID (zz_…), got "bad"'],
+  ],
+  [
+    "an empty key, quoted",
+    EventSubscriptionCreate,
+    { "": 1, sources: [{ type: "a" }], destination_ids: [ED] },
+    {},
+    [
+      '214 unknown field """"; supported fields of the request body: metadata, description, sources, destination_ids',
+    ],
+  ],
+  [
+    "an unknown key that holds undefined is left out",
+    EventSubscriptionCreate,
+    { q: undefined, sources: [{ type: "a" }], destination_ids: [ED] },
+    {},
+    [],
+  ],
+  [
+    "camelCase names: a wire name is unknown",
+    EventSubscriptionCreate,
+    { sources: [{ type: "a" }], destinationIds: [ED], destination_ids: 1 },
+    { camelCase: true },
+    [
+      '214 unknown field "destination_ids"; supported fields of the request body: metadata, description, sources, destinationIds',
+    ],
+  ],
+  [
+    "the rules of the whole body (the fault shares), of a field (slowMs, latencyJitterMs)",
+    FaultConfig,
+    { status503: 0.7, status500: 0.6, slow: 0.1, latencyJitterMs: 5, latencyMs: 2 },
+    { camelCase: true },
+    [
+      "215 the shares of the faults add up to 1.4, more than 1",
+      "215 slowMs: required when slow or slowAfter is set (how long a held request is held, in ms)",
+      "215 latencyJitterMs: must be at most latencyMs (2), the round trip it varies",
+    ],
+  ],
+  [
+    "an API key's rule, never quoting it",
+    ApiKeyRevoke,
+    { apiKey: "bad key" },
+    { camelCase: true },
+    ["215 apiKey: must be 1 to 512 characters of A-Z a-z 0-9 . _ ~ + / = -"],
+  ],
+];
+
+it.each(EVERY_PROBLEM)("requestIssues: %s", (_what, schema, body, options, expected) => {
+  expect(requestIssues(schema, body, options).map((i) => `${i.code} ${i.message}`)).toEqual(expected);
+});
+
+it("requestIssues gives each issue's field, problem and an unknown field's supported fields apart", () => {
+  const body = { target: { datadog: { api_key: "k" }, q: 1 }, format: "xml" };
+  expect(requestIssues(EventDestinationCreate, body)).toEqual([
+    {
+      code: 214,
+      field: "target.q",
+      problem: "unknown field",
+      supported: ["firehose", "kinesis", "cloudwatch_logs", "datadog", "azure_logs_ingestion"],
+      message:
+        'unknown field "target.q"; supported fields of target: firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion',
+    },
+    {
+      code: 215,
+      field: "format",
+      problem: 'must be one of "json", got "xml"',
+      message: 'format: must be one of "json", got "xml"',
+    },
+  ]);
+});
+
+it("validateRequest gives the first problem, quoting no value unless asked, an empty key unquoted", () => {
+  const dup = { sources: [{ type: "a" }, { type: "a" }], destination_ids: [ED] };
+  expect(validateRequest(EventSubscriptionCreate, dup)?.message).toBe(
+    "sources[1].type: duplicate event type (also at sources[0])",
+  );
+  expect(validateRequest(EventSubscriptionCreate, dup, false, true)?.message).toBe(
+    'sources[1].type: duplicate event type "a" (also at sources[0])',
+  );
+  expect(validateRequest(AbuseReportCreate, { urls: ["ftp://x"] })?.message).toBe(
+    "urls[0]: must be an absolute http or https URL with a host",
+  );
+  expect(validateRequest(EventSubscriptionCreate, { ...dup, "": 1 })).toMatchObject({
+    code: 214,
+    field: "",
+    message:
+      'unknown field ""; supported fields of the request body: metadata, description, sources, destination_ids',
+  });
+  // The service checks neither event types nor IDs' kinds in the body (codes 238 and 223 come after).
+  expect(
+    validateRequest(EventSubscriptionCreate, { sources: [{ type: "nope.v0" }], destination_ids: ["x"] }),
+  ).toBe(undefined);
 });
