@@ -3,6 +3,7 @@
  * create fields with their defaults, and the walks that complete a value to its response form,
  * blank its write-only secrets and restore them from a known value.
  */
+import { z } from "zod";
 import {
   AbuseReportCreate,
   DestinationTarget,
@@ -129,5 +130,65 @@ describe("blankWriteOnly and keepWriteOnly", () => {
     );
     expect(keepWriteOnly(DestinationTarget, kinesis("live"), kinesis("known"))).toEqual(kinesis("live"));
     expect(keepWriteOnly(DestinationTarget, kinesis(""), undefined)).toEqual(kinesis(""));
+  });
+});
+
+describe("on schemas beyond the service's resources", () => {
+  const Note = z.strictObject({
+    name: z.string(),
+    note: z.string().optional(),
+    count: z.number().optional(),
+    items: z.array(
+      z.strictObject({ label: z.string().optional(), secret: z.string().meta({ writeOnly: true }) }),
+    ),
+  });
+
+  it('writableFields: a required string has no default, an optional string without one defaults to ""', () => {
+    expect(writableFields(Note).map((f) => [f.name, f.default, f.structured])).toEqual([
+      ["name", undefined, false],
+      ["note", "", false],
+      ["count", undefined, false],
+      ["items", undefined, true],
+    ]);
+  });
+
+  it("complete fills only optional strings, walks lists, and leaves a value that is not an object as it is", () => {
+    expect(complete(Note, { name: "n", count: null, items: [{ secret: "s", extra: 1 }] })).toStrictEqual({
+      name: "n",
+      note: "",
+      items: [{ label: "", secret: "s" }],
+    });
+    expect(complete(Note, {})).toStrictEqual({ note: "" });
+    expect(complete(Note, "not an object")).toBe("not an object");
+    expect(complete(Note, ["a list"])).toEqual(["a list"]);
+  });
+
+  it("complete takes an optional string sent as null for left out", () => {
+    expect(complete(DestinationTarget, { datadog: { apiKey: "k", ddtags: null } })).toStrictEqual({
+      datadog: { apiKey: "k", ddtags: "", service: "", ddsite: "" },
+    });
+  });
+
+  it("complete keeps the member given of a union whose options are not all objects", () => {
+    const Either = z.union([z.string(), z.strictObject({ a: z.strictObject({ b: z.string().optional() }) })]);
+    expect(complete(Either, { a: {} })).toStrictEqual({ a: { b: "" } });
+    expect(complete(Either, "text")).toBe("text");
+  });
+
+  it("blankWriteOnly and keepWriteOnly walk lists item by item and keep what the schema does not name", () => {
+    const value = { name: "n", extra: 1, items: [{ secret: "s1" }, { secret: "s2", label: "l" }] };
+    const blanked = { name: "n", extra: 1, items: [{ secret: "" }, { secret: "", label: "l" }] };
+    expect(blankWriteOnly(Note, value)).toStrictEqual(blanked);
+    expect(keepWriteOnly(Note, blanked, value)).toStrictEqual(value);
+    expect(keepWriteOnly(Note, blanked, { items: "not a list" })).toStrictEqual(blanked);
+  });
+
+  it("blankWriteOnly adds no key the value leaves out, and leaves a secret that is not a string as it is", () => {
+    expect(blankWriteOnly(DestinationTarget, { datadog: { apiKey: "k" } })).toStrictEqual({
+      datadog: { apiKey: "" },
+    });
+    expect(blankWriteOnly(DestinationTarget, { datadog: { apiKey: null } })).toStrictEqual({
+      datadog: { apiKey: null },
+    });
   });
 });
