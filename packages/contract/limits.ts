@@ -141,11 +141,6 @@ export function isWellFormedId(id: string, prefix: string): boolean {
  * This is the rule for an abuse report's `urls` (docs/service-api.md § Abuse reports).
  */
 export function isAbsoluteHttpUrl(s: string): boolean {
-  if (!/^https?:\/\//i.test(s)) return false;
-  try {
-    const url = new URL(s);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
+  // Past the scheme's test, what parses is an http or https URL, and those always have a host.
+  return /^https?:\/\//i.test(s) && URL.canParse(s);
 }

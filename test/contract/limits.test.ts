@@ -7,6 +7,9 @@
  */
 import {
   ABUSE_REPORT_URLS_MAX,
+  ID_BODY_LENGTH,
+  isAbsoluteHttpUrl,
+  isWellFormedId,
   AbuseReportCreate,
   DESCRIPTION_MAX_CHARS,
   DESTINATION_IDS_MAX,
@@ -107,5 +110,33 @@ describe.each(LIMITS)("%s", (_what, schema, base, field, atLimit, pastLimit) => 
     const issue = validateRequest(schema, { ...base, [field]: pastLimit });
     expect(issue).toMatchObject({ code: 215, field });
     expect(issue?.message).toMatch(new RegExp(`^${field}: at most`));
+  });
+});
+
+describe("isWellFormedId", () => {
+  const body = "A".repeat(ID_BODY_LENGTH - 1) + "9";
+  it.each([
+    ["its prefix and the body's length in base62", `ed_${body}`, true],
+    ["another prefix", `esb_${body}`, false],
+    ["the prefix at its end", `${body}ed_`, false],
+    ["a character past the length", `ed_${body}a`, false],
+    ["a character short", `ed_${body.slice(1)}`, false],
+    ["a character outside base62", `ed_${body.slice(1)}-`, false],
+  ])("%s: %s → %s", (_what, id, expected) => {
+    expect(isWellFormedId(id, "ed_")).toBe(expected);
+  });
+});
+
+describe("isAbsoluteHttpUrl", () => {
+  it.each([
+    ["http", "http://a.example.com/x", true],
+    ["https, any case", "HTTPS://a.example.com", true],
+    ["another scheme", "ftp://a.example.com", false],
+    ["no host", "https://", false],
+    ["no slashes (a URL parser would add them)", "https:a.example.com", false],
+    ["something before the scheme (a URL parser would trim it)", " https://a.example.com", false],
+    ["a scheme that ends in http", "xhttp://a.example.com", false],
+  ])("%s: %s → %s", (_what, url, expected) => {
+    expect(isAbsoluteHttpUrl(url)).toBe(expected);
   });
 });

@@ -74,3 +74,19 @@ test("round trip of any lower-case snake_case key", () => {
   const key = fc.stringMatching(/^[a-z]+(_[a-z]+)*$/);
   fc.assert(fc.property(key, (k) => camelToSnake(snakeToCamel(k)) === k));
 });
+
+test("a __proto__ key stays an ordinary own key on the way to the wire", () => {
+  const parsed: unknown = JSON.parse('{"__proto__": {"polluted": true}, "aB": 1}');
+  const out = keysToSnake(parsed) as Record<string, unknown>;
+  expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+  expect(Object.keys(out)).toEqual(["__proto__", "a_b"]);
+  expect(Object.getOwnPropertyDescriptor(out, "__proto__")?.value).toEqual({ polluted: true });
+});
+
+test("objects of a class are copied as they are; objects without a prototype are converted", () => {
+  const when = new Date(0);
+  const out = keysToCamel({ created_at: when }) as { createdAt: unknown };
+  expect(out.createdAt).toBe(when);
+  const bare = Object.assign(Object.create(null) as object, { stream_arn: "a" });
+  expect(keysToCamel({ target: bare })).toEqual({ target: { streamArn: "a" } });
+});
