@@ -35,7 +35,8 @@ export const errors = (...codes: number[]) => {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const out: Json = {};
-  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+  // No sort: an object lists its integer keys ("400", "404") in ascending order, whatever the order they were set in.
+  for (const [status, list] of byStatus) {
     out[String(status)] = {
       description: list.map((c) => `${c}: ${ERROR_CODES[c as keyof typeof ERROR_CODES].when}`).join("; "),
       headers: { "Operation-Id": HEADERS["Operation-Id"] },

@@ -14,7 +14,7 @@ const REPO_ROOT = path.resolve(__dirname, "../..");
 
 describe("docs/openapi.json", () => {
   it("is what the contract generates (run `npm run docs:contract` after changing contract/)", () => {
-    expect(JSON.parse(readFileSync(OPENAPI_PATH, "utf8"))).toEqual(buildOpenApiDocument());
+    expect(JSON.parse(readFileSync(OPENAPI_PATH, "utf8"))).toStrictEqual(buildOpenApiDocument());
   });
 
   it("is a valid OpenAPI 3.1 document", () => {

@@ -1,0 +1,35 @@
+/**
+ * The contract's own checks as any zod user meets them (packages/contract/checks.ts): the issue a
+ * repeated item raises, where and with what message, and the members of an `exactlyOne` union.
+ */
+import { z } from "zod";
+import { EventSubscriptionCreate, Review, exactlyOne, list, membersOf } from "service-contract";
+
+const ED = (n: number) => "ed_" + "0".repeat(26) + String(n);
+
+it("reports a repeated item at the item, or at the member compared, with its own message", () => {
+  const ids = EventSubscriptionCreate.safeParse({
+    sources: [{ type: "ip_policy_created.v0" }],
+    destinationIds: [ED(1), ED(2), ED(1)],
+  });
+  expect(ids.success ? [] : ids.error.issues.map((i) => [i.path, i.message])).toEqual([
+    [["destinationIds", 2], "duplicate destination ID"],
+  ]);
+  const hosts = Review.safeParse({
+    hostnames: [
+      { hostname: "A.org", status: "BANNED" },
+      { hostname: "a.org", status: "BANNED" },
+    ],
+  });
+  expect(hosts.success ? [] : hosts.error.issues.map((i) => [i.path, i.message])).toEqual([
+    [["hostnames", 1, "hostname"], "duplicate hostname"],
+  ]);
+});
+
+it("membersOf: each option's member in order, none of another schema or of an option that is no object", () => {
+  const target = exactlyOne({ a: z.string(), b: z.number() });
+  expect(membersOf(target)).toEqual(["a", "b"]);
+  expect(membersOf(z.union([z.string(), z.strictObject({ c: z.string() })]))).toEqual(["c"]);
+  expect(membersOf(list(z.string(), { min: 1 }))).toEqual([]);
+  expect(membersOf(z.string())).toEqual([]);
+});
