@@ -22,6 +22,7 @@ import {
   FaultConfig,
   Id,
   keysToCamel,
+  list,
   requestIssues,
   Review,
   validateRequest,
@@ -607,6 +608,55 @@ const EVERY_PROBLEM: [
     { apiKey: "bad key" },
     { camelCase: true },
     ["215 apiKey: must be 1 to 512 characters of A-Z a-z 0-9 . _ ~ + / = -"],
+  ],
+  [
+    "a field's first problem only (a latency neither whole nor in range)",
+    FaultConfig,
+    { latencyMs: 700000.5 },
+    { camelCase: true },
+    ["215 latencyMs: must be an integer, got 700000.5"],
+  ],
+  [
+    "an unknown field beside a kind with a problem of its own, each once",
+    EventDestinationCreate,
+    { target: { datadog: { api_key: "" }, q: 1 } },
+    {},
+    [
+      '214 unknown field "target.q"; supported fields of target: firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion',
+      "215 target.datadog.api_key: must not be empty",
+    ],
+  ],
+  [
+    "an unknown field inside an optional field (an update's target)",
+    EventDestinationUpdate,
+    { target: { datadog: { api_key: "k", q: 1 } } },
+    {},
+    [
+      '214 unknown field "target.datadog.q"; supported fields of target.datadog: api_key, ddtags, service, ddsite',
+    ],
+  ],
+  [
+    "a list shorter than its least size, not looked into",
+    z.strictObject({ tags: list(z.string(), { min: 3 }) }),
+    { tags: [1] },
+    {},
+    ["215 tags: at least 3 items, got 1"],
+  ],
+  [
+    "an unknown field beside two kinds, once",
+    EventDestinationCreate,
+    {
+      target: {
+        datadog: { api_key: "k" },
+        kinesis: { stream_arn: "s", auth: { role: { role_arn: "r" } } },
+        q: 1,
+      },
+    },
+    {},
+    [
+      '214 unknown field "target.q"; supported fields of target: firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion',
+      "215 target: exactly one of firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion is required, got kinesis, datadog",
+    ],
   ],
 ];
 
