@@ -3,7 +3,7 @@
  * repeated item raises, where and with what message, and the members of an `exactlyOne` union.
  */
 import { z } from "zod";
-import { EventSubscriptionCreate, Review, exactlyOne, list, membersOf } from "service-contract";
+import { EventSubscriptionCreate, Review, exactlyOne, list, membersOf, metaOf } from "service-contract";
 
 const ED = (n: number) => "ed_" + "0".repeat(26) + String(n);
 
@@ -32,4 +32,25 @@ it("membersOf: each option's member in order, none of another schema or of an op
   expect(membersOf(z.union([z.string(), z.strictObject({ c: z.string() })]))).toEqual(["c"]);
   expect(membersOf(list(z.string(), { min: 1 }))).toEqual([]);
   expect(membersOf(z.string())).toEqual([]);
+});
+
+it("list: its limits in the schema's metadata and its issues' own messages", () => {
+  const tags = list(z.string(), { min: 1, max: 2, unique: { what: "tag" } });
+  expect(metaOf(tags)).toEqual({ minItems: 1, maxItems: 2, uniqueItems: true });
+  expect(metaOf(list(z.string(), {}))).toEqual({});
+  const messages = (value: unknown) => {
+    const r = tags.safeParse(value);
+    return r.success ? [] : r.error.issues.map((i) => i.message);
+  };
+  expect(messages([])).toEqual(["at least 1 items"]);
+  expect(messages(["a", "b", "c"])).toEqual(["at most 2 items"]);
+  expect(messages(["a", "b"])).toEqual([]);
+});
+
+it("exactlyOne: the other members allowed as null, other keys refused unless not strict", () => {
+  const strict = exactlyOne({ a: z.string(), b: z.number() });
+  expect(strict.safeParse({ a: "x", b: null }).success).toBe(true);
+  expect(strict.safeParse({ a: "x" }).success).toBe(true);
+  expect(strict.safeParse({ a: "x", q: 1 }).success).toBe(false);
+  expect(exactlyOne({ a: z.string(), b: z.number() }, false).safeParse({ a: "x", q: 1 }).success).toBe(true);
 });

@@ -192,3 +192,9 @@ describe("on schemas beyond the service's resources", () => {
     });
   });
 });
+
+test("complete, blankWriteOnly and keepWriteOnly take null for a value that is not an object", () => {
+  expect(complete(EventDestinationCreate, null)).toBe(null);
+  expect(keepWriteOnly(DestinationTarget, kinesis(""), null)).toEqual(kinesis(""));
+  expect(blankWriteOnly(DestinationTarget, null)).toBe(null);
+});

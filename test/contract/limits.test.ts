@@ -140,3 +140,7 @@ describe("isAbsoluteHttpUrl", () => {
     expect(isAbsoluteHttpUrl(url)).toBe(expected);
   });
 });
+
+test("isWellFormedId: another prefix of the same length is refused", () => {
+  expect(isWellFormedId(`xy_${"A".repeat(ID_BODY_LENGTH)}`, "ed_")).toBe(false);
+});

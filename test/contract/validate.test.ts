@@ -658,6 +658,47 @@ const EVERY_PROBLEM: [
       "215 target: exactly one of firehose, kinesis, cloudwatch_logs, datadog, azure_logs_ingestion is required, got kinesis, datadog",
     ],
   ],
+  [
+    "no duplicates counted while an item breaks a rule of its own (URLs)",
+    AbuseReportCreate,
+    { urls: ["ftp://x", "ftp://x"] },
+    {},
+    [
+      '215 urls[0]: must be an absolute http or https URL with a host, got "ftp://x"',
+      '215 urls[1]: must be an absolute http or https URL with a host, got "ftp://x"',
+    ],
+  ],
+  [
+    "no duplicates counted while an ID is of another kind",
+    EventSubscriptionCreate,
+    { sources: [{ type: "ip_policy_created.v0" }], destination_ids: ["bad", "bad"] },
+    { references: true },
+    [
+      '215 destination_ids[0]: must be an event destination ID (ed_…), got "bad"',
+      '215 destination_ids[1]: must be an event destination ID (ed_…), got "bad"',
+    ],
+  ],
+  [
+    "a member sent as null is not given",
+    EventDestinationCreate,
+    { target: { kinesis: { stream_arn: "s", auth: { role: null } } } },
+    {},
+    ["215 target.kinesis.auth: exactly one of role, creds is required, got none"],
+  ],
+  [
+    "a duplicate in a list inside an object, the first named by its whole path",
+    z.strictObject({ a: z.strictObject({ ids: list(z.string(), { unique: { what: "name" } }) }) }),
+    { a: { ids: ["x", "x"] } },
+    {},
+    ['215 a.ids[1]: duplicate name "x" (also at a.ids[0])'],
+  ],
+  [
+    "zod's own integers: a fraction, a string",
+    z.strictObject({ n: z.number().int(), m: z.number().int() }),
+    { n: 1.5, m: "x" },
+    {},
+    ["215 n: must be an integer, got 1.5", "215 m: must be a number"],
+  ],
 ];
 
 it.each(EVERY_PROBLEM)("requestIssues: %s", (_what, schema, body, options, expected) => {

@@ -90,3 +90,14 @@ test("objects of a class are copied as they are; objects without a prototype are
   const bare = Object.assign(Object.create(null) as object, { stream_arn: "a" });
   expect(keysToCamel({ target: bare })).toEqual({ target: { streamArn: "a" } });
 });
+
+test("a key holding undefined is kept; a __proto__ key is as writable and configurable as any other", () => {
+  expect(keysToCamel({ a_b: undefined })).toStrictEqual({ aB: undefined });
+  const out = keysToSnake(JSON.parse('{"__proto__": 1}')) as object;
+  expect(Object.getOwnPropertyDescriptor(out, "__proto__")).toEqual({
+    value: 1,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+});
