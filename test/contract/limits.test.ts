@@ -7,7 +7,6 @@
  */
 import {
   ABUSE_REPORT_URLS_MAX,
-  ID_BODY_LENGTH,
   isAbsoluteHttpUrl,
   isWellFormedId,
   AbuseReportCreate,
