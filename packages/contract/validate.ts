@@ -202,12 +202,11 @@ function problemOf(
   switch (issue.code) {
     case "invalid_type":
       if (value === undefined) return bad("required");
-      if (issue.expected === "int" && typeof value === "number")
-        return bad(`must be an integer, got ${value}`);
+      // zod expects "int" of a number only (another value is expected to be a "number").
+      if (issue.expected === "int") return bad(`must be an integer, got ${String(value)}`);
       return bad(
-        { array: "must be a list", object: "must be an object", int: "must be a number" }[
-          issue.expected as string
-        ] ?? `must be a ${issue.expected}`,
+        { array: "must be a list", object: "must be an object" }[issue.expected as string] ??
+          `must be a ${issue.expected}`,
       );
     case "invalid_union":
       return bad(value === undefined ? "required" : "must be an object");

@@ -54,3 +54,11 @@ it("exactlyOne: the other members allowed as null, other keys refused unless not
   expect(strict.safeParse({ a: "x", q: 1 }).success).toBe(false);
   expect(exactlyOne({ a: z.string(), b: z.number() }, false).safeParse({ a: "x", q: 1 }).success).toBe(true);
 });
+
+it("list: a repeat is refused, and a list without limits has none in its metadata", () => {
+  const tags = list(z.string(), { unique: { what: "tag" } });
+  const r = tags.safeParse(["a", "a"]);
+  expect(r.success ? [] : r.error.issues.map((i) => [i.path, i.message])).toEqual([[[1], "duplicate tag"]]);
+  expect(metaOf(list(z.string(), {}))).toStrictEqual({});
+  expect(metaOf(list(z.string(), { max: 1 }))).toStrictEqual({ maxItems: 1 });
+});
