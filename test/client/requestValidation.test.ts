@@ -474,3 +474,17 @@ describe("properties", () => {
     expect(valid).toBeGreaterThan(0);
   });
 });
+
+test("an input that is not an object is described: a long string cut at 60 characters, numbers and booleans as written", () => {
+  const long = "🙂".repeat(59) + "ab"; // 61 characters (code points), 120 UTF-16 units
+  expect(messages(validateAbuseReportCreate(long))).toEqual([
+    `input: must be an object, got "${"🙂".repeat(59)}a…"`,
+  ]);
+  expect(messages(validateAbuseReportCreate("🙂".repeat(60)))).toEqual([
+    `input: must be an object, got "${"🙂".repeat(60)}"`,
+  ]);
+  expect(messages(validateAbuseReportCreate(4.5))).toEqual(["input: must be an object, got 4.5"]);
+  expect(messages(validateAbuseReportCreate(false))).toEqual(["input: must be an object, got false"]);
+  expect(messages(validateAbuseReportCreate(undefined))).toEqual(["input: must be an object, got undefined"]);
+  expect(messages(validateId(true, "ed_"))).toEqual(["id: must be a string, got true"]);
+});
