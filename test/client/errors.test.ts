@@ -118,3 +118,20 @@ test("ValidationError lists every issue", () => {
   expect(err.message).toBe("Invalid input: a: x; b: y");
   expect(err.issues).toHaveLength(2);
 });
+
+test("an error without a body's message, code or operation reads as its status, and names its class", () => {
+  const err = new APIError({ status: 418, method: "GET", path: "/x", bodyText: "" }, { body: undefined });
+  expect(err.message).toBe("GET /x failed with 418: HTTP 418 (operation unknown)");
+  expect(err.serviceMessage).toBe("HTTP 418");
+  expect(err.request).toBe("GET /x");
+  expect(err.name).toBe("APIError");
+  expect(err.maybeApplied).toBe(false);
+  expect(new ServiceError("m").name).toBe("ServiceError");
+});
+
+test("parseRetryAfter reads whole and decimal seconds only, padded or not", () => {
+  expect(parseRetryAfter(" 1.5 ")).toBe(1.5);
+  expect(parseRetryAfter("1.25")).toBe(1.25);
+  expect(parseRetryAfter("x1")).toBeUndefined();
+  expect(parseRetryAfter("1x")).toBeUndefined();
+});
