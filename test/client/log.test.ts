@@ -4,6 +4,7 @@
  */
 import { ServiceClient, ServiceError } from "../../client";
 import type { RequestLogEntry } from "../../client";
+import { redactQuery } from "../../client/log";
 import {
   busy,
   fakeId,
@@ -150,4 +151,11 @@ describe("SERVICE_LOG", () => {
       new ServiceError('SERVICE_LOG must be "debug" or "off" (or unset), got "verbose"'),
     );
   });
+});
+
+test("redactQuery hides each query value, keeps names and a name without a value, and a path without a query", () => {
+  expect(redactQuery("/event_subscriptions")).toBe("/event_subscriptions");
+  expect(redactQuery("/x?limit=5&before_id=esb_1&flag")).toBe("/x?limit=…&before_id=…&flag");
+  expect(redactQuery("?=a")).toBe("?=…");
+  expect(redactQuery("/x?")).toBe("/x?");
 });
