@@ -95,3 +95,15 @@ describe("withDeadline", () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+test("an inner deadline at the same moment as the outer one keeps the outer one (and its label)", async () => {
+  const now = jest.spyOn(Date, "now").mockReturnValue(1_000_000);
+  try {
+    const seen = await withDeadline(500, "outer", () =>
+      withDeadline(500, "inner", async () => currentDeadline()),
+    );
+    expect(seen).toEqual({ at: 1_000_500, label: "outer" });
+  } finally {
+    now.mockRestore();
+  }
+});
