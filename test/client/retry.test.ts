@@ -212,3 +212,24 @@ test("success after failures returns the value", async () => {
   );
   expect(value).toBe("ok");
 });
+
+test("no retry whose wait would end exactly at the budget, nor after a wait that woke at its end", async () => {
+  const exact = fakeClock();
+  const once = failing(() => status(429, "1"));
+  const budget = { ...policy, maxRetries: 5, budgetMs: 1100 }; // the first wait: 1 s + 100 ms of backoff
+  await expect(withRetries({ method: "GET" }, budget, 1000, once, exact)).rejects.toMatchObject({
+    status: 429,
+  });
+  expect([once.calls, exact.sleeps]).toEqual([1, []]);
+
+  const late = fakeClock();
+  late.sleep = async (ms: number) => {
+    late.sleeps.push(ms);
+    late.t += ms + 100; // woke 100 ms late: the budget of 1,200 ms is spent
+  };
+  const twice = failing(() => status(429, "1"));
+  await expect(
+    withRetries({ method: "GET" }, { ...budget, budgetMs: 1200 }, 1000, twice, late),
+  ).rejects.toMatchObject({ status: 429 });
+  expect([twice.calls, late.sleeps]).toEqual([1, [1100]]);
+});
