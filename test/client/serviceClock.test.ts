@@ -177,3 +177,13 @@ describe("ServiceClient.serviceClock", () => {
     expect(seen).toBeLessThanOrEqual(Date.parse("2026-11-27T05:00:00Z") + (after - before));
   });
 });
+
+test("observeAnswer takes a 2xx up to 299 with an Operation-Id, not the service's errors nor a blank Operation-Id", () => {
+  const clock = new ServiceClock();
+  clock.observeAnswer({ ...ok(T0 + 9_000), status: 400 }, T0);
+  clock.observeAnswer({ ...ok(T0 + 9_000), status: 300 }, T0);
+  clock.observeAnswer({ ...ok(T0 + 9_000), operationId: "  " }, T0);
+  expect(clock.now(T0)).toBeUndefined();
+  clock.observeAnswer({ ...ok(T0 + 3_000), status: 299 }, T0);
+  expect(clock.now(T0)).toBe(T0 + 3_000);
+});
