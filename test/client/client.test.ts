@@ -569,3 +569,16 @@ describe("HTTPS_PROXY, HTTP_PROXY and NO_PROXY", () => {
     expect(server.requests).toHaveLength(1);
   });
 });
+
+test("a create input key holding undefined leaves the default in place", async () => {
+  const { server, client } = await setup([json(201, wireDestination("http://svc", 1))]);
+  await client.eventDestinations.create({
+    target: { datadog: { apiKey: "k" } },
+    format: undefined,
+    description: undefined,
+  });
+  expect(JSON.parse(server.requests[0].body)).toEqual({
+    format: "json",
+    target: { datadog: { api_key: "k" } },
+  });
+});
