@@ -227,9 +227,9 @@ test("no retry whose wait would end exactly at the budget, nor after a wait that
     late.sleeps.push(ms);
     late.t += ms + 100; // woke 100 ms late: the budget of 1,200 ms is spent
   };
-  const twice = failing(() => status(429, "1"));
+  const afterWait = failing(() => status(429, "1"));
   await expect(
-    withRetries({ method: "GET" }, { ...budget, budgetMs: 1200 }, 1000, twice, late),
+    withRetries({ method: "GET" }, { ...budget, budgetMs: 1200 }, 1000, afterWait, late),
   ).rejects.toMatchObject({ status: 429 });
-  expect([twice.calls, late.sleeps]).toEqual([1, [1100]]);
+  expect([afterWait.calls, late.sleeps]).toEqual([1, [1100]]);
 });

@@ -4,8 +4,9 @@
  */
 import { z } from "zod";
 import { EventSubscriptionCreate, Review, exactlyOne, list, membersOf, metaOf } from "service-contract";
+import { fakeId } from "../helpers/scripted-server";
 
-const ED = (n: number) => "ed_" + "0".repeat(26) + String(n);
+const ED = (n: number) => fakeId("ed_", n);
 
 it("reports a repeated item at the item, or at the member compared, with its own message", () => {
   const ids = EventSubscriptionCreate.safeParse({
@@ -37,7 +38,6 @@ it("membersOf: each option's member in order, none of another schema or of an op
 it("list: its limits in the schema's metadata and its issues' own messages", () => {
   const tags = list(z.string(), { min: 1, max: 2, unique: { what: "tag" } });
   expect(metaOf(tags)).toEqual({ minItems: 1, maxItems: 2, uniqueItems: true });
-  expect(metaOf(list(z.string(), {}))).toEqual({});
   const messages = (value: unknown) => {
     const r = tags.safeParse(value);
     return r.success ? [] : r.error.issues.map((i) => i.message);

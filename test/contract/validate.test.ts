@@ -21,6 +21,7 @@ import {
   EventSubscriptionUpdate,
   FaultConfig,
   Id,
+  type IssueOptions,
   keysToCamel,
   list,
   requestIssues,
@@ -321,13 +322,7 @@ it("states a member's own problem before a rule of the whole body", () => {
 });
 
 /** Every problem `requestIssues` states of a body, in its order: [what, schema, body, options, "code message" each]. */
-const EVERY_PROBLEM: [
-  string,
-  z.ZodType,
-  Record<string, unknown>,
-  { camelCase?: boolean; references?: boolean },
-  string[],
-][] = [
+const EVERY_PROBLEM: [string, z.ZodType, Record<string, unknown>, IssueOptions, string[]][] = [
   [
     "unknown fields: an object's own before those inside it, the body's first",
     EventDestinationCreate,

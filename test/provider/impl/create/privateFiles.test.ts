@@ -313,6 +313,6 @@ describe("no file left open, and errors that say what they are", () => {
     });
     const err = thrown(() => openPrivateDir(made, "the claims folder"));
     expect(err.name).toBe("ClaimsFolderError");
-    expect((err as Error & { cause: unknown }).cause).toBe(eio);
+    expect(err.cause).toBe(eio);
   });
 });
