@@ -148,12 +148,16 @@ export class Transport {
     return text.includes(this.#apiKey) ? text.split(this.#apiKey).join("[REDACTED]") : text;
   }
 
-  /** Turns an absolute `next_page_uri` into a path below our origin (credentials never go elsewhere). */
+  /**
+   * Turns an absolute `next_page_uri` into a path below our origin (credentials never go elsewhere)
+   * and below the base path: the base path is taken off when the path is inside it (`/v2/x` with
+   * base path `/v2`, not `/v2x`).
+   */
   relativePath(uri: string): string {
     const url = new URL(uri, this.#config.origin);
     const path = url.pathname + url.search;
     const { basePath } = this.#config;
-    return basePath && path.startsWith(basePath) ? path.slice(basePath.length) : path;
+    return basePath && path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path;
   }
 
   /**
