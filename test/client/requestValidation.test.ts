@@ -488,3 +488,81 @@ test("an input that is not an object is described: a long string cut at 60 chara
   expect(messages(validateAbuseReportCreate(undefined))).toEqual(["input: must be an object, got undefined"]);
   expect(messages(validateId(true, "ed_"))).toEqual(["id: must be a string, got true"]);
 });
+
+/** An object with `fields`, and `hostile` a getter that throws `thrown` on its first `failures` reads. */
+function withHostile(
+  fields: Record<string, unknown>,
+  hostile: string,
+  failures: number,
+  thrown: unknown = new RangeError("deep"),
+) {
+  let reads = 0;
+  return Object.defineProperty({ ...fields }, hostile, {
+    enumerable: true,
+    get() {
+      if (reads++ < failures) throw thrown;
+      return [];
+    },
+  });
+}
+
+describe("a body the walk cannot read", () => {
+  test("names the field whose value cannot be read, and only it", () => {
+    const body = withHostile({ description: "fine" }, "sources", Infinity);
+    expect(validateEventSubscriptionCreate(body)).toEqual([
+      { field: "sources", message: "sources: could not be read (RangeError)" },
+    ]);
+  });
+
+  test('a value that fails only once (or only beside the others): every field named, a nameless one as ""', () => {
+    const body = withHostile({ "": 1, description: "fine" }, "sources", 1, "thrown as a string");
+    expect(messages(validateEventSubscriptionCreate(body))).toEqual([
+      '"": could not be read (string)',
+      "description: could not be read (string)",
+      "sources: could not be read (string)",
+    ]);
+  });
+
+  test("an object whose fields vanish once the walk has failed: no field to name, one issue of the input", () => {
+    let listings = 0;
+    const vanishing = new Proxy(
+      {},
+      {
+        ownKeys: () => (listings++ === 0 ? ["sources"] : []),
+        getOwnPropertyDescriptor: () => ({ configurable: true, enumerable: true, value: undefined }),
+        get: () => {
+          throw new TypeError("no");
+        },
+      },
+    );
+    expect(validateEventSubscriptionCreate(vanishing)).toEqual([
+      { field: "input", message: "input: could not be read (TypeError)" },
+    ]);
+  });
+
+  test("a revoked Proxy as the input, the ID or the list's parameters: one issue of each, by its name", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(messages(validateEventDestinationCreate(proxy))).toEqual(["input: could not be read (TypeError)"]);
+    expect(messages(validateId(proxy, "ed_"))).toEqual(["id: could not be read (TypeError)"]);
+    expect(messages(validateListParams(proxy))).toEqual(["params: could not be read (TypeError)"]);
+  });
+});
+
+test("validateId: a missing ID is required; a prefix of no known resource asks for an ID of it", () => {
+  expect(messages(validateId(undefined, "ed_"))).toEqual(["id: required"]);
+  expect(messages(validateId(null, "ed_"))).toEqual(["id: must be a string, got null"]);
+  expect(messages(validateId("x", "zz_"))).toEqual(['id: must be an ID (zz_…), got "x"']);
+});
+
+test("validateListParams: parameters that are no object, and fields other than limit (undefined ones left out)", () => {
+  expect(messages(validateListParams(null))).toEqual(["params: must be an object, got null"]);
+  expect(messages(validateListParams([1]))).toEqual(["params: must be an object, got array"]);
+  expect(messages(validateListParams(5))).toEqual(["params: must be an object, got 5"]);
+  expect(messages(validateListParams({ limit: 5, beforeId: "x", after: undefined }))).toEqual([
+    "beforeId: unknown field (expected one of limit)",
+  ]);
+  expect(validateListParams({ limit: 5, beforeId: "x" })).toEqual([
+    { field: "beforeId", message: "beforeId: unknown field (expected one of limit)" },
+  ]);
+});
