@@ -153,7 +153,9 @@ export function validateId(id: unknown, prefix: string): ValidationIssue[] {
     if (typeof id !== "string")
       return [issue("id", id === undefined ? "required" : `must be a string, got ${describeValue(id)}`)];
     if (id.startsWith(prefix) && id.length > prefix.length) return [];
-    return [issue("id", `must be ${ID_KIND_NAMES[prefix] ?? "an"} ID (${prefix}…), got ${describeValue(id)}`)];
+    return [
+      issue("id", `must be ${ID_KIND_NAMES[prefix] ?? "an"} ID (${prefix}…), got ${describeValue(id)}`),
+    ];
   });
 }
 
