@@ -9,6 +9,7 @@ import {
   takeToken,
   type RequestLogEntry,
 } from "../../client";
+import { checkPace } from "../../client/pacer";
 import { randomBytes } from "node:crypto";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 
@@ -201,4 +202,88 @@ describe("a client against the emulator's rate limit (20 per second, bursts of 5
     await Promise.all([0, 1, 2, 3].map((i) => pacer.acquire().then(() => order.push(i))));
     expect(order).toEqual([0, 1, 2, 3]);
   });
+});
+
+describe("the edges of the bucket and of the pause", () => {
+  test("with no rate at all every request goes at once, whatever the clock says, and the bucket is never counted", () => {
+    const state = freshState();
+    for (const now of [5_000, 5_000, 5_000, 4_000]) expect(takeToken(state, { burst: 1 }, now)).toBe(0);
+    expect(state).toEqual(freshState());
+  });
+
+  test("a waiter that comes back very late finds one token more than a full bucket, not more", () => {
+    const state = freshState();
+    const settings = { maxRequestsPerSecond: 10, burst: 1 };
+    expect(takeToken(state, settings, 1_000)).toBe(0);
+    expect(takeToken(state, settings, 1_000)).toBe(100);
+    // 900 ms late: ten tokens accrued, but a bucket of 1 holds 1 + 10 × 0.1 = 2.
+    expect(takeToken(state, settings, 2_000)).toBe(0);
+    expect(takeToken(state, settings, 2_000)).toBe(0);
+    expect(takeToken(state, settings, 2_000)).toBe(100);
+    // With a burst of 3 (over the lateness of 1 + 10 × 0.1), the burst is the most it finds.
+    const burst3 = { maxRequestsPerSecond: 10, burst: 3 };
+    const other = freshState();
+    const sentAt = (now: number) => {
+      let n = 0;
+      while (takeToken(other, burst3, now) === 0) n++;
+      return n;
+    };
+    expect(sentAt(1_000)).toBe(3);
+    expect(sentAt(2_000)).toBe(3);
+  });
+
+  test("answers older than the last 60 seconds (those of exactly 60 seconds ago too) are forgotten: the first 429 estimates from the rest", () => {
+    const state = freshState();
+    for (let i = 0; i < 61; i++) observeAnswer(state, { burst: 1 }, { status: 200 }, 40_000);
+    for (let i = 0; i < 30; i++) observeAnswer(state, { burst: 1 }, { status: 200 }, 41_000);
+    expect(state.answered).toEqual({ 40: 61, 41: 30 });
+    observeAnswer(state, { burst: 1 }, { status: 429, retryAfterSeconds: 0 }, 100_500);
+    expect(state.answered).toEqual({ 41: 30 });
+    // 30 answers over the 59 s from second 41 to 100 (the 61 of second 40 would make it 91 over 60).
+    expect(state.limit).toBeCloseTo(30 / 59, 9);
+  });
+
+  test("answers with no 429 yet teach no rate", () => {
+    const state = freshState();
+    for (let t = 0; t < 5_000; t += 100) observeAnswer(state, { burst: 1 }, { status: 200 }, t);
+    expect(state.rate).toBeNull();
+    expect(state.limit).toBeNull();
+  });
+
+  test("a 429 at the very end of the pause cuts again; an answer then raises nothing, even when a 429 in the pause moved its end", () => {
+    const state = freshState();
+    const settings = { burst: 1 };
+    for (let t = 0; t < 10_000; t += 100) observeAnswer(state, settings, { status: 200 }, t);
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 10_000);
+    const first = state.rate!;
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 11_000);
+    expect(state.rate).toBeCloseTo(first * 0.8, 9);
+    const cut = state.rate;
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 11_500);
+    expect(state.pausedUntil).toBe(12_500);
+    expect(state.rate).toBe(cut);
+    observeAnswer(state, settings, { status: 200 }, 12_500);
+    expect(state.rate).toBe(cut);
+  });
+
+  test("after a 429 the bucket holds one token, whatever the burst", () => {
+    const state = freshState();
+    const settings = { maxRequestsPerSecond: 10, burst: 5 };
+    observeAnswer(state, settings, { status: 429, retryAfterSeconds: 1 }, 1_000);
+    expect(takeToken(state, settings, 2_000)).toBe(0);
+    expect(takeToken(state, settings, 2_000)).toBeGreaterThan(0);
+  });
+});
+
+test("checkPace: a burst is a whole number from 1 to 10,000, a rate any number above 0 up to 10,000", () => {
+  for (const ok of [1, 2, 10_000]) expect(checkPace("burst", ok, "b")).toBe(ok);
+  for (const bad of [0, 1.5, 10_001, NaN])
+    expect(() => checkPace("burst", bad, "b")).toThrow(
+      `b must be a whole number of requests from 1 up to 10000, got ${bad}`,
+    );
+  for (const ok of [0.05, 1.5, 10_000]) expect(checkPace("maxRequestsPerSecond", ok, "r")).toBe(ok);
+  for (const bad of [0, -1, 10_000.5, Infinity, NaN])
+    expect(() => checkPace("maxRequestsPerSecond", bad, "r")).toThrow(
+      `r must be a number of requests per second above 0 up to 10000, got ${bad}`,
+    );
 });
