@@ -9,12 +9,8 @@ import {
   NotFoundError,
   RateLimitError,
   ServiceClient,
-  ServiceError,
-  type ServiceClientOptions,
   ValidationError,
 } from "../../client";
-import { paceSettings } from "../../client/client";
-import { Agent } from "undici";
 import {
   busy,
   fakeId,
@@ -584,107 +580,5 @@ test("a create input key holding undefined leaves the default in place", async (
   expect(JSON.parse(server.requests[0].body)).toEqual({
     format: "json",
     target: { datadog: { api_key: "k" } },
-  });
-});
-
-describe("the constructor's settings, word for word", () => {
-  const make = (options: ServiceClientOptions) => () =>
-    new ServiceClient({ apiKey: API_KEY, baseUrl: "http://x", ...options });
-  const envNames = [
-    "SERVICE_API_KEY",
-    "SERVICE_BASE_URL",
-    "SERVICE_MAX_REQUESTS_PER_SECOND",
-    "SERVICE_REQUEST_BURST",
-  ];
-  const saved = Object.fromEntries(envNames.map((n) => [n, process.env[n]]));
-  beforeEach(() => envNames.forEach((n) => delete process.env[n]));
-  afterEach(() => {
-    for (const n of envNames) {
-      if (saved[n] === undefined) delete process.env[n];
-      else process.env[n] = saved[n];
-    }
-  });
-
-  test("what is missing: the key, the URL, or both", () => {
-    const pass = "Pass { apiKey, baseUrl } or set SERVICE_API_KEY and SERVICE_BASE_URL.";
-    expect(() => new ServiceClient()).toThrow(
-      `ServiceClient: missing an API key (option apiKey or env SERVICE_API_KEY) and a base URL (option baseUrl or env SERVICE_BASE_URL). ${pass}`,
-    );
-    expect(() => new ServiceClient({ baseUrl: "http://x" })).toThrow(
-      new ServiceError(`ServiceClient: missing an API key (option apiKey or env SERVICE_API_KEY). ${pass}`),
-    );
-    expect(() => new ServiceClient({ apiKey: API_KEY })).toThrow(
-      new ServiceError(`ServiceClient: missing a base URL (option baseUrl or env SERVICE_BASE_URL). ${pass}`),
-    );
-  });
-
-  test.each([
-    [{ timeoutMs: 0 }, "ServiceClient: timeoutMs must be a positive number of milliseconds, got 0"],
-    [{ timeoutMs: NaN }, "ServiceClient: timeoutMs must be a positive number of milliseconds, got NaN"],
-    [
-      { timeoutMs: Infinity },
-      "ServiceClient: timeoutMs must be a positive number of milliseconds, got Infinity",
-    ],
-    [{ maxRetries: -1 }, "ServiceClient: maxRetries must be a non-negative number, got -1"],
-    [
-      { retryBudgetMs: -5 },
-      "ServiceClient: retryBudgetMs must be a non-negative number of milliseconds, got -5",
-    ],
-    [
-      { requestBurst: 0 },
-      "ServiceClient: requestBurst must be a whole number of requests from 1 up to 10000, got 0",
-    ],
-  ])("refused: %p gets %p", (options, message) => {
-    expect(make(options)).toThrow(new ServiceError(message));
-  });
-
-  test("zero retries and a zero retry budget are allowed; trailing slashes of the base URL go", () => {
-    const c = make({ maxRetries: 0, retryBudgetMs: 0, baseUrl: "http://x/api//" })();
-    expect(c.baseUrl).toBe("http://x/api");
-    expect(String(c)).toBe("ServiceClient(http://x/api)");
-    expect(inspect(c)).toBe('ServiceClient { baseUrl: "http://x/api", apiKey: [REDACTED] }');
-    return c.close();
-  });
-
-  test("the pace from the environment: read when no option is given, blank is no number", () => {
-    expect(paceSettings({})).toEqual({ maxRequestsPerSecond: undefined, burst: 1 });
-    process.env.SERVICE_MAX_REQUESTS_PER_SECOND = " 5 ";
-    process.env.SERVICE_REQUEST_BURST = "3";
-    expect(paceSettings({})).toEqual({ maxRequestsPerSecond: 5, burst: 3 });
-    expect(paceSettings({ maxRequestsPerSecond: 2, requestBurst: 4 })).toEqual({
-      maxRequestsPerSecond: 2,
-      burst: 4,
-    });
-    process.env.SERVICE_REQUEST_BURST = " ";
-    expect(() => paceSettings({})).toThrow(
-      new ServiceError(
-        "SERVICE_REQUEST_BURST must be a whole number of requests from 1 up to 10000, got NaN",
-      ),
-    );
-  });
-
-  test("a dispatcher of the caller's: used, and not closed by close()", async () => {
-    const srv = await startScriptedServer([ok()]);
-    const theirs = new Agent();
-    try {
-      const c = new ServiceClient({ apiKey: API_KEY, baseUrl: srv.url, dispatcher: theirs });
-      await c.close();
-      await expect(c.eventSubscriptions.get(SUB_ID)).resolves.toMatchObject({ id: SUB_ID });
-    } finally {
-      await theirs.close();
-      await srv.close();
-    }
-  });
-
-  test("close() closes the client's own pool: no request goes out after it", async () => {
-    const srv = await startScriptedServer([ok()]);
-    try {
-      const c = new ServiceClient({ apiKey: API_KEY, baseUrl: srv.url, maxRetries: 0 });
-      await c.close();
-      await expect(c.eventSubscriptions.get(SUB_ID)).rejects.toThrow(APIConnectionError);
-      expect(srv.requests).toHaveLength(0);
-    } finally {
-      await srv.close();
-    }
   });
 });

@@ -9,7 +9,6 @@ import {
   takeToken,
   type RequestLogEntry,
 } from "../../client";
-import { checkPace } from "../../client/pacer";
 import { randomBytes } from "node:crypto";
 import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 
@@ -273,17 +272,4 @@ describe("the edges of the bucket and of the pause", () => {
     expect(takeToken(state, settings, 2_000)).toBe(0);
     expect(takeToken(state, settings, 2_000)).toBeGreaterThan(0);
   });
-});
-
-test("checkPace: a burst is a whole number from 1 to 10,000, a rate any number above 0 up to 10,000", () => {
-  for (const ok of [1, 2, 10_000]) expect(checkPace("burst", ok, "b")).toBe(ok);
-  for (const bad of [0, 1.5, 10_001, NaN])
-    expect(() => checkPace("burst", bad, "b")).toThrow(
-      `b must be a whole number of requests from 1 up to 10000, got ${bad}`,
-    );
-  for (const ok of [0.05, 1.5, 10_000]) expect(checkPace("maxRequestsPerSecond", ok, "r")).toBe(ok);
-  for (const bad of [0, -1, 10_000.5, Infinity, NaN])
-    expect(() => checkPace("maxRequestsPerSecond", bad, "r")).toThrow(
-      `r must be a number of requests per second above 0 up to 10000, got ${bad}`,
-    );
 });
