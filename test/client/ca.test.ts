@@ -9,6 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { APICertificateError, ServiceClient, ServiceError } from "../../client";
 import { makeTestCa, startTlsEmulator, type TestCa, type TlsEmulator } from "../helpers/tls";
+import { readCaCertificates, trustedCas } from "../../client/ca";
+import tls from "node:tls";
 
 const ED = `ed_${"A".repeat(27)}`;
 const SUB = { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [ED] };
@@ -214,4 +216,36 @@ test("NODE_EXTRA_CA_CERTS stays trusted with and without caCertificate", async (
     await other.close();
     b.remove();
   }
+});
+
+describe("readCaCertificates and trustedCas, in this process", () => {
+  test("a path that cannot be read for another reason: the code, the path, and what to give instead", () => {
+    const notAFolder = path.join(ca.caPath, "inside.pem");
+    expect(() => readCaCertificates(notAFolder, "S")).toThrow(
+      new ServiceError(
+        `S: cannot read it (ENOTDIR): ${JSON.stringify(notAFolder)}. Give the CA certificate's PEM text ` +
+          "(-----BEGIN CERTIFICATE----- …) or the path of a PEM file.",
+      ),
+    );
+  });
+
+  test("a certificate that does not parse: numbered, with the parser's reason in parentheses", () => {
+    const broken = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n";
+    expect(() => readCaCertificates(broken, "S")).toThrow(
+      /^S: certificate 1 of 1 in the PEM text is not a valid X\.509 certificate \(.+\)$/,
+    );
+  });
+
+  test("Node's root CAs, then the file of NODE_EXTRA_CA_CERTS (left out when it cannot be read), then the CAs given", () => {
+    delete process.env.NODE_EXTRA_CA_CERTS;
+    expect(trustedCas(["given"])).toEqual([...tls.rootCertificates, "given"]);
+    process.env.NODE_EXTRA_CA_CERTS = ca.caPath;
+    expect(trustedCas(["given"])).toEqual([
+      ...tls.rootCertificates,
+      fs.readFileSync(ca.caPath, "utf8"),
+      "given",
+    ]);
+    process.env.NODE_EXTRA_CA_CERTS = path.join(ca.dir, "no-such.pem");
+    expect(trustedCas(["given"])).toEqual([...tls.rootCertificates, "given"]);
+  });
 });
