@@ -101,3 +101,19 @@ describe("exchange", () => {
     expect(aborted.map((e) => e.message)).toEqual(["timed out"]);
   });
 });
+
+test("a dispatcher that throws instead of starting: the exchange rejects with its error (a thrown non-Error as an Error of its text)", async () => {
+  const throwing = (thrown: unknown) =>
+    ({
+      dispatch() {
+        throw thrown;
+      },
+    }) as unknown as Dispatcher;
+  const closedError = Object.assign(new Error("closed"), { code: "UND_ERR_CLOSED" });
+  await expect(
+    exchange(throwing(closedError), { origin: "http://x", path: "/", method: "GET" }).done,
+  ).rejects.toBe(closedError);
+  const text = exchange(throwing("plain text"), { origin: "http://x", path: "/", method: "GET" }).done;
+  await expect(text).rejects.toBeInstanceOf(Error);
+  await expect(text).rejects.toThrow("plain text");
+});
