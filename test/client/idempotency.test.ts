@@ -219,3 +219,28 @@ describe('idempotencyKeys: "auto" against the emulator', () => {
     expect(subs()).toBe(before + 1); // created once, not retried into a duplicate
   });
 });
+
+test("Idempotency's edges: no keys by default; only a 2xx (200 to 299) without the echo says keys are ignored, and only a 2xx is a replay", () => {
+  expect(new Idempotency().keyFor()).toBeUndefined();
+  expect(new Idempotency().mayResend()).toBe(true);
+  const seen = new Idempotency("auto");
+  for (const status of [199, 300, 409, 503]) seen.observe("k", undefined, status);
+  expect(seen.honoured).toBeUndefined();
+  seen.observe("k", undefined, 200);
+  expect(seen.honoured).toBe(false);
+  seen.observe("k", "k", 409);
+  expect(seen.honoured).toBe(true);
+  seen.observe("k", undefined, 299);
+  expect(seen.honoured).toBe(false);
+
+  const replays = new Idempotency("auto");
+  for (const [key, status] of [
+    ["a", 199],
+    ["b", 300],
+    ["c", 409],
+    ["d", 200],
+    ["e", 299],
+  ] as const)
+    replays.observe(key, key, status, " True ");
+  expect(["a", "b", "c", "d", "e"].filter((k) => replays.wasReplayed(k))).toEqual(["d", "e"]);
+});
