@@ -582,3 +582,19 @@ test("a create input key holding undefined leaves the default in place", async (
     target: { datadog: { api_key: "k" } },
   });
 });
+
+test("a next_page_uri that repeats a page: the error names the page and says so", async () => {
+  const loop = json(200, {
+    event_subscriptions: [],
+    uri: "http://svc/event_subscriptions",
+    next_page_uri: "http://svc/event_subscriptions?before_id=x",
+  });
+  const { client } = await setup([loop]);
+  const err = await (async () => {
+    for await (const page of client.eventSubscriptions.pages()) void page;
+  })().catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(APIResponseValidationError);
+  expect((err as Error).message).toBe(
+    "GET /event_subscriptions?before_id=x: next_page_uri repeats a page already read (operation unknown)",
+  );
+});

@@ -4,7 +4,7 @@
  */
 import { ServiceClient, ServiceError } from "../../client";
 import type { RequestLogEntry } from "../../client";
-import { redactQuery } from "../../client/log";
+import { formatLogEntry, loggerFromEnv, redactQuery, stderrLogger } from "../../client/log";
 import {
   busy,
   fakeId,
@@ -158,4 +158,22 @@ test("redactQuery hides each query value, keeps names and a name without a value
   expect(redactQuery("/x?limit=5&before_id=esb_1&flag")).toBe("/x?limit=…&before_id=…&flag");
   expect(redactQuery("?=a")).toBe("?=…");
   expect(redactQuery("/x?")).toBe("/x?");
+});
+
+test("SERVICE_LOG's values are read trimmed and in any case; an attempt with no status and no error is an error", () => {
+  expect(loggerFromEnv(" Debug ")).toBe(stderrLogger);
+  expect(loggerFromEnv(" OFF ")).toBeUndefined();
+  expect(() => loggerFromEnv("verbose")).toThrow(
+    new ServiceError('SERVICE_LOG must be "debug" or "off" (or unset), got "verbose"'),
+  );
+  expect(
+    formatLogEntry({
+      kind: "attempt",
+      method: "GET",
+      path: "/x",
+      attempt: 1,
+      maxAttempts: 2,
+      durationMs: 3.4,
+    }),
+  ).toBe("service: GET /x -> error after 3 ms (attempt 1 of 2)");
 });

@@ -414,3 +414,20 @@ describe("the body of a response the client cannot use", () => {
     expect(text.zodError).toBeUndefined();
   });
 });
+
+test("a connection error keeps its cause, is not marked maybe-applied by itself, and a certificate's is named so", async () => {
+  const cause = coded("reset", "ECONNRESET");
+  const err = (await rejection(
+    transportOf("http://svc", failingWith(cause)).call({ ...GET, schema: undefined }),
+  )) as APIConnectionError;
+  expect(err.cause).toBe(cause);
+  expect(new APIConnectionError("m", { request: "GET /" }).maybeApplied).toBe(false);
+  const cert = await rejection(
+    transportOf("https://svc", failingWith(coded("expired", "CERT_HAS_EXPIRED"))).call({
+      ...GET,
+      schema: undefined,
+    }),
+  );
+  expect(cert.name).toBe("APICertificateError");
+  expect(String(cert)).toMatch(/^APICertificateError: GET \/things\/1: /);
+});
