@@ -18,6 +18,7 @@ import {
   ClaimsService as Service,
   afterPolls,
   claimsSpecFor as specFor,
+  deadPid,
   sleep,
 } from "../../../helpers/claims-fixtures";
 
@@ -234,5 +235,49 @@ describe("the lock errors, word for word", () => {
         `values and delete it or adopt it with adoptId. If that process is stuck, end it (kill ${process.pid}); if no ` +
         `pulumi operation of this stack is running, remove the file (rm '${sending}'). Then run pulumi up again.`,
     );
+  });
+});
+
+describe("a lock, mark or entry another process removes at the same moment", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "claims-race-"));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Makes every removal find its file already gone, as when another process removed it just before. */
+  function removedJustBefore(): void {
+    const rm = fs.rmSync;
+    jest.spyOn(fs, "rmSync").mockImplementation((p, options) => {
+      rm(p, { force: true });
+      rm(p, options);
+    });
+  }
+
+  it("is no error: an owner's own lock, mark, waiting entry and ID, and those of a dead owner", async () => {
+    const dead = new ClaimsFolder(dir, deadPid());
+    await dead.enterLookup("looked");
+    await dead.enterSend("sent");
+    dead.addWaiting("waited", { fingerprint: "f" });
+    const live = new ClaimsFolder(dir);
+    expect(live.tryClaim("thing_1")).toBe(true);
+    removedJustBefore();
+    await live.enterLookup("mine");
+    live.leaveLookup("mine");
+    await live.enterSend("mine");
+    live.leaveSend("mine");
+    live.removeWaiting(live.addWaiting("mine", { fingerprint: "g" }));
+    live.release("thing_1");
+    // The dead owner's lock, mark and entry are removed as they are met.
+    await live.enterSend("looked");
+    live.leaveSend("looked");
+    await live.enterLookup("sent");
+    live.leaveLookup("sent");
+    expect(live.othersWaiting("waited")).toEqual([]);
+    for (const sub of ["ids", "looking", "sending", "waiting"])
+      expect(readdirSync(path.join(dir, sub))).toEqual([]);
   });
 });

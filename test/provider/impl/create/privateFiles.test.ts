@@ -316,3 +316,25 @@ describe("no file left open, and errors that say what they are", () => {
     expect(err.cause).toBe(eio);
   });
 });
+
+describe("a file another process removes at the same moment", () => {
+  /** Makes every removal find its file already gone, as when another process removed it just before. */
+  function removedJustBefore(): void {
+    const rm = fs.rmSync;
+    jest.spyOn(fs, "rmSync").mockImplementation((p, options) => {
+      rm(p, { force: true });
+      rm(p, options);
+    });
+  }
+
+  it("is no error: createExclusive still reports the file made, createOnly still throws the write's error", () => {
+    removedJustBefore();
+    const file = path.join(dir, "lock");
+    expect(createExclusive(file, "owner 1")).toBe(true);
+    expect(readFileSync(file, "utf8")).toBe("owner 1");
+    jest.spyOn(fs, "writeSync").mockImplementation(() => {
+      throw noSpaceError();
+    });
+    expect(thrown(() => createOnly(path.join(dir, "id"), "owner 1")).message).toMatch(/^ENOSPC/);
+  });
+});
