@@ -281,3 +281,22 @@ describe("a lock, mark or entry another process removes at the same moment", () 
       expect(readdirSync(path.join(dir, sub))).toEqual([]);
   });
 });
+
+it("a bound of 0 ms waits not at all: at the very moment of the call, the lock's error", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "claims-zero-"));
+  try {
+    const holder = new ClaimsFolder(dir);
+    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: 0 });
+    await holder.enterLookup("looked");
+    await holder.enterSend("sent");
+    const now = Date.now();
+    jest.spyOn(Date, "now").mockReturnValue(now);
+    const within = (p: Promise<unknown>) => Promise.race([p, sleep(2_000).then(() => "still waiting")]);
+    await expect(within(waiter.enterSend("looked"))).rejects.toThrow(ClaimsLockTimeoutError);
+    await expect(within(waiter.enterLookup("sent"))).rejects.toThrow(ClaimsLockTimeoutError);
+    await expect(within(waiter.enterLookup("looked"))).rejects.toThrow(ClaimsLockTimeoutError);
+  } finally {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
