@@ -310,3 +310,36 @@ describe("a kind's gate shared with another process through a claims folder", ()
     });
   });
 });
+
+describe("a folder that fails once, between creates or lookups that it marked", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "kind-gate-once-"));
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("asks the folder to end only what it began: a mark or a lock it could not take is not given back", async () => {
+    const registry = new ClaimRegistry();
+    registry.onWarning(() => undefined);
+    const folder = new ClaimsFolder(dir, process.pid, { lockWaitMs: 5_000 });
+    registry.share(folder);
+    const g = registry.gate("thing");
+    const leaveSend = jest.spyOn(folder, "leaveSend");
+    const leaveLookup = jest.spyOn(folder, "leaveLookup");
+    await g.enterSend();
+    g.leaveSend();
+    jest.spyOn(folder, "enterSend").mockRejectedValueOnce(new Error("EIO: i/o error, open"));
+    await g.enterSend();
+    g.leaveSend();
+    expect(leaveSend).toHaveBeenCalledTimes(1);
+    await g.enterLookup();
+    g.leaveLookup();
+    jest.spyOn(folder, "enterLookup").mockRejectedValueOnce(new Error("EIO: i/o error, open"));
+    await g.enterLookup();
+    g.leaveLookup();
+    expect(leaveLookup).toHaveBeenCalledTimes(1);
+  });
+});
