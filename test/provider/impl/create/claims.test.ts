@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { ClaimRegistry, createOnce, type CreateOnceSpec } from "../../../../provider/impl/create/createOnce";
 import { ClaimsFolder, deploymentClaimsFolder } from "../../../../provider/impl/create/claimsFolder";
+import { claimId, processClaims } from "../../../../provider/impl/create/claims";
 import { shareDeploymentClaims } from "../../../../provider/native/main";
 import { noSpaceError } from "../../../helpers/claims-fixtures";
 
@@ -310,4 +311,17 @@ describe("ClaimRegistry's warnings when the folder cannot record a claim", () =>
         `lookup in one of them could adopt thing_2.`,
     ]);
   });
+});
+
+it("claimId records an ID as this deployment's in the process's registry: no lookup of this process may adopt it", () => {
+  const id = "claim_id_test_1";
+  expect(processClaims.isClaimed(id)).toBe(false);
+  claimId(id);
+  try {
+    expect(processClaims.isClaimed(id)).toBe(true);
+    expect(processClaims.tryClaim(id)).toBe(false);
+  } finally {
+    processClaims.release(id);
+  }
+  expect(processClaims.isClaimed(id)).toBe(false);
 });
