@@ -1002,3 +1002,19 @@ describe("removePending and the replay's proof, case by case (scripted kind)", (
     });
   });
 });
+
+it("two candidates of a placeholder replaced without proof: counted, and each named with its command, one after the other", async () => {
+  const first: R = { id: "t-one", createdAt: at(2_000), v: "a" };
+  const second: R = { id: "t-two", createdAt: at(3_000), v: "a" };
+  const kind = scriptedKind([first, second], async () => first);
+  const pending = new PendingReplacements();
+  pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
+  pending.take({ v: "a" });
+  const seen = warnings();
+  await removing(kind, placeholderProps("a", markerOf()), contextOf(), { pending });
+  expect(seen).toHaveLength(1);
+  expect(seen[0]).toContain(
+    `2 things with its values, made between ${at(-2_000)} and ${at(32_000 + 2_000)} and held by no resource of this deployment, ` +
+      "may be it, or another stack's or anyone's: t-one, t-two. The provider deletes none of them.",
+  );
+});
