@@ -149,3 +149,34 @@ describe("the lookup as the protocol's service", () => {
     expect(seen.listings).toBe(1);
   });
 });
+
+it("matches another process claims between the listing and the claim are no match: the create is sent again, not refused as ambiguous", async () => {
+  const registry = new ClaimRegistry();
+  // Two creates of these values wait (this one and a twin), so two matches may be adopted.
+  jest
+    .spyOn(registry.gate("thing").waiting, "twinsOf")
+    .mockReturnValue([{ sameRequest: true }, { sameRequest: true }]);
+  // Each match is claimed by the time this lookup claims it.
+  const tryClaim = registry.tryClaim.bind(registry);
+  jest.spyOn(registry, "tryClaim").mockImplementation((id) => !["r_1", "r_2"].includes(id) && tryClaim(id));
+  const { list } = listing(NEWEST_FIRST.slice(1, 3));
+  const warnings: string[] = [];
+  let sends = 0;
+  const made = await createOnce<R>({
+    what: "thing",
+    create: async () => {
+      if (++sends === 1)
+        throw new APIConnectionError("POST /things: socket hang up", { request: "POST /things" });
+      return at("r_9", "2026-11-29T10:00:09Z");
+    },
+    list,
+    matches: () => true,
+    keysHonoured: () => false,
+    registry,
+    now: () => Date.parse("2026-11-29T10:00:01Z"),
+    warn: async (m) => void warnings.push(m),
+  });
+  expect({ made: made.id, sends }).toEqual({ made: "r_9", sends: 2 });
+  expect(warnings).toHaveLength(1);
+  jest.restoreAllMocks();
+});
