@@ -1,7 +1,7 @@
 /**
  * Fixtures of the claims folder's tests (test/provider/impl/create/claimsFolder.test.ts, claims.test.ts):
  * a dead process's PID, a folder's files with their content, another user's project to point
- * links at, and a file system error to inject.
+ * links at, and file system faults to inject (a full disk, a file removed at the same moment).
  */
 import { spawnSync } from "node:child_process";
 import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -57,6 +57,22 @@ export function noSpaceError(): NodeJS.ErrnoException {
     code: "ENOSPC",
     errno: -28,
     syscall: "write",
+  });
+}
+
+/**
+ * Makes every `rmSync` of this test find its file already gone, as when another process removed it
+ * just before (the file is removed, then `rmSync` runs with the caller's options); undone by
+ * `jest.restoreAllMocks()`.
+ */
+export function removedJustBefore(): void {
+  // Node.js's own module (not a copy), whose rmSync the code under test calls.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const fs = require("node:fs") as typeof import("node:fs");
+  const rm = fs.rmSync;
+  jest.spyOn(fs, "rmSync").mockImplementation((p, options) => {
+    rm(p, { force: true });
+    rm(p, options);
   });
 }
 

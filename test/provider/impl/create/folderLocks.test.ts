@@ -19,6 +19,7 @@ import {
   afterPolls,
   claimsSpecFor as specFor,
   deadPid,
+  removedJustBefore,
   sleep,
 } from "../../../helpers/claims-fixtures";
 
@@ -247,15 +248,6 @@ describe("a lock, mark or entry another process removes at the same moment", () 
     jest.restoreAllMocks();
     rmSync(dir, { recursive: true, force: true });
   });
-
-  /** Makes every removal find its file already gone, as when another process removed it just before. */
-  function removedJustBefore(): void {
-    const rm = fs.rmSync;
-    jest.spyOn(fs, "rmSync").mockImplementation((p, options) => {
-      rm(p, { force: true });
-      rm(p, options);
-    });
-  }
 
   it("is no error: an owner's own lock, mark, waiting entry and ID, and those of a dead owner", async () => {
     const dead = new ClaimsFolder(dir, deadPid());

@@ -30,7 +30,7 @@ import {
   touch,
   writeAll,
 } from "../../../../provider/impl/create/privateFiles";
-import { noSpaceError, openFiles, thrown } from "../../../helpers/claims-fixtures";
+import { noSpaceError, openFiles, removedJustBefore, thrown } from "../../../helpers/claims-fixtures";
 
 /** Node.js's own modules (not copies), whose functions privateFiles.ts calls: faults are injected there. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -318,15 +318,6 @@ describe("no file left open, and errors that say what they are", () => {
 });
 
 describe("a file another process removes at the same moment", () => {
-  /** Makes every removal find its file already gone, as when another process removed it just before. */
-  function removedJustBefore(): void {
-    const rm = fs.rmSync;
-    jest.spyOn(fs, "rmSync").mockImplementation((p, options) => {
-      rm(p, { force: true });
-      rm(p, options);
-    });
-  }
-
   it("is no error: createExclusive still reports the file made, createOnly still throws the write's error", () => {
     removedJustBefore();
     const file = path.join(dir, "lock");
