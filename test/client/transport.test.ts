@@ -297,44 +297,20 @@ describe("the request log", () => {
       }),
     );
     for (const e of entries) expect(e.kind === "attempt" && e.durationMs >= 0).toBe(true);
+    const attempt = (path: string, outcome: object) => ({
+      kind: "attempt",
+      method: "GET",
+      path,
+      attempt: 1,
+      maxAttempts: 1,
+      durationMs: 0,
+      ...outcome,
+    });
     expect(entries.map((e) => ({ ...e, durationMs: 0 }))).toEqual([
-      {
-        kind: "attempt",
-        method: "GET",
-        path: "/things/1?secret=…",
-        attempt: 1,
-        maxAttempts: 1,
-        durationMs: 0,
-        status: 200,
-        operationId: "op_logged",
-      },
-      {
-        kind: "attempt",
-        method: "GET",
-        path: "/things/1",
-        attempt: 1,
-        maxAttempts: 1,
-        durationMs: 0,
-        error: "timeout",
-      },
-      {
-        kind: "attempt",
-        method: "GET",
-        path: "/things/1",
-        attempt: 1,
-        maxAttempts: 1,
-        durationMs: 0,
-        error: "ECONNRESET",
-      },
-      {
-        kind: "attempt",
-        method: "GET",
-        path: "/things/1",
-        attempt: 1,
-        maxAttempts: 1,
-        durationMs: 0,
-        error: "error",
-      },
+      attempt("/things/1?secret=…", { status: 200, operationId: "op_logged" }),
+      attempt("/things/1", { error: "timeout" }),
+      attempt("/things/1", { error: "ECONNRESET" }),
+      attempt("/things/1", { error: "error" }),
     ]);
   });
 

@@ -22,6 +22,7 @@ import {
   removedJustBefore,
   sleep,
 } from "../../../helpers/claims-fixtures";
+import { useTempDir } from "../../../helpers/temp-dir";
 
 /** Node.js's own file system module (not a copy), whose functions the claims folder calls: faults are injected there. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -240,21 +241,15 @@ describe("the lock errors, word for word", () => {
 });
 
 describe("a lock, mark or entry another process removes at the same moment", () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "claims-race-"));
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir("claims-race-");
+  afterEach(() => jest.restoreAllMocks());
 
   it("is no error: an owner's own lock, mark, waiting entry and ID, and those of a dead owner", async () => {
-    const dead = new ClaimsFolder(dir, deadPid());
+    const dead = new ClaimsFolder(tmp(), deadPid());
     await dead.enterLookup("looked");
     await dead.enterSend("sent");
     dead.addWaiting("waited", { fingerprint: "f" });
-    const live = new ClaimsFolder(dir);
+    const live = new ClaimsFolder(tmp());
     expect(live.tryClaim("thing_1")).toBe(true);
     removedJustBefore();
     await live.enterLookup("mine");
@@ -270,7 +265,7 @@ describe("a lock, mark or entry another process removes at the same moment", () 
     live.leaveLookup("sent");
     expect(live.othersWaiting("waited")).toEqual([]);
     for (const sub of ["ids", "looking", "sending", "waiting"])
-      expect(readdirSync(path.join(dir, sub))).toEqual([]);
+      expect(readdirSync(path.join(tmp(), sub))).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import { ClaimsFolder, ClaimsLockTimeoutError } from "../../../../provider/impl/
 import type { KindGate } from "../../../../provider/impl/create/kindGate";
 import type { Waiter } from "../../../../provider/impl/create/createOnceSpec";
 import { afterPolls, state } from "../../../helpers/claims-fixtures";
+import { useTempDir } from "../../../helpers/temp-dir";
 
 describe("a kind's gate in one process", () => {
   const gate = () => new ClaimRegistry().gate("thing");
@@ -312,19 +313,13 @@ describe("a kind's gate shared with another process through a claims folder", ()
 });
 
 describe("a folder that fails once, between creates or lookups that it marked", () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "kind-gate-once-"));
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir("kind-gate-once-");
+  afterEach(() => jest.restoreAllMocks());
 
   it("asks the folder to end only what it began: a mark or a lock it could not take is not given back", async () => {
     const registry = new ClaimRegistry();
     registry.onWarning(() => undefined);
-    const folder = new ClaimsFolder(dir, process.pid, { lockWaitMs: 5_000 });
+    const folder = new ClaimsFolder(tmp(), process.pid, { lockWaitMs: 5_000 });
     registry.share(folder);
     const g = registry.gate("thing");
     const leaveSend = jest.spyOn(folder, "leaveSend");
