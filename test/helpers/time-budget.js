@@ -86,14 +86,14 @@ const exactly = (file) => `<rootDir>/${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 /** `npm test`'s seconds per folder of test/ (`e2e` for test/e2e/*.test.ts), summing to {@link TOTAL}. */
 const BUDGET_SECONDS = {
   e2e: 451,
-  reliability: 205,
+  reliability: 197,
   toolchain: 75,
   provider: 60,
   emulator: 55,
   conformance: 35,
   upgrade: 30,
   client: 22,
-  gitops: 20,
+  gitops: 28,
   docs: 27,
   contract: 10,
   policy: 20,

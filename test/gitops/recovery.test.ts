@@ -4,7 +4,7 @@
  * recorded ID, adopt by a unique match, clear, keep several candidates, keep abuse reports, leave
  * other operations), the time window, IDs already in the stack, and encrypted secrets; and
  * `findUnrecorded` (`service-recover --since`), for runs that skipped checkpoints.
- * interrupted.test.ts runs the command line on real stacks after a real kill.
+ * test/reliability/interrupted.test.ts runs the command line on real stacks after a real kill.
  */
 import { ServiceClient } from "../../client";
 import {
