@@ -93,8 +93,8 @@ const BUDGET_SECONDS = {
   conformance: 35,
   upgrade: 30,
   client: 22,
-  gitops: 28,
-  docs: 27,
+  gitops: 32,
+  docs: 23,
   contract: 10,
   policy: 20,
   // The latency bench's quick run (test/bench/latency.test.ts), which checks the pacer's 429 bound
