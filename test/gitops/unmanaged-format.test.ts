@@ -31,8 +31,8 @@ const found: UnmanagedReport = {
     },
   ],
   stacks: [
-    { stack: "dev", resources: 2 },
-    { stack: "prod", resources: 0 },
+    { stack: "dev", workDir: "/projects/dev", resources: 2 },
+    { stack: "prod", workDir: "/projects/prod", resources: 0 },
   ],
   unmanaged: [
     {
@@ -79,7 +79,7 @@ const none: UnmanagedReport = {
       unmanaged: 0,
     },
   ],
-  stacks: [{ stack: "dev", resources: 2 }],
+  stacks: [{ stack: "dev", workDir: "/projects/dev", resources: 2 }],
   unmanaged: [],
   excluded: [],
   notChecked: [],
