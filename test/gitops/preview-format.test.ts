@@ -152,3 +152,153 @@ describe("text", () => {
     );
   });
 });
+
+describe("word for word", () => {
+  /** A delete (no property shown), an update, a guard by type and by name, and an operation the counts do not name. */
+  const mixed: PreviewSummary = {
+    ...refused,
+    summary: { delete: 1, update: 1, same: 2, "create-replacement": 1 } as PreviewSummary["summary"],
+    resources: [
+      {
+        ...refused.resources[0],
+        op: "update",
+        replaceReasons: [],
+        properties: [refused.resources[0].properties[0]],
+      },
+      { ...refused.resources[1], name: "old", id: "ed_old", op: "delete", properties: [] },
+    ],
+    guard: { failOn: ["delete"], types: ["EventDestination"], names: ["old", "older"], refused: [] },
+    exitCode: 0,
+  };
+
+  it("refused: the text whole", () => {
+    expect(formatPreview(refused)).toBe(
+      [
+        'Preview of stack "dev" (/repo/infra): 1 to create, 1 to replace, 4 unchanged.',
+        "",
+        "  OP       RESOURCE  TYPE               ID                               PROPERTY                      BEFORE (STATE)  AFTER (PROGRAM)",
+        '  replace  moved     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  description (forces replace)  "first | one"   "second"',
+        '  replace  moved     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  destinationIds                ["ed_1"]        ["[unknown]"]',
+        "  create   logs      EventDestination   -                                target                        -               [secret]",
+        "",
+        "Guard (replace, delete of type EventSubscription): REFUSED (exit code 2): replace moved (EventSubscription).",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("refused: the Markdown whole", () => {
+    expect(formatPreviewMarkdown(refused)).toBe(
+      [
+        "**Preview of stack `dev`:** 1 to create, 1 to replace, 4 unchanged.",
+        "",
+        "| Operation | Resource | Type | Property | Before (state) | After (program) |",
+        "| --- | --- | --- | --- | --- | --- |",
+        '| **replace** | **moved** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `description` (forces replace) | `"first \\| one"` | `"second"` |',
+        '| **replace** | **moved** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `destinationIds` | `["ed_1"]` | `["[unknown]"]` |',
+        "| **create** | **logs** | EventDestination | `target` |  | `[secret]` |",
+        "",
+        "**The guard refuses this change** (replace, delete of type EventSubscription): replace **moved** (EventSubscription).",
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`: `pulumi preview` of the program against the state (no refresh); nothing was changed.",
+        "- Exit code 2 (0: the guard passes, 2: the guard refuses or a policy's mandatory violation, 1: the preview failed).",
+        "- Secrets are shown as `[secret]`, values known only after `pulumi up` as `[unknown]`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("violating: the text whole", () => {
+    expect(formatPreview(violating)).toBe(
+      [
+        'Preview of stack "dev" (/repo/infra): 1 to create, 1 to replace, 4 unchanged.',
+        "",
+        "  OP       RESOURCE  TYPE               ID                               PROPERTY                      BEFORE (STATE)  AFTER (PROGRAM)",
+        '  replace  moved     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  description (forces replace)  "first | one"   "second"',
+        '  replace  moved     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  destinationIds                ["ed_1"]        ["[unknown]"]',
+        "  create   logs      EventDestination   -                                target                        -               [secret]",
+        "",
+        "Policy violations:",
+        "  LEVEL      POLICY                            RESOURCE                   MESSAGE",
+        '  mandatory  service-destination-targets       logs (EventDestination)    event destination "logs": kinesis.streamArn is in AWS account 999988887777, not an allowed one',
+        '  advisory   service-subscription-description  moved (EventSubscription)  event subscription "moved" has no description',
+        "",
+        "Result: no guard (exit code 2).",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("violating: the Markdown whole", () => {
+    expect(formatPreviewMarkdown(violating)).toBe(
+      [
+        "**Preview of stack `dev`:** 1 to create, 1 to replace, 4 unchanged.",
+        "",
+        "| Operation | Resource | Type | Property | Before (state) | After (program) |",
+        "| --- | --- | --- | --- | --- | --- |",
+        '| **replace** | **moved** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `description` (forces replace) | `"first \\| one"` | `"second"` |',
+        '| **replace** | **moved** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `destinationIds` | `["ed_1"]` | `["[unknown]"]` |',
+        "| **create** | **logs** | EventDestination | `target` |  | `[secret]` |",
+        "",
+        "**Policy violations: 1 mandatory (`pulumi up` would refuse this change)**",
+        "",
+        "| Level | Policy | Resource | Message |",
+        "| --- | --- | --- | --- |",
+        '| mandatory | `service-destination-targets` | logs (EventDestination) | event destination "logs": kinesis.streamArn is in AWS account 999988887777, not an allowed one |',
+        '| advisory | `service-subscription-description` | moved (EventSubscription) | event subscription "moved" has no description |',
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`: `pulumi preview` of the program against the state (no refresh); nothing was changed.",
+        "- Exit code 2 (0: no guard, 2: the guard refuses or a policy's mandatory violation, 1: the preview failed).",
+        "- Secrets are shown as `[secret]`, values known only after `pulumi up` as `[unknown]`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("mixed: the text whole", () => {
+    expect(formatPreview(mixed)).toBe(
+      [
+        'Preview of stack "dev" (/repo/infra): 1 to update, 1 to delete, 2 unchanged, 1 create-replacement.',
+        "",
+        "  OP      RESOURCE  TYPE               ID                               PROPERTY     BEFORE (STATE)  AFTER (PROGRAM)",
+        '  update  moved     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  description  "first | one"   "second"',
+        "  delete  old       EventDestination   ed_old                           -",
+        "",
+        "Guard (delete of type EventDestination and named old, older): passes (exit code 0).",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("mixed: the Markdown whole", () => {
+    expect(formatPreviewMarkdown(mixed)).toBe(
+      [
+        "**Preview of stack `dev`:** 1 to update, 1 to delete, 2 unchanged, 1 create-replacement.",
+        "",
+        "| Operation | Resource | Type | Property | Before (state) | After (program) |",
+        "| --- | --- | --- | --- | --- | --- |",
+        '| **update** | **moved** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `description` | `"first \\| one"` | `"second"` |',
+        "| **delete** | **old** `ed_old` | EventDestination | | | |",
+        "",
+        "The guard (delete of type EventDestination and named old, older) passes.",
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`: `pulumi preview` of the program against the state (no refresh); nothing was changed.",
+        "- Exit code 0 (0: the guard passes, 2: the guard refuses or a policy's mandatory violation, 1: the preview failed).",
+        "- Secrets are shown as `[secret]`, values known only after `pulumi up` as `[unknown]`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+});
