@@ -112,3 +112,49 @@ describe("hasCode (scripts/mutation/files.js): a module's run is recognized thou
       expect(hasCode(`export { x } from "./x";\n${code}`)).toBe(true);
   });
 });
+
+describe("test/mutation/equivalent.json", () => {
+  interface Entry {
+    file: string;
+    mutator: string;
+    replacement: string;
+    code: string;
+    why: string;
+  }
+  const entries = JSON.parse(
+    fs.readFileSync(path.join(ROOT, "test", "mutation", "equivalent.json"), "utf8"),
+  ) as Entry[];
+
+  it("lists each mutant once: no two entries name the same mutator and replacement on one line of a file", () => {
+    const lines = new Map<string, string[]>();
+    const linesOf = (file: string) => {
+      if (!lines.has(file)) lines.set(file, fs.readFileSync(path.join(ROOT, file), "utf8").split("\n"));
+      return lines.get(file)!;
+    };
+    const twice: string[] = [];
+    entries.forEach((a, i) =>
+      entries.slice(i + 1).forEach((b) => {
+        if (a.file !== b.file || a.mutator !== b.mutator || a.replacement !== b.replacement) return;
+        const line = linesOf(a.file).findIndex((l) => l.includes(a.code) && l.includes(b.code));
+        if (line >= 0) twice.push(`${a.file}:${line + 1} ${a.mutator} → ${a.replacement}`);
+      }),
+    );
+    expect(twice).toEqual([]);
+  });
+
+  it("gives each entry a file that exists, a part of one of its lines and a reason", () => {
+    const problems = entries.flatMap((e) => {
+      const file = path.join(ROOT, e.file);
+      if (!fs.existsSync(file)) return [`${e.file}: no such file`];
+      const found = fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .some((l) => l.includes(e.code));
+      return [
+        ...(found ? [] : [`${e.file}: no line holds ${JSON.stringify(e.code)}`]),
+        ...(e.why ? [] : [`${e.file}: no reason`]),
+      ];
+    });
+    expect(problems).toEqual([]);
+  });
+});
