@@ -117,3 +117,178 @@ describe("text", () => {
     expect(text).toMatch(/Result: no drift \(exit code 0\)/);
   });
 });
+
+describe("word for word", () => {
+  /** Drift of a property and of a resource whose properties are unknown, a change ignored, and two program changes. */
+  const mixed: DriftReport = {
+    ...drifted,
+    resources: [
+      { ...drifted.resources[0], properties: [drifted.resources[0].properties[0]] },
+      { ...drifted.resources[0], name: "opaque", id: "ed_opaque", properties: [] },
+    ],
+    ignored: [
+      {
+        name: "quiet",
+        type: "EventSubscription",
+        typeToken: SUB,
+        urn: `urn:pulumi:dev::infra::${SUB}::quiet`,
+        id: ESB,
+        ignoreChanges: ["description", "metadata"],
+        properties: [{ property: "description", before: "a", after: `b ${"x".repeat(70)}`, secret: false }],
+      },
+    ],
+    pendingChanges: {
+      present: true,
+      summary: { same: 3, update: 1, create: 1 },
+      resources: [
+        {
+          name: "audit",
+          type: "EventDestination",
+          urn: "u",
+          op: "update",
+          properties: ["metadata", "description"],
+        },
+        { name: "new", type: "EventSubscription", urn: "v", op: "create", properties: [] },
+      ],
+    },
+  };
+
+  it("clean: the text whole", () => {
+    expect(formatReport(clean)).toBe(
+      [
+        'Drift report of stack "dev" (/repo/infra)',
+        "5 resource(s) compared with the service by a preview-only refresh; the state was not changed.",
+        "",
+        "DRIFT: none — every resource matches its last deployment.",
+        "",
+        "PROGRAM CHANGES NOT YET DEPLOYED (pulumi preview; not drift): none",
+        "",
+        "Result: no drift (exit code 0).",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("clean: the Markdown whole", () => {
+    expect(formatMarkdown(clean)).toBe(
+      [
+        "**No drift in stack `dev`:** all 5 resources match their last deployment.",
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`.",
+        "- 5 resources compared with the service by a preview-only refresh; the state was not changed.",
+        "- Exit code 0 (0: no drift, 2: drift, 1: the report failed).",
+        "- Nothing to do.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("drifted: the text whole", () => {
+    expect(formatReport(drifted)).toBe(
+      [
+        'Drift report of stack "dev" (/repo/infra)',
+        "5 resource(s) compared with the service by a preview-only refresh; the state was not changed.",
+        "",
+        "DRIFT: 2 resource(s) changed outside Pulumi since the last deployment",
+        "  RESOURCE  TYPE               ID                               STATUS   PROPERTY     LAST DEPLOYED     LIVE",
+        '  audit     EventDestination   ed_AAAAAAAAAAAAAAAAAAAAAAAAAAA   changed  description  "Audit | events"  "edited <b>by hand</b>"',
+        "  audit     EventDestination   ed_AAAAAAAAAAAAAAAAAAAAAAAAAAA   changed  target       [secret]          [secret]",
+        "  alerts    EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  deleted  -            (exists)          (deleted out of band)",
+        "",
+        "PROGRAM CHANGES NOT YET DEPLOYED (pulumi preview; not drift): 1 resource(s)",
+        "  OP      RESOURCE  TYPE              PROPERTIES",
+        "  update  audit     EventDestination  metadata",
+        "",
+        "Result: drift found (exit code 2). `pulumi up --refresh` restores the program's values and creates deleted resources again (declare a deleted adopted resource without adoptId first); to keep the live values instead, change the program, then `pulumi refresh`.",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("drifted: the Markdown whole", () => {
+    expect(formatMarkdown(drifted)).toBe(
+      [
+        "**Drift in stack `dev`:** 2 resources changed outside Pulumi since the last deployment.",
+        "",
+        "| Resource | Type | Property | Last deployed | Live |",
+        "| --- | --- | --- | --- | --- |",
+        '| **audit** `ed_AAAAAAAAAAAAAAAAAAAAAAAAAAA` | EventDestination | `description` | `"Audit \\| events"` | `"edited &lt;b>by hand&lt;/b>"` |',
+        "| **audit** `ed_AAAAAAAAAAAAAAAAAAAAAAAAAAA` | EventDestination | `target` | `[secret]` | `[secret]` |",
+        "| **alerts** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | *(resource)* | exists | **deleted** |",
+        "",
+        "Program changes not yet deployed (not drift; `pulumi up` would apply them): update **audit** (metadata).",
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`.",
+        "- 5 resources compared with the service by a preview-only refresh; the state was not changed.",
+        "- Exit code 2 (0: no drift, 2: drift, 1: the report failed).",
+        "- To restore the program's values: `pulumi up --refresh`. To keep the live values: change the program, then `pulumi refresh`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("mixed: the text whole", () => {
+    expect(formatReport(mixed)).toBe(
+      [
+        'Drift report of stack "dev" (/repo/infra)',
+        "5 resource(s) compared with the service by a preview-only refresh; the state was not changed.",
+        "",
+        "DRIFT: 2 resource(s) changed outside Pulumi since the last deployment",
+        "  RESOURCE  TYPE              ID                              STATUS   PROPERTY     LAST DEPLOYED     LIVE",
+        '  audit     EventDestination  ed_AAAAAAAAAAAAAAAAAAAAAAAAAAA  changed  description  "Audit | events"  "edited <b>by hand</b>"',
+        "  opaque    EventDestination  ed_opaque                       changed  ?",
+        "",
+        "IGNORED (ignoreChanges; not drift): 1 resource(s) changed where the program ignores changes",
+        "  RESOURCE  TYPE               ID                               IGNORECHANGES         PROPERTY     LAST DEPLOYED  LIVE",
+        '  quiet     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  description,metadata  description  "a"            "b xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…',
+        "",
+        "PROGRAM CHANGES NOT YET DEPLOYED (pulumi preview; not drift): 2 resource(s)",
+        "  OP      RESOURCE  TYPE               PROPERTIES",
+        "  update  audit     EventDestination   metadata, description",
+        "  create  new       EventSubscription  -",
+        "",
+        "Result: drift found (exit code 2). `pulumi up --refresh` restores the program's values and creates deleted resources again (declare a deleted adopted resource without adoptId first); to keep the live values instead, change the program, then `pulumi refresh`.",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("mixed: the Markdown whole", () => {
+    expect(formatMarkdown(mixed)).toBe(
+      [
+        "**Drift in stack `dev`:** 2 resources changed outside Pulumi since the last deployment.",
+        "",
+        "| Resource | Type | Property | Last deployed | Live |",
+        "| --- | --- | --- | --- | --- |",
+        '| **audit** `ed_AAAAAAAAAAAAAAAAAAAAAAAAAAA` | EventDestination | `description` | `"Audit \\| events"` | `"edited &lt;b>by hand&lt;/b>"` |',
+        "| **opaque** `ed_opaque` | EventDestination | ? | | |",
+        "",
+        "Changed on the service where the program ignores changes (`ignoreChanges`; not drift):",
+        "",
+        "| Resource | Type | Property | Last deployed | Live |",
+        "| --- | --- | --- | --- | --- |",
+        '| **quiet** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `description` | `"a"` | `"b xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…` |',
+        "",
+        "Program changes not yet deployed (not drift; `pulumi up` would apply them): update **audit** (metadata, description); create **new**.",
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`.",
+        "- 5 resources compared with the service by a preview-only refresh; the state was not changed.",
+        "- Exit code 2 (0: no drift, 2: drift, 1: the report failed).",
+        "- To restore the program's values: `pulumi up --refresh`. To keep the live values: change the program, then `pulumi refresh`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+});
