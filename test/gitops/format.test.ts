@@ -3,7 +3,7 @@
  * what a reader of the job log, the pull request or the issue sees.
  */
 import type { DriftReport } from "../../gitops/drift";
-import { formatMarkdown, formatReport } from "../../gitops/format";
+import { cell, formatMarkdown, formatReport, table } from "../../gitops/format";
 
 const SUB = "pulumi-nodejs:dynamic/service:EventSubscription";
 const DEST = "pulumi-nodejs:dynamic/service:EventDestination";
@@ -291,4 +291,15 @@ describe("word for word", () => {
       ].join("\n"),
     );
   });
+});
+
+test("cell and table: a value as one line of JSON (newlines and tabs escaped, runs of spaces as one), columns aligned by characters, not UTF-16 units", () => {
+  expect(cell("a\n\tb   c")).toBe('"a\\n\\tb c"');
+  expect(cell({ a: "x  y" })).toBe('{"a":"x y"}');
+  expect(
+    table([
+      ["😀😀", "B"],
+      ["a", "b"],
+    ]),
+  ).toBe("  😀😀  B\n  a   b");
 });
