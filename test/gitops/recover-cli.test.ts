@@ -5,7 +5,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { ServiceClient } from "../../client";
 import { main } from "../../gitops/recover-cli";
+import { TYPE_TOKENS } from "../../gitops/recovery";
+import { startEmulator, type RunningEmulator } from "../helpers/emulator";
 import { capture } from "../helpers/cli";
 import { loadedWith } from "../helpers/loaded-modules";
 
@@ -101,5 +104,135 @@ describe("service-recover (in process)", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("service-recover (in process) against the emulator", () => {
+  let em: RunningEmulator;
+  let client: ServiceClient;
+  let dir: string;
+  beforeAll(async () => {
+    em = await startEmulator();
+    client = new ServiceClient({ apiKey: em.apiKeys[0], baseUrl: em.url });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-run-"));
+  });
+  afterAll(async () => {
+    await client.close();
+    await em.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("adopts a recorded ID and clears what the service lacks, one line each; writes the stack (0600); a create kept exits 2", async () => {
+    const destination = (
+      await client.eventDestinations.create({ description: "d", target: { datadog: { apiKey: "k" } } })
+    ).id;
+    const inputs = { sources: [{ type: "ip_policy_created.v0" }], destinationIds: [destination] };
+    const made = await client.eventSubscriptions.create({ ...inputs, description: "made" });
+    const twin = { ...inputs, description: "twin" };
+    await client.eventSubscriptions.create(twin);
+    await client.eventSubscriptions.create(twin);
+    const pending = (name: string, description: string, id?: string) => ({
+      type: "creating",
+      resource: {
+        urn: `urn:pulumi:dev::p::${TYPE_TOKENS.subscription}::${name}`,
+        type: TYPE_TOKENS.subscription,
+        inputs: { ...inputs, description },
+        created: new Date(Date.now() - 5_000).toISOString(),
+        ...(id ? { id } : {}),
+      },
+    });
+    const write = (file: string, ops: unknown[]) =>
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ version: 3, deployment: { resources: [], pending_operations: ops } }),
+      );
+    const input = path.join(dir, "in.json");
+    const output = path.join(dir, "out.json");
+    write(input, [pending("made", "other", made.id), pending("never", "never made")]);
+    const run = io({ SERVICE_API_KEY: em.apiKeys[0] });
+    expect(await main(["node", "service-recover", input, output, "--base-url", em.url], run.cli)).toBe(0);
+    expect(run.out.stderr).toBe(
+      `adopt  urn:pulumi:dev::p::${TYPE_TOKENS.subscription}::made  ${made.id}  (the engine had recorded its ID, and the service holds it)\n` +
+        `clear  urn:pulumi:dev::p::${TYPE_TOKENS.subscription}::never  (the service holds no resource with its values made since: the create did not happen)\n` +
+        `service-recover: 1 adopted, 1 cleared, 0 kept; wrote ${output}\n`,
+    );
+    expect(fs.statSync(output).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(output, "utf8")).deployment.resources).toEqual([
+      expect.objectContaining({ id: made.id }),
+    ]);
+    write(input, [pending("twin", "twin")]);
+    const kept = io({ SERVICE_API_KEY: em.apiKeys[0], SERVICE_BASE_URL: em.url });
+    expect(await main(["node", "service-recover", input, output], kept.cli)).toBe(2);
+    expect(kept.out.stderr).toMatch(/^keep {3}urn:\S+::twin {2}\(/);
+  });
+
+  it("--since lists what the service made since then that the stack lacks; --found writes it for SERVICE_ADOPT_FROM", async () => {
+    const since = new Date(Date.now() - 1_000).toISOString();
+    const destination = (
+      await client.eventDestinations.create({ description: "late", target: { datadog: { apiKey: "k" } } })
+    ).id;
+    const input = path.join(dir, "empty.json");
+    fs.writeFileSync(input, JSON.stringify({ version: 3, deployment: { resources: [] } }));
+    const output = path.join(dir, "out2.json");
+    const found = path.join(dir, "found.json");
+    const env = { SERVICE_API_KEY: em.apiKeys[0], SERVICE_BASE_URL: em.url };
+    const listed = io(env);
+    expect(await main(["node", "service-recover", input, output, "--since", since], listed.cli)).toBe(0);
+    expect(listed.out.stderr).toContain(`found  destination ${destination}  made `);
+    expect(listed.out.stderr).toContain(
+      `that the stack does not hold; give --found FILE to write them for \`SERVICE_ADOPT_FROM=FILE pulumi up --refresh\``,
+    );
+    const written = io(env);
+    expect(
+      await main(["node", "service-recover", input, output, "--since", since, "--found", found], written.cli),
+    ).toBe(0);
+    expect(JSON.parse(fs.readFileSync(found, "utf8"))).toMatchObject({
+      since,
+      resources: expect.arrayContaining([expect.objectContaining({ id: destination })]),
+    });
+    expect(written.out.stderr).toContain(`; wrote ${found}: after \`pulumi stack import\``);
+  });
+
+  it.each(["2026-11-24T13:47Z", "2026-11-24T13:47:00.123+02:00", "2026-11-24t13:47:00z"])(
+    "--since %j is an RFC 3339 time: accepted (the missing file is what fails)",
+    async (since) => {
+      await expect(
+        main(
+          [
+            "node",
+            "service-recover",
+            path.join(dir, "missing.json"),
+            path.join(dir, "o.json"),
+            "--since",
+            since,
+          ],
+          io().cli,
+        ),
+      ).rejects.toThrow(/ENOENT/);
+    },
+  );
+
+  it.each([
+    " 2026-11-24T13:47:00Z",
+    "2026-11-24T13:47:00Zx",
+    "2026-11-24T13:47:00+0200",
+    "2026-11-24T13:47:00.Z",
+    "2026-13-45T13:47:00Z",
+  ])("--since %j is refused", async (since) => {
+    await expect(
+      main(
+        [
+          "node",
+          "service-recover",
+          path.join(dir, "missing.json"),
+          path.join(dir, "o.json"),
+          "--since",
+          since,
+        ],
+        io().cli,
+      ),
+    ).rejects.toThrow(
+      `--since must be an RFC 3339 date and time with a zone, such as 2026-11-24T13:47:00Z, got ${JSON.stringify(since)}`,
+    );
   });
 });
