@@ -249,3 +249,9 @@ describe("readCaCertificates and trustedCas, in this process", () => {
     expect(trustedCas(["given"])).toEqual([...tls.rootCertificates, "given"]);
   });
 });
+
+test("readCaCertificates keeps the certificates of a PEM text and passes over its other blocks (a CRL, a public key)", () => {
+  const other = (label: string) => `-----BEGIN ${label}-----\nbm90IGEgY2VydA==\n-----END ${label}-----\n`;
+  const certs = readCaCertificates(other("X509 CRL") + ca.caPem + other("PUBLIC KEY"), "S");
+  expect(certs).toEqual([ca.caPem.trim()]);
+});

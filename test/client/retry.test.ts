@@ -233,3 +233,9 @@ test("no retry whose wait would end exactly at the budget, nor after a wait that
   ).rejects.toMatchObject({ status: 429 });
   expect([afterWait.calls, late.sleeps]).toEqual([1, [1100]]);
 });
+
+test("Retry-After sets the delay of a 503 only: a 502 with one waits the backoff, a 500 with one is not retried", () => {
+  const highest = () => 0.999999;
+  expect(retryDelay(status(502, "5"), { method: "GET" }, 0, policy, highest)).toBe(199);
+  expect(retryDelay(status(500, "5"), { method: "GET" }, 0, policy)).toBeUndefined();
+});

@@ -182,6 +182,7 @@ test("observeAnswer takes a 2xx up to 299 with an Operation-Id, not the service'
   const clock = new ServiceClock();
   clock.observeAnswer({ ...ok(T0 + 9_000), status: 400 }, T0);
   clock.observeAnswer({ ...ok(T0 + 9_000), status: 300 }, T0);
+  clock.observeAnswer({ ...ok(T0 + 9_000), status: 199 }, T0);
   clock.observeAnswer({ ...ok(T0 + 9_000), operationId: "  " }, T0);
   expect(clock.now(T0)).toBeUndefined();
   clock.observeAnswer({ ...ok(T0 + 3_000), status: 299 }, T0);

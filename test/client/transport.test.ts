@@ -185,7 +185,7 @@ describe("statuses", () => {
 
 describe("failed connections", () => {
   test("a failure that is not an Error: an unknown error, no code", async () => {
-    for (const thrown of [null, "boom", 42]) {
+    for (const thrown of [null, undefined, "boom", 42]) {
       const err = await rejection(
         transportOf("http://svc", failingWith(thrown)).call({ ...GET, schema: undefined }),
       );
