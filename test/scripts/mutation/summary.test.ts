@@ -125,12 +125,14 @@ describe("test/mutation/equivalent.json", () => {
     fs.readFileSync(path.join(ROOT, "test", "mutation", "equivalent.json"), "utf8"),
   ) as Entry[];
 
+  const lines = new Map<string, string[]>();
+  /** The lines of `file` (a path from the repository's root), read once. */
+  const linesOf = (file: string) => {
+    if (!lines.has(file)) lines.set(file, fs.readFileSync(path.join(ROOT, file), "utf8").split("\n"));
+    return lines.get(file)!;
+  };
+
   it("lists each mutant once: no two entries name the same mutator and replacement on one line of a file", () => {
-    const lines = new Map<string, string[]>();
-    const linesOf = (file: string) => {
-      if (!lines.has(file)) lines.set(file, fs.readFileSync(path.join(ROOT, file), "utf8").split("\n"));
-      return lines.get(file)!;
-    };
     const twice: string[] = [];
     entries.forEach((a, i) =>
       entries.slice(i + 1).forEach((b) => {
@@ -144,12 +146,8 @@ describe("test/mutation/equivalent.json", () => {
 
   it("gives each entry a file that exists, a part of one of its lines and a reason", () => {
     const problems = entries.flatMap((e) => {
-      const file = path.join(ROOT, e.file);
-      if (!fs.existsSync(file)) return [`${e.file}: no such file`];
-      const found = fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .some((l) => l.includes(e.code));
+      if (!fs.existsSync(path.join(ROOT, e.file))) return [`${e.file}: no such file`];
+      const found = linesOf(e.file).some((l) => l.includes(e.code));
       return [
         ...(found ? [] : [`${e.file}: no line holds ${JSON.stringify(e.code)}`]),
         ...(e.why ? [] : [`${e.file}: no reason`]),

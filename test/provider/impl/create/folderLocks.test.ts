@@ -269,11 +269,13 @@ describe("a lock, mark or entry another process removes at the same moment", () 
   });
 });
 
-it("a bound of 0 ms waits not at all: at the very moment of the call, the lock's error", async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "claims-zero-"));
-  try {
-    const holder = new ClaimsFolder(dir);
-    const waiter = new ClaimsFolder(dir, process.pid, { lockWaitMs: 0 });
+describe("a bound of 0 ms", () => {
+  const tmp = useTempDir("claims-zero-");
+  afterEach(() => jest.restoreAllMocks());
+
+  it("waits not at all: at the very moment of the call, the lock's error", async () => {
+    const holder = new ClaimsFolder(tmp());
+    const waiter = new ClaimsFolder(tmp(), process.pid, { lockWaitMs: 0 });
     await holder.enterLookup("looked");
     await holder.enterSend("sent");
     const now = Date.now();
@@ -282,8 +284,5 @@ it("a bound of 0 ms waits not at all: at the very moment of the call, the lock's
     await expect(within(waiter.enterSend("looked"))).rejects.toThrow(ClaimsLockTimeoutError);
     await expect(within(waiter.enterLookup("sent"))).rejects.toThrow(ClaimsLockTimeoutError);
     await expect(within(waiter.enterLookup("looked"))).rejects.toThrow(ClaimsLockTimeoutError);
-  } finally {
-    jest.restoreAllMocks();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

@@ -178,5 +178,4 @@ it("matches another process claims between the listing and the claim are no matc
   });
   expect({ made: made.id, sends }).toEqual({ made: "r_9", sends: 2 });
   expect(warnings).toHaveLength(1);
-  jest.restoreAllMocks();
 });
