@@ -10,7 +10,7 @@ const base = require("./jest.config");
 const { selectModules } = require("./scripts/mutation/modules");
 
 /** Test files of the modules' folders that run the Pulumi engine (minutes; the CLI needed). */
-const ENGINE_TESTS = ["test/gitops/cli.test.ts", "test/provider/impl/process/debugLog.engine.test.ts"];
+const ENGINE_TESTS = ["test/gitops/cli.engine.test.ts", "test/provider/impl/process/debugLog.engine.test.ts"];
 
 const tests = [...new Set(selectModules(process.env.MUTATION_MODULES).flatMap((m) => m.tests))];
 

@@ -172,6 +172,8 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   return (await parseCommandLine(() => program.parseAsync([...argv]))) ?? code;
 }
 
+// Stryker disable all: runs only when the file is the process's entry point (`service-drift`), never
+// under jest: cli.engine.test.ts and the documentation's tests run the built command line.
 if (require.main === module) {
   runAsProcess(
     "service-drift",
@@ -179,3 +181,4 @@ if (require.main === module) {
     (err) => redact(messageOf(err), [process.env.SERVICE_API_KEY ?? ""]),
   );
 }
+// Stryker restore all

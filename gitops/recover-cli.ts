@@ -137,4 +137,7 @@ function parseSince(value: string): number {
   return ms;
 }
 
+// Runs only when the file is the process's entry point (`service-recover`), never under jest: the
+// reliability scenarios (test/reliability/interrupted.test.ts) run the built command line.
+// Stryker disable next-line all: the process entry point, see above
 if (require.main === module) runAsProcess("service-recover", () => main(process.argv));

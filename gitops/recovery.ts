@@ -320,7 +320,7 @@ export async function findUnrecorded(
     for await (const live of list()) {
       if (Date.parse(live.createdAt) < since) break;
       if (!held.has(live.id)) {
-        found.push({ kind, id: live.id, createdAt: live.createdAt, description: live.description ?? "" });
+        found.push({ kind, id: live.id, createdAt: live.createdAt, description: live.description });
       }
     }
   }

@@ -1,17 +1,18 @@
 /**
- * `service-drift` (gitops/cli.ts): usage, options and exit codes in process; the stack from
- * `PULUMI_STACK` and the progress lines against a real (empty) stack, in process and as the built
- * command line.
+ * `service-drift` (gitops/cli.ts) in process: usage, options and exit codes; the drift report's
+ * wiring (the stack from `--stack` or `PULUMI_STACK`, the progress lines, the formats, the exit
+ * code of the report) with the report itself stubbed; `generate`'s requests and connections. The
+ * same against a real stack through the engine: cli.engine.test.ts.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { ServiceClient } from "../../client";
 import { main } from "../../gitops/cli";
-import type { DriftReport } from "../../gitops/drift";
+import type { DriftOptions, DriftReport } from "../../gitops/drift";
 import { capture } from "../helpers/cli";
-import { runDriftCli } from "../helpers/gitops";
 import { loadedWith } from "../helpers/loaded-modules";
-import { freshBackend, localStack } from "../helpers/pulumi";
+import { json, startScriptedServer } from "../helpers/scripted-server";
 
 const io = capture;
 /** A progress line: `service-drift: [1.2 s] …`. */
@@ -98,61 +99,130 @@ describe("command line (in process)", () => {
   });
 });
 
-describe("against an empty stack (real engine)", () => {
-  const program = path.resolve(__dirname, "../fixtures/reliability");
-  const stackName = `cli-${process.pid}`;
-  let backend: string;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    backend = freshBackend("gitops-cli");
-    const made = await localStack(program, stackName, backend);
-    env = made.env;
-    await made.stack.setAllConfig({ destinations: { value: "0" }, subscriptions: { value: "0" } });
-    await made.stack.up();
-  }, 300_000);
-
-  afterAll(() => {
-    if (backend) fs.rmSync(backend, { recursive: true, force: true });
-    fs.rmSync(path.join(program, `Pulumi.${stackName}.yaml`), { force: true });
+describe("the drift report's wiring (the report stubbed)", () => {
+  /** What the stubbed runDriftReport was called with, and the report it answers. */
+  const calls: DriftOptions[] = [];
+  let answer: DriftReport | Error;
+  const report = (drift: boolean): DriftReport => ({
+    stack: "dev",
+    workDir: "/repo/infra",
+    drift,
+    checkedResources: 0,
+    resources: [],
+    ignored: [],
+    pendingChanges: { present: false, summary: {}, resources: [] },
+    exitCode: drift ? 2 : 0,
   });
 
-  it("the built command line takes the stack from PULUMI_STACK; --stack wins over it", async () => {
-    const fromEnv = await runDriftCli(["--cwd", program, "--format", "json"], {
-      ...env,
-      PULUMI_STACK: stackName,
-    });
-    expect(fromEnv.stderr).toBe("");
-    expect(fromEnv.code).toBe(0);
-    expect(JSON.parse(fromEnv.stdout) as DriftReport).toMatchObject({
-      stack: stackName,
-      drift: false,
-      exitCode: 0,
-    });
+  beforeAll(() => {
+    jest.doMock("../../gitops/drift", () => ({
+      runDriftReport: async (opts: DriftOptions) => {
+        calls.push(opts);
+        for (const phase of ["select", "refresh", "preview", "done"] as const) opts.onProgress?.(phase);
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+    }));
+  });
+  afterAll(() => jest.dontMock("../../gitops/drift"));
+  beforeEach(() => {
+    calls.length = 0;
+    answer = report(false);
+  });
 
-    const flagged = await runDriftCli(["--cwd", program, "--stack", "no-such-stack", "--format", "json"], {
-      ...env,
-      PULUMI_STACK: stackName,
-    });
-    expect(flagged.code).toBe(1);
-    expect(JSON.parse(flagged.stdout).error).toMatch(/stack "no-such-stack"/);
-  }, 300_000);
-
-  it("a terminal sees each step with the seconds elapsed, in order; stdout holds the report alone", async () => {
-    const run = io(env);
-    run.cli.stderrIsTTY = true;
-    expect(await main(["node", "service-drift", "--stack", stackName, "--cwd", program], run.cli)).toBe(0);
-    const lines = run.out.stderr.trimEnd().split("\n");
-    expect(lines.map((l) => l.replace(/\[\d+\.\d s\]/, "[s]"))).toEqual([
-      `service-drift: [s] selecting the stack "${stackName}"`,
-      "service-drift: [s] reading the live resources (refresh, preview only)",
-      "service-drift: [s] previewing the program",
-      "service-drift: [s] done",
+  it("the stack is --stack, else PULUMI_STACK; an empty PULUMI_STACK is none; --cwd resolved, the env passed", async () => {
+    const env = { PULUMI_STACK: "from-env", OTHER: "1" };
+    const fromEnv = io(env);
+    expect(await main(["node", "service-drift", "--cwd", "infra"], fromEnv.cli)).toBe(0);
+    const flagged = io(env);
+    expect(await main(["node", "service-drift", "--stack", "prod"], flagged.cli)).toBe(0);
+    expect(calls.map(({ stack, cwd, env: e }) => ({ stack, cwd, env: e }))).toEqual([
+      { stack: "from-env", cwd: path.resolve("infra"), env },
+      { stack: "prod", cwd: process.cwd(), env },
     ]);
-    const seconds = lines.map((l) => Number(/\[(\d+\.\d) s\]/.exec(l)![1]));
-    expect(seconds).toEqual([...seconds].sort((a, b) => a - b));
-    expect(seconds[3]).toBeGreaterThan(0);
-    expect(run.out.stdout).toMatch(/^Drift report of stack/);
-    expect(run.out.stdout).not.toMatch(/service-drift: \[/);
-  }, 300_000);
+    const empty = io({ PULUMI_STACK: "" });
+    expect(await main(["node", "service-drift"], empty.cli)).toBe(1);
+    expect(empty.out.stderr).toBe(
+      "service-drift: Missing --stack <name> (or PULUMI_STACK): which stack to check (e.g. --stack dev).\n",
+    );
+    expect(calls).toHaveLength(2);
+  });
+
+  it("a terminal sees one line per step, the stack named in the first; the exit code is the report's", async () => {
+    const run = io({});
+    run.cli.stderrIsTTY = true;
+    answer = report(true);
+    expect(await main(["node", "service-drift", "--stack", "dev", "--format", "json"], run.cli)).toBe(2);
+    expect(run.out.stderr.replace(/\[\d+\.\d s\]/g, "[s]")).toBe(
+      [
+        'service-drift: [s] selecting the stack "dev"',
+        "service-drift: [s] reading the live resources (refresh, preview only)",
+        "service-drift: [s] previewing the program",
+        "service-drift: [s] done",
+        "",
+      ].join("\n"),
+    );
+    expect(JSON.parse(run.out.stdout)).toEqual(report(true));
+  });
+
+  it("--json stands for --format json, for a report and for a failure (the API key removed)", async () => {
+    const ok = io({});
+    expect(await main(["node", "service-drift", "--stack", "dev", "--json"], ok.cli)).toBe(0);
+    expect(JSON.parse(ok.out.stdout)).toEqual(report(false));
+    expect(ok.out.stderr).toBe("");
+
+    answer = new Error("refused sk_cli_wiring_key_0123");
+    const failed = io({ SERVICE_API_KEY: "sk_cli_wiring_key_0123" });
+    expect(await main(["node", "service-drift", "--stack", "dev", "--json"], failed.cli)).toBe(1);
+    expect(JSON.parse(failed.out.stdout)).toEqual({ error: "refused [redacted]", exitCode: 1 });
+    expect(failed.out.stderr).toBe("service-drift: refused [redacted]\n");
+  });
+});
+
+describe("usage and generate's requests", () => {
+  it("--help prints the usage word for word (spaces and line breaks aside: commander wraps at the terminal's width)", async () => {
+    const help = io();
+    expect(await main(["node", "service-drift", "--help"], help.cli)).toBe(0);
+    const words = (text: string) => text.replace(/\s+/g, " ").trim();
+    expect(words(help.out.stdout)).toBe(
+      words(`Usage: service-drift [options] [command]
+Drift report of a Pulumi stack of this service: a preview-only refresh (the state is not changed)
+and, kept apart, the program's changes not yet deployed. Exit code 0: no drift; 2: drift; 1: error.
+Options:
+  --format <format> text (a table), json (one document) or markdown (a comment)
+    (choices: "text", "json", "markdown", default: "text")
+  --json the same as --format json
+  -V, --version output the version number
+  -s, --stack <name> stack to check, e.g. dev (default: env PULUMI_STACK)
+  -C, --cwd <dir> folder of the Pulumi project (Pulumi.yaml) (default: "${process.cwd()}")
+  -h, --help display help for command
+Commands:
+  generate [options] Print a TypeScript Pulumi program adopting every event destination and
+    subscription of the account (API key from SERVICE_API_KEY).
+  preview [options] Summary of \`pulumi preview\` per resource (create, update, replace, delete;
+    changed inputs before and after, secrets masked) and a guard. Exit code 0: the guard passes
+    (or none); 2: it refuses; 1: error.
+  unmanaged [options] List the event subscriptions and destinations of the account that are in
+    none of the given stacks' states (abuse reports cannot be listed). Exit code 0: none; 2: some;
+    1: error.`),
+    );
+  });
+
+  it("generate names itself in its requests' User-Agent and closes its connections when done", async () => {
+    const list = (key: string) => json(200, { [key]: [], uri: `http://svc/${key}`, next_page_uri: null });
+    const server = await startScriptedServer([list("event_destinations"), list("event_subscriptions")]);
+    const close = jest.spyOn(ServiceClient.prototype, "close");
+    try {
+      const run = io({ SERVICE_API_KEY: "sk_generate_ua_0123456789" });
+      expect(await main(["node", "service-drift", "generate", "--base-url", server.url], run.cli)).toBe(0);
+      expect(server.requests.map((r) => [r.url, r.headers["user-agent"]])).toEqual([
+        ["/event_destinations", "service-drift-generate"],
+        ["/event_subscriptions", "service-drift-generate"],
+      ]);
+      expect(close).toHaveBeenCalledTimes(1);
+    } finally {
+      close.mockRestore();
+      await server.close();
+    }
+  });
 });

@@ -224,3 +224,40 @@ describe("service-recover (in process) against the emulator", () => {
     expect(written.out.stderr).toContain(`; wrote ${found}: after \`pulumi stack import\``);
   });
 });
+
+describe("service-recover's usage and input (in process)", () => {
+  it("--help prints the usage word for word (spaces and line breaks aside: commander wraps at the terminal's width)", async () => {
+    const help = io();
+    expect(await main(["node", "service-recover", "--help"], help.cli)).toBe(0);
+    const words = (text: string) => text.replace(/\s+/g, " ").trim();
+    expect(words(help.out.stdout)).toBe(
+      words(`Usage: service-recover [options] <exported> <output>
+Settle the pending creates of an interrupted \`pulumi up\`: adopt the resources the service holds,
+clear the others
+Arguments:
+  exported the stack, from \`pulumi stack export --show-secrets --file <exported>\`
+  output where to write the edited stack, for \`pulumi stack import --file <output>\`
+Options:
+  -V, --version output the version number
+  --base-url <url> base URL of the service (default: env SERVICE_BASE_URL)
+  --since <time> when the interrupted run started (RFC 3339): also list what the service made since
+    then that the stack lacks (runs that skipped checkpoints)
+  --found <file> with --since: write what was found to this file, for SERVICE_ADOPT_FROM=<file>
+    pulumi up
+  -h, --help display help for command`),
+    );
+  });
+
+  it("a file holding JSON null is refused as not an exported stack, naming the file", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-"));
+    try {
+      const input = path.join(dir, "null.json");
+      fs.writeFileSync(input, "null");
+      await expect(
+        main(["node", "service-recover", input, path.join(dir, "out.json")], io().cli),
+      ).rejects.toThrow(new Error(`${input} is not the output of \`pulumi stack export\``));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

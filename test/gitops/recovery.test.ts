@@ -185,3 +185,185 @@ describe("service-recover's decisions", () => {
     expect(await findUnrecorded(stack, client, Date.now() + 5000, { clockSkewMs: 0 })).toEqual([]);
   });
 });
+
+describe("service-recover's decisions at their edges", () => {
+  let em: RunningEmulator;
+  let client: ServiceClient;
+  let destination: string;
+  const sub = (description: string, source = "ip_policy_created.v0") => ({
+    sources: [{ type: source }],
+    destinationIds: [destination],
+    description,
+  });
+  const pending = (
+    type: string,
+    name: string,
+    inputs: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    type: "creating",
+    resource: {
+      urn: urn(type, name),
+      type,
+      inputs,
+      created: new Date(Date.now() - 5000).toISOString(),
+      ...extra,
+    },
+  });
+  const stackOf = (ops: unknown[], resources: unknown[] = []): ExportedStack =>
+    ({ version: 3, deployment: { resources, pending_operations: ops } }) as ExportedStack;
+  const reasons = async (stack: ExportedStack) =>
+    (await planRecovery(stack, client)).map((d) => [d.urn.split("::").pop(), d.action, d.id, d.reason]);
+
+  beforeAll(async () => {
+    em = await startEmulator();
+    client = new ServiceClient({ apiKey: em.apiKeys[0], baseUrl: em.url });
+    destination = (
+      await client.eventDestinations.create({ description: "edges", target: { datadog: { apiKey: "k" } } })
+    ).id;
+  });
+  afterAll(async () => {
+    await client.close();
+    await em.close();
+  });
+
+  it("each decision's reason word for word: recorded ID, one match, none, several, an abuse report, another package's type, an update", async () => {
+    const recorded = await client.eventSubscriptions.create(sub("recorded"));
+    const one = await client.eventSubscriptions.create(sub("one"));
+    const twins = [
+      await client.eventSubscriptions.create(sub("twin")),
+      await client.eventSubscriptions.create(sub("twin")),
+    ];
+    const S = TYPE_TOKENS.subscription;
+    const stack = stackOf([
+      pending(S, "recorded", sub("anything"), { id: recorded.id }),
+      pending(S, "one", sub("one")),
+      pending(S, "none", sub("none")),
+      pending(S, "twin", sub("twin")),
+      pending(TYPE_TOKENS.report, "report", {}),
+      pending("aws:s3/bucket:Bucket", "bucket", {}),
+      { type: "deleting", resource: { urn: urn(S, "gone"), type: S } },
+    ]);
+    expect(await reasons(stack)).toEqual([
+      ["recorded", "adopt", recorded.id, "the engine had recorded its ID, and the service holds it"],
+      [
+        "one",
+        "adopt",
+        one.id,
+        "the service holds exactly one resource with its values, made after the create started",
+      ],
+      [
+        "none",
+        "clear",
+        undefined,
+        "the service holds no resource with its values made since: the create did not happen",
+      ],
+      [
+        "twin",
+        "keep",
+        undefined,
+        `2 resources not in the stack have exactly its values (${twins[1].id}, ${twins[0].id}); keep one (adopt it by hand) and delete the others`,
+      ],
+      [
+        "report",
+        "keep",
+        undefined,
+        "abuse reports cannot be listed, so whether this one was filed cannot be found out; clear it with " +
+          "`pulumi refresh --clear-pending-creates` (then `pulumi up` files it, maybe a second time), or put the " +
+          "report's ID in the state by hand",
+      ],
+      ["bucket", "keep", undefined, "not a resource of this package (aws:s3/bucket:Bucket)"],
+      ["gone", "keep", undefined, "a pending deleting, not a create: pulumi refresh settles it"],
+    ]);
+  });
+
+  it("a recorded ID is looked up as its own kind (a destination, an abuse report); one the service lacks falls back to matching", async () => {
+    const report = await client.abuseReports.create({ urls: ["https://example.com/edges"] });
+    const deleted = await client.eventSubscriptions.create(sub("deleted"));
+    await client.eventSubscriptions.delete(deleted.id);
+    const stack = stackOf([
+      pending(TYPE_TOKENS.destination, "dest", { description: "elsewhere" }, { id: destination }),
+      pending(TYPE_TOKENS.report, "report", {}, { id: report.id }),
+      pending(TYPE_TOKENS.subscription, "deleted", sub("deleted"), { id: deleted.id }),
+    ]);
+    expect((await planRecovery(stack, client)).map((d) => [d.action, d.id])).toEqual([
+      ["adopt", destination],
+      ["adopt", report.id],
+      ["clear", undefined],
+    ]);
+  });
+
+  it("an error other than not found (a key the service refuses) is thrown, not taken as absence", async () => {
+    const made = await client.eventSubscriptions.create(sub("refused"));
+    const refused = new ServiceClient({ apiKey: "sk_not_a_key_of_this_service_0", baseUrl: em.url });
+    try {
+      const stack = stackOf([pending(TYPE_TOKENS.subscription, "refused", sub("refused"), { id: made.id })]);
+      await expect(planRecovery(stack, refused)).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await refused.close();
+    }
+  });
+
+  it("two pending creates of the same values: the first adopts the one match, the second does not take it again", async () => {
+    const made = await client.eventSubscriptions.create(sub("same values"));
+    const stack = stackOf([
+      pending(TYPE_TOKENS.subscription, "first", sub("same values")),
+      pending(TYPE_TOKENS.subscription, "second", sub("same values")),
+    ]);
+    expect((await planRecovery(stack, client)).map((d) => [d.action, d.id])).toEqual([
+      ["adopt", made.id],
+      ["clear", undefined],
+    ]);
+  });
+
+  it("a subscription of the same description but other sources is no match", async () => {
+    await client.eventSubscriptions.create(sub("same description", "ip_policy_created.v0"));
+    const stack = stackOf([
+      pending(TYPE_TOKENS.subscription, "other", sub("same description", "ip_policy_updated.v0")),
+    ]);
+    expect((await planRecovery(stack, client)).map((d) => d.action)).toEqual(["clear"]);
+  });
+
+  it("a resource made in the very second the create started matches (created_at has whole seconds)", async () => {
+    const made = await client.eventSubscriptions.create(sub("same second"));
+    const stack = stackOf([
+      pending(TYPE_TOKENS.subscription, "same-second", sub("same second"), { created: made.createdAt }),
+    ]);
+    const [decision] = await planRecovery(stack, client, { clockSkewMs: 0 });
+    expect([decision.action, decision.id]).toEqual(["adopt", made.id]);
+  });
+
+  it("applyRecovery keeps the stack's resources first, and the outputs the engine recorded for an adopted create", () => {
+    const S = TYPE_TOKENS.subscription;
+    const held = { urn: urn(S, "held"), type: S, id: "esb_held" };
+    const stack = stackOf(
+      [
+        pending(S, "recorded", { description: "in" }, { outputs: { description: "out" } }),
+        pending(S, "empty", { description: "in" }, { outputs: {} }),
+      ],
+      [held],
+    );
+    const fixed = applyRecovery(stack, [
+      { urn: urn(S, "recorded"), operation: "creating", action: "adopt", id: "esb_1", reason: "" },
+      { urn: urn(S, "empty"), operation: "creating", action: "adopt", id: "esb_2", reason: "" },
+    ]);
+    expect(fixed.deployment.resources!.map((r) => [r.urn.split("::").pop(), r.id, r.outputs])).toEqual([
+      ["held", "esb_held", undefined],
+      ["recorded", "esb_1", { description: "out" }],
+      ["empty", "esb_2", { description: "in" }],
+    ]);
+    expect(fixed.deployment.pending_operations).toEqual([]);
+  });
+
+  it("findUnrecorded gives a resource without a description as an empty one", async () => {
+    await new Promise((r) => setTimeout(r, 1010 - (Date.now() % 1000)));
+    const before = Date.now() - (Date.now() % 1000);
+    const bare = await client.eventSubscriptions.create({
+      sources: [{ type: "ip_policy_created.v0" }],
+      destinationIds: [destination],
+    });
+    expect(await findUnrecorded(stackOf([]), client, before, { clockSkewMs: 0 })).toEqual([
+      { kind: "subscription", id: bare.id, createdAt: bare.createdAt, description: "" },
+    ]);
+  });
+});
