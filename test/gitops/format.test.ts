@@ -303,3 +303,64 @@ test("cell and table: a value as one line of JSON (newlines and tabs escaped, ru
     ]),
   ).toBe("  😀😀  B\n  a   b");
 });
+
+describe("word for word, one resource", () => {
+  /** One drifted resource: a value of exactly 60 characters and one over, a backslash, backticks, a folder with two spaces. */
+  const one: DriftReport = {
+    ...clean,
+    workDir: "/repo/my  infra",
+    drift: true,
+    exitCode: 2,
+    resources: [
+      {
+        ...drifted.resources[0],
+        properties: [
+          { property: "description", before: "d".repeat(58), after: "e".repeat(59), secret: false },
+          { property: "metadata", before: "C:\\dir", after: "run `make`", secret: false },
+        ],
+      },
+    ],
+  };
+
+  it("the Markdown whole: one resource in the verdict, backslashes doubled, backticks as quotes, spaces run together", () => {
+    expect(formatMarkdown(one)).toBe(
+      [
+        "**Drift in stack `dev`:** 1 resource changed outside Pulumi since the last deployment.",
+        "",
+        "| Resource | Type | Property | Last deployed | Live |",
+        "| --- | --- | --- | --- | --- |",
+        `| **audit** \`${ED}\` | EventDestination | \`description\` | \`"${"d".repeat(58)}"\` | \`"${"e".repeat(58)}…\` |`,
+        `| **audit** \`${ED}\` | EventDestination | \`metadata\` | \`"C:\\\\\\\\dir"\` | \`"run 'make'"\` |`,
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/my infra`.",
+        "- 5 resources compared with the service by a preview-only refresh; the state was not changed.",
+        "- Exit code 2 (0: no drift, 2: drift, 1: the report failed).",
+        "- To restore the program's values: `pulumi up --refresh`. To keep the live values: change the program, then `pulumi refresh`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("the text whole: a value of 60 characters whole, one of 61 cut to 59 and an ellipsis", () => {
+    expect(formatReport(one)).toBe(
+      [
+        'Drift report of stack "dev" (/repo/my  infra)',
+        "5 resource(s) compared with the service by a preview-only refresh; the state was not changed.",
+        "",
+        "DRIFT: 1 resource(s) changed outside Pulumi since the last deployment",
+        `  RESOURCE  TYPE              ID                              STATUS   PROPERTY     LAST DEPLOYED${" ".repeat(49)}LIVE`,
+        `  audit     EventDestination  ${ED}  changed  description  "${"d".repeat(58)}"  "${"e".repeat(58)}…`,
+        `  audit     EventDestination  ${ED}  changed  metadata     "C:\\\\dir"${" ".repeat(53)}"run \`make\`"`,
+        "",
+        "PROGRAM CHANGES NOT YET DEPLOYED (pulumi preview; not drift): none",
+        "",
+        "Result: drift found (exit code 2). `pulumi up --refresh` restores the program's values and creates deleted resources again (declare a deleted adopted resource without adoptId first); to keep the live values instead, change the program, then `pulumi refresh`.",
+        "",
+      ].join("\n"),
+    );
+  });
+});

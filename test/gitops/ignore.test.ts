@@ -138,3 +138,73 @@ describe("drift analysis with the state's ignoreChanges", () => {
     ]);
   });
 });
+
+describe("property paths at their edges", () => {
+  it("a quoted key may hold ] and begin with it", () => {
+    expect(parsePropertyPath('tags["a]b"]')).toEqual(["tags", "a]b"]);
+    expect(parsePropertyPath('tags["]x"].y')).toEqual(["tags", "]x", "y"]);
+  });
+
+  it("an index is digits only", () => {
+    expect(parsePropertyPath("sources[12].type")).toEqual(["sources", 12, "type"]);
+    for (const bad of ["sources[x]", "sources[1x]", "sources[x1]"]) {
+      expect(() => parsePropertyPath(bad)).toThrow(
+        new Error(`Not a property path: "${bad}" (at character 8)`),
+      );
+    }
+  });
+
+  it("each path that is not one is refused naming the character where it stops", () => {
+    const refused: [string, number][] = [
+      ["sources[0", 8],
+      ["sources[12", 8],
+      ['tags["a]', 5],
+      ["a..b", 3],
+    ];
+    for (const [bad, at] of refused) {
+      expect(() => parsePropertyPath(bad)).toThrow(
+        new Error(`Not a property path: ${JSON.stringify(bad)} (at character ${at})`),
+      );
+    }
+  });
+});
+
+describe("resetting paths, more", () => {
+  it("a path under a value that is no longer an object leaves that value as it is", () => {
+    expect(
+      resetPaths({ target: { datadog: { ddsite: "x" } } }, { target: "[secret]" }, [
+        parsePropertyPath("target.datadog.ddsite"),
+      ]),
+    ).toStrictEqual({ target: "[secret]" });
+  });
+
+  it("a key the deployment did not have is removed from an object; a list keeps its length", () => {
+    expect(resetPaths({}, { metadata: "m", description: "d" }, [["metadata"]])).toStrictEqual({
+      description: "d",
+    });
+    expect(resetPaths({ sources: ["a"] }, { sources: ["a", "b"] }, [["sources", 1]])).toStrictEqual({
+      sources: ["a", undefined],
+    });
+  });
+});
+
+describe("the ignoreChanges of the state, more", () => {
+  it("entries that are not resources, and paths that are not strings, are skipped", () => {
+    const deployment = {
+      resources: [
+        null,
+        { urn: "a", ignoreChanges: ["description", 5, null, "metadata"] },
+        { urn: "b", ignoreChanges: [7] },
+      ],
+    };
+    expect([...ignoreChangesOf(deployment)]).toEqual([["a", ["description", "metadata"]]]);
+  });
+
+  it("a path that does not parse matches the top-level property of that very name only", () => {
+    const before = { "sources[0": 1, description: "d" };
+    const after = { "sources[0": 2, description: "e" };
+    expect(ignoredProperties(["sources[0", "description"], before, after, ["sources[0"], same)).toEqual([
+      "sources[0",
+    ]);
+  });
+});
