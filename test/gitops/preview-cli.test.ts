@@ -86,3 +86,93 @@ describe("service-drift preview (in process)", () => {
       expect(out).toContain(f);
   });
 });
+
+describe("service-drift preview's flags (in process)", () => {
+  let empty: string;
+  beforeAll(() => (empty = fs.mkdtempSync(path.join(os.tmpdir(), "preview-flags-"))));
+  afterAll(() => fs.rmSync(empty, { recursive: true, force: true }));
+  const noProject = (dir: string) =>
+    `No Pulumi project in ${dir} (no Pulumi.yaml): pass --cwd <project folder>.`;
+
+  it("--help: every option with its description, choices and default (words as printed, whatever the width)", async () => {
+    const run = io();
+    expect(await main(["node", "service-drift", "preview", "--help"], run.cli)).toBe(0);
+    expect(run.out.stdout.replace(/\s+/g, " ").trim()).toBe(
+      [
+        "Usage: service-drift preview [options]",
+        "Summary of `pulumi preview` per resource (create, update, replace, delete; changed inputs before and after, secrets masked) and a guard. Exit code 0: the guard passes (or none); 2: it refuses; 1: error.",
+        "Options:",
+        "-s, --stack <name> stack to preview, e.g. dev (default: env PULUMI_STACK)",
+        `-C, --cwd <dir> folder of the Pulumi project (Pulumi.yaml) (default: "${process.cwd()}")`,
+        '--format <format> text (a table), json (one document) or markdown (a PR comment) (choices: "text", "json", "markdown", default: "text")',
+        "--json the same as --format json",
+        "--fail-on <ops> refuse these operations: create, update, replace, delete (comma-separated)",
+        "--fail-on-type <types> only for these resource types, e.g. EventDestination (comma-separated)",
+        "--fail-on-name <names> only for these resource names (comma-separated)",
+        "--policy-pack <dir> run this policy pack in the preview (repeatable)",
+        "--policy-pack-config <file> JSON config of the --policy-pack of the same position (repeatable)",
+        "-h, --help display help for command",
+      ].join(" "),
+    );
+  });
+
+  it("the guard's lists: comma-separated and repeated, spaces around an item and empty items ignored (the guard is accepted, the run goes on to the project)", async () => {
+    const run = await preview([
+      "--stack",
+      "dev",
+      "--cwd",
+      empty,
+      "--fail-on",
+      " create , ,delete",
+      "--fail-on",
+      "update,",
+      "--fail-on-type",
+      "EventDestination, ",
+      "--fail-on-name",
+      " audit",
+    ]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      1,
+      "",
+      `service-drift preview: ${noProject(empty)}\n`,
+    ]);
+    // An empty list (a CI variable left empty, `--fail-on "$FAIL_ON"`) refuses nothing and is accepted.
+    const none = await preview(["--stack", "dev", "--cwd", empty, "--fail-on", ""]);
+    expect([none.code, none.stderr]).toEqual([1, `service-drift preview: ${noProject(empty)}\n`]);
+  });
+
+  it("an option given both to service-drift and to preview: preview's own wins; one given to service-drift only counts", async () => {
+    const elsewhere = path.join(empty, "elsewhere");
+    const both = io();
+    const code = await main(
+      [
+        "node",
+        "service-drift",
+        "--cwd",
+        elsewhere,
+        "--format",
+        "json",
+        "preview",
+        "--stack",
+        "dev",
+        "--cwd",
+        empty,
+        "--format",
+        "markdown",
+      ],
+      both.cli,
+    );
+    expect([code, both.out.stdout]).toEqual([
+      1,
+      `**The preview failed** (exit code 1): ${noProject(empty)}\n`,
+    ]);
+    const parentOnly = io();
+    expect(
+      await main(
+        ["node", "service-drift", "--json", "preview", "--stack", "dev", "--cwd", empty],
+        parentOnly.cli,
+      ),
+    ).toBe(1);
+    expect(JSON.parse(parentOnly.out.stdout)).toEqual({ error: noProject(empty), exitCode: 1 });
+  });
+});

@@ -302,3 +302,135 @@ describe("word for word", () => {
     );
   });
 });
+
+describe("word for word, more cases", () => {
+  /** A preview of a stack in step with its program: nothing to change, no guard. */
+  const nothing: PreviewSummary = {
+    stack: "dev",
+    workDir: "/repo/infra",
+    changes: false,
+    summary: {},
+    resources: [],
+    guard: null,
+    policyViolations: [],
+    exitCode: 0,
+  };
+
+  it("no change, no count, no guard: the text whole", () => {
+    expect(formatPreview(nothing)).toBe(
+      [
+        'Preview of stack "dev" (/repo/infra): nothing.',
+        "",
+        "No changes: `pulumi up` would change nothing.",
+        "",
+        "Result: no guard (exit code 0).",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("the counts: changes first, a count of 0 left out", () => {
+    const counts = (summary: PreviewSummary["summary"]) =>
+      formatPreview({ ...nothing, summary }).split("\n")[0];
+    expect(counts({ same: 2, delete: 1, update: 0 })).toBe(
+      'Preview of stack "dev" (/repo/infra): 1 to delete, 2 unchanged.',
+    );
+  });
+
+  /** A delete with the state's inputs (as the summary lists them), and an update; both refused. */
+  const deletes: PreviewSummary = {
+    ...nothing,
+    changes: true,
+    summary: { delete: 1, update: 1 },
+    resources: [
+      {
+        ...refused.resources[1],
+        name: "old",
+        id: "ed_old",
+        op: "delete",
+        properties: [{ property: "description", before: "gone", after: null, secret: false }],
+      },
+      {
+        ...refused.resources[0],
+        op: "update",
+        replaceReasons: [],
+        properties: [{ property: "description", before: "a", after: "b", secret: false }],
+      },
+    ],
+    guard: {
+      failOn: ["update", "delete"],
+      types: [],
+      names: [],
+      refused: [
+        { name: "old", type: "EventDestination", urn: "u1", op: "delete" },
+        { name: "moved", type: "EventSubscription", urn: "u2", op: "update" },
+      ],
+    },
+    exitCode: 2,
+  };
+
+  it("a delete shows the state's values and none after; a guard on every type and name; each refusal named: the text whole", () => {
+    expect(formatPreview(deletes)).toBe(
+      [
+        'Preview of stack "dev" (/repo/infra): 1 to update, 1 to delete.',
+        "",
+        "  OP      RESOURCE  TYPE               ID                               PROPERTY     BEFORE (STATE)  AFTER (PROGRAM)",
+        '  delete  old       EventDestination   ed_old                           description  "gone"          -',
+        '  update  moved     EventSubscription  esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB  description  "a"             "b"',
+        "",
+        "Guard (update, delete): REFUSED (exit code 2): delete old (EventDestination); update moved (EventSubscription).",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("the same as Markdown, whole", () => {
+    expect(formatPreviewMarkdown(deletes)).toBe(
+      [
+        "**Preview of stack `dev`:** 1 to update, 1 to delete.",
+        "",
+        "| Operation | Resource | Type | Property | Before (state) | After (program) |",
+        "| --- | --- | --- | --- | --- | --- |",
+        '| **delete** | **old** `ed_old` | EventDestination | `description` | `"gone"` |  |',
+        '| **update** | **moved** `esb_BBBBBBBBBBBBBBBBBBBBBBBBBBB` | EventSubscription | `description` | `"a"` | `"b"` |',
+        "",
+        "**The guard refuses this change** (update, delete): delete **old** (EventDestination); update **moved** (EventSubscription).",
+        "",
+        "<details><summary>Details</summary>",
+        "",
+        "- Stack `dev`, project `/repo/infra`: `pulumi preview` of the program against the state (no refresh); nothing was changed.",
+        "- Exit code 2 (0: the guard passes, 2: the guard refuses or a policy's mandatory violation, 1: the preview failed).",
+        "- Secrets are shown as `[secret]`, values known only after `pulumi up` as `[unknown]`.",
+        "",
+        "</details>",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("a guard narrowed to several types; violations of the stack as a whole and of a URN cut short: the text whole", () => {
+    const stackWide: PreviewSummary = {
+      ...nothing,
+      guard: { failOn: ["replace"], types: ["EventDestination", SUB], names: [], refused: [] },
+      policyViolations: [
+        { ...violating.policyViolations[1], name: "", urn: "", message: "the stack has no owner" },
+        { ...violating.policyViolations[1], name: "odd", urn: "urn:pulumi:dev::infra", message: "odd" },
+      ],
+    };
+    expect(formatPreview(stackWide)).toBe(
+      [
+        'Preview of stack "dev" (/repo/infra): nothing.',
+        "",
+        "No changes: `pulumi up` would change nothing.",
+        "",
+        "Policy violations:",
+        "  LEVEL     POLICY                            RESOURCE   MESSAGE",
+        "  advisory  service-subscription-description  the stack  the stack has no owner",
+        "  advisory  service-subscription-description  odd ()     odd",
+        "",
+        "Guard (replace of type EventDestination, service:index:EventSubscription): passes (exit code 0).",
+        "",
+      ].join("\n"),
+    );
+  });
+});
