@@ -295,3 +295,61 @@ describe("in this process", () => {
     await expect(pacer.flush()).resolves.toBeUndefined();
   });
 });
+
+// Imports of the tests below, here rather than at the top so that the tests above keep their
+// lines (Stryker's incremental run tells tests apart by their place).
+import { removedJustBefore } from "../../../helpers/claims-fixtures";
+
+describe("in this process, at the lock's races", () => {
+  const budgetOf = (key: string) => new SharedBudget(dir(), accountName(dir(), key));
+  const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  afterEach(() => jest.restoreAllMocks());
+
+  test("a stale lock, and this process's own, already gone when removed: the update still runs and leaves no lock", async () => {
+    const budget = budgetOf("sk_gone");
+    writeFileSync(budget.lockFile, `another-process\n${Date.now() - LOCK_STALE_MS - 1_000}`);
+    removedJustBefore();
+    await expect(budget.update((s) => void (s.tokens = 7))).resolves.toBeUndefined();
+    expect(budget.read().tokens).toBe(7);
+    expect(existsSync(budget.lockFile)).toBe(false);
+  });
+
+  test("a stale lock that another process replaced between the judgement and the removal is left to it", async () => {
+    const budget = budgetOf("sk_replaced");
+    writeFileSync(budget.lockFile, `another-process\n${Date.now() - LOCK_STALE_MS - 1_000}`);
+    const theirs = `${formatIdentity(processIdentity(process.pid))}-beef\n${Date.now()}`;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const fs = require("node:fs") as typeof import("node:fs");
+    const open = fs.openSync;
+    let reads = 0;
+    jest.spyOn(fs, "openSync").mockImplementation(((file: string, flags: number, mode?: number) => {
+      // The second read of the lock (the check before removing it) finds the other process's.
+      if (file === budget.lockFile && (flags & fs.constants.O_CREAT) === 0 && ++reads === 2) {
+        writeFileSync(budget.lockFile, theirs);
+      }
+      return open(file, flags, mode);
+    }) as typeof fs.openSync);
+    let done = false;
+    const update = budget.update(() => void (done = true));
+    await sleepMs(300);
+    const seen = { done, lock: readFileSync(budget.lockFile, "utf8") };
+    jest.restoreAllMocks();
+    rmSync(budget.lockFile);
+    await update;
+    expect(seen).toEqual({ done: false, lock: theirs });
+  });
+
+  test("what a budget learned is kept for ten minutes (FORGET_AFTER_MS, the module loaded afresh in the test)", async () => {
+    await jest.isolateModulesAsync(async () => {
+      const fresh = await import("../../../../provider/impl/process/sharedPacer");
+      const budget = new fresh.SharedBudget(dir(), fresh.accountName(dir(), "sk_ten_minutes"));
+      await budget.update((s) => void (s.pausedUntil = Date.now() + 60_000));
+      const ago = (Date.now() - 9 * 60_000) / 1000;
+      utimesSync(budget.file, ago, ago);
+      expect(budget.read().pausedUntil).toBeGreaterThan(Date.now());
+      const older = (Date.now() - 11 * 60_000) / 1000;
+      utimesSync(budget.file, older, older);
+      expect(budget.read().pausedUntil).toBe(0);
+    });
+  });
+});
