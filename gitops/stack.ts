@@ -164,7 +164,8 @@ export async function openStack(
     const found = await findPulumiCommand();
     command = found.command;
     if (found.pathDirs.length > 0) {
-      envVars = { PATH: [...found.pathDirs, baseEnv.PATH ?? ""].join(path.delimiter) };
+      // An empty entry would put the current folder on PATH: the CLI's folders alone then.
+      envVars = { PATH: [...found.pathDirs, ...(baseEnv.PATH ? [baseEnv.PATH] : [])].join(path.delimiter) };
     }
   }
   if (opts.env) envVars = { ...opts.env, ...envVars };
