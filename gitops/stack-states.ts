@@ -85,7 +85,9 @@ async function mapLimited<T, R>(
 }
 
 /**
- * Reads each stack's state once (`pulumi stack export`, no secrets shown), `concurrency` at once.
+ * Reads each stack's state once (the Automation API's `pulumi stack export --show-secrets`: a stack
+ * whose state holds secrets needs its secrets provider, e.g. `PULUMI_CONFIG_PASSPHRASE`; the values
+ * stay in memory, only IDs and types are used), `concurrency` at once.
  * @throws UnmanagedError naming the stack and folder when a stack cannot be read.
  */
 export async function readStackStates(
@@ -99,7 +101,8 @@ export async function readStackStates(
     const found = await findPulumiCommand();
     command = found.command;
     if (found.pathDirs.length > 0)
-      pathEnv = { PATH: [...found.pathDirs, base.PATH ?? ""].join(path.delimiter) };
+      // An empty entry would put the current folder on PATH: the CLI's folders alone then.
+      pathEnv = { PATH: [...found.pathDirs, ...(base.PATH ? [base.PATH] : [])].join(path.delimiter) };
   }
   return mapLimited(stacks, opts.concurrency ?? 4, async (ref) => {
     const workDir = path.resolve(ref.cwd ?? process.cwd());

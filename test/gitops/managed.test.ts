@@ -91,3 +91,43 @@ describe("heldInAccount", () => {
     expect(heldInAccount(r({}), account)).toBe(true);
   });
 });
+
+describe("managedResources, dynamic resources of no module and IDs not yet known", () => {
+  it("tells a bare dynamic resource's kind by its ID's prefix, leaves out one of another ID, and a pending create whose ID is empty", () => {
+    const deployment = {
+      resources: [
+        { urn: "u1", type: "pulumi-nodejs:dynamic:Resource", custom: true, id: ID("esb_", 1) },
+        { urn: "u2", type: "pulumi-nodejs:dynamic:Resource", custom: true, id: ID("ed_", 2) },
+        // another dynamic provider's resource: not the service's
+        { urn: "u3", type: "pulumi-nodejs:dynamic:Resource", custom: true, id: "bucket-1234" },
+        { urn: "u4", type: "pulumi-nodejs:dynamic:Resource", custom: true, id: `x${ID("esb_", 4)}` },
+      ],
+      pending_operations: [
+        { type: "creating", resource: { urn: "u5", type: "service:index:EventDestination", id: "" } },
+      ],
+    };
+    expect(managedResources("dev", deployment)).toEqual([
+      { id: ID("esb_", 1), kind: "eventSubscription", stack: "dev" },
+      { id: ID("ed_", 2), kind: "eventDestination", stack: "dev" },
+    ]);
+  });
+
+  it("compares base URLs without any of their trailing slashes", () => {
+    const r: ManagedResource = { id: SUB, kind: "eventSubscription", stack: "dev", baseUrl: URL_A };
+    expect(heldInAccount(r, { baseUrl: `${URL_A}//`, apiKey: KEY_A })).toBe(true);
+    const deployment = {
+      resources: [
+        {
+          urn: "urn:pulumi:dev::p::service:index:EventDestination::d",
+          type: "service:index:EventDestination",
+          custom: true,
+          id: DEST,
+          outputs: { uri: `${URL_A}///event_destinations/${DEST}` },
+        },
+      ],
+    };
+    expect(managedResources("dev", deployment)).toEqual([
+      { id: DEST, kind: "eventDestination", stack: "dev", baseUrl: URL_A },
+    ]);
+  });
+});

@@ -63,3 +63,97 @@ test("readStackStates: each stack's exported deployment, in the order given, two
   );
   expect(await readStackStates([], { env })).toEqual([]);
 }, 120_000);
+
+test("readStackStates: the CLI given, `concurrency` at once; else the one found (on PATH here), its folders first on PATH; the stack's own environment over the rest; a long error cut", async () => {
+  const { PulumiCommand } = await import("@pulumi/pulumi/automation");
+  const { findPulumi } = await import("../../scripts/pulumi-env");
+  const backend = freshBackend("stack-states-cli");
+  const { PULUMI_BACKEND_URL: backendUrl, ...env } = engineEnv(backend);
+  const project = path.join(tmp(), "project-cli");
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: states\nruntime: nodejs\n");
+  const pulumi = path.join(requirePulumi().dirs[0], "pulumi");
+  execFileSync(pulumi, ["stack", "init", "a"], {
+    cwd: project,
+    env: { ...env, PULUMI_BACKEND_URL: backendUrl },
+    stdio: "pipe",
+  });
+  const a = { stack: "a", cwd: project, env: { PULUMI_BACKEND_URL: backendUrl } };
+  // A CLI that notes each `pulumi stack export` (its start with PATH and PULUMI_SKIP_UPDATE_CHECK, its end).
+  const log = path.join(tmp(), "exports.log");
+  const bin = path.join(tmp(), "noting-cli", "bin");
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(
+    path.join(bin, "pulumi"),
+    [
+      "#!/bin/sh",
+      `if [ "$1 $2" != "stack export" ]; then exec "${pulumi}" "$@"; fi`,
+      `echo "start|$PATH|$PULUMI_SKIP_UPDATE_CHECK|$PULUMI_BACKEND_URL" >> "${log}"`,
+      `"${pulumi}" "$@"`,
+      "rc=$?",
+      `echo end >> "${log}"`,
+      "exit $rc",
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  const noted = () => {
+    const lines = fs.readFileSync(log, "utf8").trimEnd().split("\n");
+    fs.rmSync(log);
+    return lines;
+  };
+
+  // The CLI given, one stack at a time; the stack's backend over the environment's.
+  const given = await PulumiCommand.get({ root: path.dirname(bin) });
+  const states = await readStackStates([a, a], {
+    env: { ...env, PULUMI_BACKEND_URL: "file:///not/this/one" },
+    pulumiCommand: given,
+    concurrency: 1,
+  });
+  expect(states.map((s) => s.stack)).toEqual(["a", "a"]);
+  const start = `start|${bin}${path.delimiter}${env.PATH}|1|${backendUrl}`;
+  expect(noted()).toEqual([start, "end", start, "end"]);
+
+  // No CLI given: the one found (the noting CLI, first on PATH), its folders first on the stack's PATH.
+  const processPath = process.env.PATH;
+  process.env.PATH = [bin, ...requirePulumi().dirs, processPath].join(path.delimiter);
+  try {
+    const dirs = (findPulumi() as { dirs: string[] }).dirs;
+    expect(dirs[0]).toBe(bin);
+    expect((await readStackStates([a], { env })).map((s) => s.stack)).toEqual(["a"]);
+    expect(noted()).toEqual([
+      `start|${[bin, ...dirs, env.PATH].join(path.delimiter)}|1|${backendUrl}`,
+      "end",
+    ]);
+    // An environment without PATH: the CLI's folders alone (no empty entry, the current folder),
+    // after the CLI's own, which the Automation API puts first.
+    const { PATH: _path, ...noPath } = env;
+    expect((await readStackStates([a], { env: noPath })).map((s) => s.stack)).toEqual(["a"]);
+    expect(noted()).toEqual([`start|${[bin, ...dirs].join(path.delimiter)}|1|${backendUrl}`, "end"]);
+  } finally {
+    process.env.PATH = processPath;
+  }
+
+  const real = await pulumiCommand();
+  // A backend that cannot be opened: the CLI's error (after the command run), cut at 800 characters.
+  const name = "x".repeat(900);
+  const err = (await readStackStates([{ ...a, env: { PULUMI_BACKEND_URL: `file:///dev/null/${name}` } }], {
+    env,
+    pulumiCommand: real,
+  }).catch((e: unknown) => e)) as Error;
+  const failed = (code: number, stack: string) =>
+    `Command failed with exit code ${code}: ${real.command} stack export --show-secrets --stack ${stack} --non-interactive`;
+  expect(String(err)).toBe(
+    `UnmanagedError: Reading stack "a" in ${project} failed (pulumi stack export): ` +
+      `${failed(1, "a")}\nerror: unable to open state directory "file:///dev/null/${name}": stat /dev/null/${name}: not a directory`.slice(
+        0,
+        800,
+      ),
+  );
+  const missing = (await readStackStates([{ ...a, stack: "nope" }], { env, pulumiCommand: real }).catch(
+    (e: unknown) => e,
+  )) as Error;
+  expect(missing.message).toBe(
+    `Reading stack "nope" in ${project} failed (pulumi stack export): ${failed(6, "nope")}\nerror: no stack named 'nope' found`,
+  );
+}, 60_000);

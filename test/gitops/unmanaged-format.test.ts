@@ -173,3 +173,54 @@ test("Markdown: the verdict, a table of what is unmanaged (cells escaped), and t
     "**Unmanaged resources:** 1 resource of the account in none of the stacks' states.",
   );
 });
+
+test("a description's own quotes are kept (escaped as in a JSON string); several exclusions are listed comma-separated, in both forms", () => {
+  const report: UnmanagedReport = {
+    ...none,
+    accounts: [{ ...none.accounts[0], excluded: 2, unmanaged: 1 }],
+    unmanaged: [{ ...found.unmanaged[2], account: "A", description: 'say "hi" now' }],
+    excluded: [
+      { account: "A", kind: "eventDestination", id: "ed_lab", by: "id" },
+      { account: "A", kind: "eventSubscription", id: "esb_lab", by: "description" },
+    ],
+    found: true,
+    exitCode: 2,
+  };
+  expect(formatUnmanagedText(report)).toBe(
+    [
+      "Unmanaged check: resources of the account(s) in none of the stacks' states",
+      "",
+      "Account A (http://svc): 1 destination(s) and 1 subscription(s) listed; 2 managed, 2 excluded on purpose, 1 unmanaged.",
+      "Stacks read (subscriptions and destinations each manages): dev (2).",
+      "",
+      "UNMANAGED: 1 resource(s)",
+      "  ACCOUNT  KIND         ID                              CREATED               DESCRIPTION     SENDS TO",
+      `  A        destination  ${ED2}  2026-11-30T01:02:05Z  say \\"hi\\" now  -`,
+      "",
+      "EXCLUDED ON PURPOSE: ed_lab (by id), esb_lab (by description)",
+      "",
+      "",
+      "Result: 1 unmanaged resource(s) (exit code 2). Take them under management with `pulumi import --file`, delete them, or exclude them on purpose.",
+      "",
+    ].join("\n"),
+  );
+  expect(formatUnmanagedMarkdown(report)).toBe(
+    [
+      "**Unmanaged resources:** 1 resource of the account in none of the stacks' states.",
+      "",
+      "| Account | Kind | ID | Created | Description | Sends to |",
+      "| --- | --- | --- | --- | --- | --- |",
+      `| A | destination | \`${ED2}\` | 2026-11-30T01:02:05Z | say \\\\"hi\\\\" now |  |`,
+      "",
+      "<details><summary>Details</summary>",
+      "",
+      "- Account A (http://svc): 1 destination(s) and 1 subscription(s) listed; 2 managed, 2 excluded on purpose, 1 unmanaged.",
+      "- Stacks read (subscriptions and destinations each manages): dev (2).",
+      "- Excluded on purpose: `ed_lab` (by id), `esb_lab` (by description).",
+      "- Exit code 2 (0: nothing unmanaged, 2: unmanaged resources, 1: the check failed).",
+      "",
+      "</details>",
+      "",
+    ].join("\n"),
+  );
+});

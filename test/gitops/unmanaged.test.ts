@@ -258,4 +258,184 @@ describe("the unmanaged check (emulator in process)", () => {
     });
     expect(() => parseStackRef("/srv/infra:", "/work")).toThrow(/expected \[DIR:\]STACK/);
   });
+
+  it("refuses an account without a key, one whose URL is not http(s), and an account given twice, each named", async () => {
+    const states = [stateOf("s", emulator.url, KEY_A, [])];
+    const A = { name: "A", baseUrl: emulator.url, apiKey: KEY_A };
+    const refused = async (accounts: Parameters<typeof runUnmanagedCheck>[0]["accounts"]) =>
+      ((await runUnmanagedCheck({ states, accounts }).catch((e: unknown) => e)) as Error).message;
+    expect(await refused([{ ...A, apiKey: "" }])).toBe("Account A: no API key (empty).");
+    expect(await refused([{ ...A, baseUrl: "git+https://svc.example" }])).toBe(
+      'Account A: base URL "git+https://svc.example" is not an http(s) URL.',
+    );
+    expect(await refused([{ ...A, baseUrl: "not a URL" }])).toBe(
+      'Account A: base URL "not a URL" is not an http(s) URL.',
+    );
+    expect(await refused([A, { ...A, apiKey: KEY_B }])).toBe("Account A is given twice.");
+  });
+
+  it("takes stacks and states together: the stacks are read too (here one that is not a project)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "unmanaged-unit-"));
+    try {
+      const err = (await runUnmanagedCheck({
+        stacks: [{ stack: "dev", cwd: dir }],
+        states: [stateOf("s", emulator.url, KEY_A, [])],
+        accounts: accounts(),
+      }).catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(UnmanagedError);
+      expect(err.message).toBe(
+        `Reading stack "dev" in ${dir} failed: no Pulumi.yaml there (write --stack DIR:STACK).`,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("runs over two accounts with well-formed exclusions: by ID, and by any one of several description prefixes", async () => {
+    const report = await runUnmanagedCheck({
+      states: [
+        stateOf("a", emulator.url, KEY_A, [
+          ids.destinations[0],
+          ids.destinations[2],
+          ...ids.subscriptions.slice(0, 118),
+        ]),
+        stateOf("b", emulator.url, KEY_B, [ids.other]),
+      ],
+      accounts: accounts(),
+      exclude: { ids: [ids.subscriptions[118]], descriptionPrefixes: ["[lab]", "by h", "[unmanaged-ok]"] },
+    });
+    expect(report.unmanaged).toEqual([]);
+    expect(report.excluded).toEqual([
+      { account: "A", kind: "eventDestination", id: ids.destinations[1], by: "description" },
+      { account: "A", kind: "eventSubscription", id: ids.subscriptions[118], by: "id" },
+      { account: "A", kind: "eventSubscription", id: ids.subscriptions[119], by: "description" },
+    ]);
+    expect(report.accounts.map((x) => [x.name, x.managed, x.excluded, x.unmanaged])).toEqual([
+      ["A", 120, 3, 0],
+      ["B", 1, 0, 0],
+    ]);
+    expect([report.found, report.exitCode, report.importFile]).toEqual([false, 0, undefined]);
+  });
+
+  it("a destination of a state does not manage a subscription of the same ID (a hand-edited state)", async () => {
+    const id = ids.subscriptions[119];
+    const state = stateOf("s", emulator.url, KEY_A, [
+      ...ids.destinations,
+      ...ids.subscriptions.slice(0, 119),
+    ]);
+    state.deployment.resources?.push({
+      urn: `urn:pulumi:s::p::service:index:EventDestination::edited`,
+      type: "service:index:EventDestination",
+      custom: true,
+      id,
+      outputs: { uri: `${emulator.url}/event_destinations/${id}`, __keyStamp: keyStamp(KEY_A) },
+    });
+    const report = await findUnmanaged([state], accounts().slice(0, 1));
+    expect(report.unmanaged.map((r) => [r.kind, r.id])).toEqual([["eventSubscription", id]]);
+    expect(report.accounts[0].managed).toBe(122);
+  });
+
+  it("a bulk-import file that cannot be written: the check fails naming the error", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "unmanaged-unit-"));
+    try {
+      const file = path.join(dir, "missing", "import.json");
+      const err = (await runUnmanagedCheck({
+        states: [stateOf("s", emulator.url, KEY_A, [])],
+        accounts: accounts().slice(0, 1),
+        importFile: file,
+      }).catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(UnmanagedError);
+      expect(err.message).toBe(
+        `The unmanaged check failed: Error: ENOENT: no such file or directory, open '${file}'`,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("sorts what the service lists in any order: destinations, then subscriptions, each in ID order; names itself; closes its connections", async () => {
+    const http = await import("node:http");
+    const { listenLocally } = await import("../helpers/local-server");
+    // A proxy that returns each page's items in the reverse of the emulator's order.
+    const agents: string[] = [];
+    const sockets = new Set<import("node:net").Socket>();
+    const proxy = http.createServer((req, res) => {
+      agents.push(String(req.headers["user-agent"]));
+      void (async () => {
+        const answer = await fetch(`${emulator.url}${req.url}`, {
+          headers: Object.entries(req.headers)
+            .filter(([name]) => name !== "host" && name !== "connection")
+            .map(([name, value]) => [name, String(value)]),
+        });
+        const body = (await answer.json()) as Record<string, unknown>;
+        for (const value of Object.values(body)) if (Array.isArray(value)) value.reverse();
+        res.writeHead(answer.status, {
+          "content-type": "application/json",
+          "operation-id": answer.headers.get("operation-id") ?? "",
+        });
+        res.end(JSON.stringify(body));
+      })();
+    });
+    proxy.on("connection", (s: import("node:net").Socket) => {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    });
+    const server = await listenLocally(proxy);
+    try {
+      const report = await findUnmanaged([], [{ name: "A", baseUrl: server.url, apiKey: KEY_A }]);
+      expect(report.unmanaged.map((r) => r.id)).toEqual([...ids.destinations, ...ids.subscriptions].sort());
+      expect(report.unmanaged.map((r) => r.id).slice(0, 3)).toEqual(ids.destinations);
+      expect(agents).toEqual(Array(3).fill("service-drift-unmanaged"));
+      for (let i = 0; i < 20 && sockets.size > 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(sockets.size).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("bulk-import names: an identifier already taken gets the next free number, given in ID order whatever the order given", () => {
+    const r = (n: number, kind: "eventDestination" | "eventSubscription", description: string) => ({
+      account: "A",
+      kind,
+      type: `service:index:${kind === "eventDestination" ? "EventDestination" : "EventSubscription"}`,
+      id: `${kind === "eventDestination" ? "ed_" : "esb_"}${String(n).repeat(27)}`,
+      description,
+      createdAt: "2026-01-01T00:00:00Z",
+    });
+    // "Audit" twice: audit and audit-2, as identifiers audit and audit2, the name "audit2" would take: it gets audit23 (audit22 is taken).
+    const [x, y, w, z] = [
+      r(1, "eventDestination", "Audit"),
+      r(2, "eventDestination", "Audit"),
+      r(3, "eventDestination", "audit22"),
+      r(4, "eventDestination", "audit2"),
+    ];
+    const [p, q, s] = [
+      r(1, "eventSubscription", "Log"),
+      r(2, "eventSubscription", "Log"),
+      r(3, "eventSubscription", "log2"),
+    ];
+    expect(bulkImportFile([z, y, w, x, p, q, s])).toEqual({
+      resources: [
+        { type: "service:index:EventDestination", name: "audit", id: x.id },
+        { type: "service:index:EventDestination", name: "audit2", id: y.id },
+        { type: "service:index:EventDestination", name: "audit22", id: w.id },
+        { type: "service:index:EventDestination", name: "audit23", id: z.id },
+        { type: "service:index:EventSubscription", name: "log", id: p.id },
+        { type: "service:index:EventSubscription", name: "log2", id: q.id },
+        { type: "service:index:EventSubscription", name: "log22", id: s.id },
+      ],
+    });
+  });
+
+  it("an error of the caller's progress callback: the check fails naming it", async () => {
+    const err = (await runUnmanagedCheck({
+      states: [stateOf("s", emulator.url, KEY_A, [])],
+      accounts: accounts().slice(0, 1),
+      onProgress: (phase) => {
+        if (phase === "done") throw new TypeError(`cannot show ${phase}`);
+      },
+    }).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(UnmanagedError);
+    expect(err.message).toBe("The unmanaged check failed: TypeError: cannot show done");
+  });
 });
