@@ -78,3 +78,24 @@ describe("GET /_operator/requests", () => {
     expect(last.next_page_uri).toBeNull();
   });
 });
+
+describe("PUT /_operator/faults, rules across fields", () => {
+  it.each([
+    [
+      { slow: 0.1 },
+      "slowMs: required when slow or slowAfter is set (how long a held request is held, in ms)",
+    ],
+    [
+      { slowAfter: 0.1 },
+      "slowMs: required when slow or slowAfter is set (how long a held request is held, in ms)",
+    ],
+    [
+      { latencyMs: 5, latencyJitterMs: 10 },
+      "latencyJitterMs: must be at most latencyMs (5), the round trip it varies",
+    ],
+  ])("refuses %j with 215 naming the rule, and keeps the faults in force", async (body, message) => {
+    expect((await send("PUT", "/faults", { status503: 0.125 })).status).toBe(200);
+    expectError(await send("PUT", "/faults", body), 400, 215, message);
+    expect((await send("GET", "/faults")).json()).toEqual({ status503: 0.125 });
+  });
+});

@@ -573,3 +573,29 @@ describe("IDs in the path, and event types outside the catalogue", () => {
     expect(EVENT_TYPES.length).toBeGreaterThan(3);
   });
 });
+
+describe("a PATCH whose path ID is not well formed", () => {
+  it.each([
+    ["/event_destinations/", "event destination", "ed_"],
+    ["/event_subscriptions/", "event subscription", "esb_"],
+  ])(
+    "answers 404 naming the path's ID on %s before comparing it with the body's id, which a well-formed ID is compared with (215)",
+    async (path, what, prefix) => {
+      const other = prefix + "b".repeat(ID_BODY_LENGTH);
+      const malformed = prefix + "!".repeat(ID_BODY_LENGTH);
+      expectError(
+        await call("PATCH", path + malformed, { id: other }),
+        404,
+        404,
+        `no ${what} with ID "${malformed}"`,
+      );
+      const absent = prefix + "a".repeat(ID_BODY_LENGTH);
+      expectError(
+        await call("PATCH", path + absent, { id: other }),
+        400,
+        215,
+        `id: must equal the ID in the path (${absent})`,
+      );
+    },
+  );
+});
