@@ -600,4 +600,12 @@ describe("createOnce's steps after a lost answer, one create at a time (scripted
     expect(await createOnce(s.spec)).toMatchObject({ id: "thing_0" });
     expect([s.keys.length, s.listings()]).toEqual([2, 1]);
   });
+
+  it("a service learned to honour keys only after the first lookup: the next lost send is looked for again, not sent a third time", async () => {
+    const s = scripted(["lost", "lost", "lost"], undefined);
+    // Unknown until an answer shows it (here: once the first lookup was made).
+    s.spec.keysHonoured = () => (s.listings() > 0 ? true : undefined);
+    await expect(createOnce(s.spec)).rejects.toThrow(/^thing: the create failed twice /);
+    expect([s.keys.length, s.listings()]).toEqual([2, 2]);
+  });
 });

@@ -1018,3 +1018,21 @@ it("two candidates of a placeholder replaced without proof: counted, and each na
       "may be it, or another stack's or anyone's: t-one, t-two. The provider deletes none of them.",
   );
 });
+
+test("the window of a placeholder's candidates holds its last millisecond, not the one after", async () => {
+  const last: R = { id: "t-last", createdAt: at(32_000 + 2_000), v: "a" };
+  const after: R = { id: "t-after", createdAt: at(32_000 + 2_001), v: "a" };
+  const kind = scriptedKind([after, last]);
+  const pending = new PendingReplacements();
+  pending.note(PLACEHOLDER, markerOf(), { v: "a" }, { v: "a" });
+  pending.take({ v: "a" });
+  const seen = warnings();
+  await removing(kind, placeholderProps("a", markerOf()), contextOf({ keysHonoured: () => false }), {
+    pending,
+  });
+  expect(seen).toHaveLength(1);
+  expect(seen[0]).toContain(
+    `One thing with its values, made between ${at(-2_000)} and ${at(32_000 + 2_000)} and held by no resource of this deployment, ` +
+      "may be it, or another stack's or anyone's: t-last. The provider deletes none of them.",
+  );
+});
