@@ -10,6 +10,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { LocalWorkspace, type PulumiCommand } from "@pulumi/pulumi/automation";
 import { findPulumiCommand } from "./drift";
+import { cliPath } from "./stack";
 import type { ExportedStack } from "./recovery";
 
 /** An error of the unmanaged check; its message holds no API key. */
@@ -100,9 +101,7 @@ export async function readStackStates(
   if (!command && stacks.length > 0) {
     const found = await findPulumiCommand();
     command = found.command;
-    if (found.pathDirs.length > 0)
-      // An empty entry would put the current folder on PATH: the CLI's folders alone then.
-      pathEnv = { PATH: [...found.pathDirs, ...(base.PATH ? [base.PATH] : [])].join(path.delimiter) };
+    if (found.pathDirs.length > 0) pathEnv = { PATH: cliPath(found.pathDirs, base.PATH) };
   }
   return mapLimited(stacks, opts.concurrency ?? 4, async (ref) => {
     const workDir = path.resolve(ref.cwd ?? process.cwd());

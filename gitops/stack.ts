@@ -54,6 +54,14 @@ export async function findPulumiCommand(): Promise<{ command: PulumiCommand; pat
   }
 }
 
+/**
+ * The `PATH` to run the Pulumi CLI with: `pathDirs` (from {@link findPulumiCommand}) first, then
+ * `basePath` when it is set; an empty entry would stand for the current folder, so none is added.
+ */
+export function cliPath(pathDirs: readonly string[], basePath: string | undefined): string {
+  return [...pathDirs, ...(basePath ? [basePath] : [])].join(path.delimiter);
+}
+
 /** `scripts/pulumi-env.js` of this package, found from this file's folder (source or `dist/`). */
 function findToolchainModule(): { findPulumi: () => unknown } | undefined {
   for (let dir = __dirname, i = 0; i < 4; i += 1, dir = path.dirname(dir)) {
@@ -164,8 +172,7 @@ export async function openStack(
     const found = await findPulumiCommand();
     command = found.command;
     if (found.pathDirs.length > 0) {
-      // An empty entry would put the current folder on PATH: the CLI's folders alone then.
-      envVars = { PATH: [...found.pathDirs, ...(baseEnv.PATH ? [baseEnv.PATH] : [])].join(path.delimiter) };
+      envVars = { PATH: cliPath(found.pathDirs, baseEnv.PATH) };
     }
   }
   if (opts.env) envVars = { ...opts.env, ...envVars };
