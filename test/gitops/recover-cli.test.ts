@@ -225,7 +225,13 @@ describe("service-recover (in process) against the emulator", () => {
   });
 });
 
+// Imported here rather than at the top so that the tests above keep their lines (Stryker's
+// incremental run tells tests apart by their place).
+import { useTempDir } from "../helpers/temp-dir";
+
 describe("service-recover's usage and input (in process)", () => {
+  const tmp = useTempDir("recover-cli-");
+
   it("--help prints the usage word for word (spaces and line breaks aside: commander wraps at the terminal's width)", async () => {
     const help = io();
     expect(await main(["node", "service-recover", "--help"], help.cli)).toBe(0);
@@ -249,15 +255,10 @@ Options:
   });
 
   it("a file holding JSON null is refused as not an exported stack, naming the file", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "recover-cli-"));
-    try {
-      const input = path.join(dir, "null.json");
-      fs.writeFileSync(input, "null");
-      await expect(
-        main(["node", "service-recover", input, path.join(dir, "out.json")], io().cli),
-      ).rejects.toThrow(new Error(`${input} is not the output of \`pulumi stack export\``));
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const input = path.join(tmp(), "null.json");
+    fs.writeFileSync(input, "null");
+    await expect(
+      main(["node", "service-recover", input, path.join(tmp(), "out.json")], io().cli),
+    ).rejects.toThrow(new Error(`${input} is not the output of \`pulumi stack export\``));
   });
 });
