@@ -226,3 +226,60 @@ Commands:
     }
   });
 });
+
+describe("the drift report's wiring, with gitops/cli.ts loaded inside the test", () => {
+  // Loaded afresh inside each test: Stryker's per-test coverage then counts the module's constants
+  // (the steps' text) as this test's, which it does not for the load at the top of this file.
+  const stubbed = (answer: DriftReport | Error) => {
+    jest.resetModules(); // the registry keeps the module mocked above; this test's stub replaces it
+    jest.doMock("../../gitops/drift", () => ({
+      runDriftReport: async (opts: DriftOptions) => {
+        for (const phase of ["select", "refresh", "preview", "done"] as const) opts.onProgress?.(phase);
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+    }));
+  };
+  afterEach(() => jest.dontMock("../../gitops/drift"));
+
+  it("a terminal sees each step's own text, in order", async () => {
+    stubbed({
+      stack: "qa",
+      workDir: "/repo",
+      drift: false,
+      checkedResources: 0,
+      resources: [],
+      ignored: [],
+      pendingChanges: { present: false, summary: {}, resources: [] },
+      exitCode: 0,
+    });
+    await jest.isolateModulesAsync(async () => {
+      const cli = await import("../../gitops/cli");
+      const run = io({});
+      run.cli.stderrIsTTY = true;
+      expect(await cli.main(["node", "service-drift", "--stack", "qa", "--json"], run.cli)).toBe(0);
+      expect(run.out.stderr.replace(/\[\d+\.\d s\]/g, "[s]").split("\n")).toEqual([
+        'service-drift: [s] selecting the stack "qa"',
+        "service-drift: [s] reading the live resources (refresh, preview only)",
+        "service-drift: [s] previewing the program",
+        "service-drift: [s] done",
+        "",
+      ]);
+    });
+  });
+
+  it("a failure in Markdown is a line naming the drift report, for a pull request's comment", async () => {
+    stubbed(new Error("the stack dev was not found"));
+    await jest.isolateModulesAsync(async () => {
+      const cli = await import("../../gitops/cli");
+      const run = io({});
+      expect(
+        await cli.main(["node", "service-drift", "--stack", "dev", "--format", "markdown"], run.cli),
+      ).toBe(1);
+      expect(run.out).toEqual({
+        stdout: "**The drift report failed** (exit code 1): the stack dev was not found\n",
+        stderr: "service-drift: the stack dev was not found\n",
+      });
+    });
+  });
+});

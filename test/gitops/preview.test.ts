@@ -485,3 +485,36 @@ describe("the module's tables, the module loaded inside the test", () => {
     ]);
   });
 });
+
+describe("the inputs the provider reports changed (diffs), at their edges", () => {
+  it("an input already listed is listed once, secret or not; the engine's own inputs (`__…`) never, even holding a secret", () => {
+    const [changed] = analyzePreviewChanges([
+      preEvent(
+        "update",
+        DEST,
+        "keyed",
+        { description: "a" },
+        { description: "a", target: MASKED_SECRET, __meta: MASKED_SECRET },
+        { diffs: ["target", "__meta"] },
+      ),
+    ]);
+    expect(changed.properties).toEqual([
+      { property: "target", before: null, after: "[secret]", secret: true },
+    ]);
+  });
+
+  it("a program state without inputs (the engine leaves the key out when empty), with a change the provider reports that the states do not show", () => {
+    const event = preEvent(
+      "update",
+      SUB,
+      "emptied",
+      { description: "d" },
+      {},
+      { diffs: ["description", "extra"] },
+    );
+    delete (event.resourcePreEvent!.metadata.new as { inputs?: unknown }).inputs;
+    expect(analyzePreviewChanges([event])[0].properties).toEqual([
+      { property: "description", before: "d", after: null, secret: false },
+    ]);
+  });
+});

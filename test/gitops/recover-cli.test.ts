@@ -262,3 +262,90 @@ Options:
     ).rejects.toThrow(new Error(`${input} is not the output of \`pulumi stack export\``));
   });
 });
+
+// Imported here for the same reason as useTempDir above.
+import {
+  fakeId,
+  json,
+  startScriptedServer,
+  wireDestination,
+  wireSubscription,
+} from "../helpers/scripted-server";
+
+describe("service-recover against a scripted service (in process)", () => {
+  const tmp = useTempDir("recover-cli-scripted-");
+  const SUB = TYPE_TOKENS.subscription;
+
+  it("a kept operation that is not a create leaves the exit code 0; the requests name service-recover; the connections are closed; the stack file ends its last line", async () => {
+    const recorded = fakeId("esb_", 0);
+    const server = await startScriptedServer([json(200, wireSubscription("http://svc", 0))]);
+    const close = jest.spyOn(ServiceClient.prototype, "close");
+    try {
+      const input = path.join(tmp(), "in.json");
+      const output = path.join(tmp(), "out.json");
+      const resource = (name: string, id: string) => ({
+        urn: `urn:pulumi:dev::p::${SUB}::${name}`,
+        type: SUB,
+        id,
+      });
+      const ops = [
+        { type: "deleting", resource: resource("going", fakeId("esb_", 9)) },
+        { type: "creating", resource: { ...resource("made", recorded), inputs: {} } },
+      ];
+      fs.writeFileSync(
+        input,
+        JSON.stringify({ version: 3, deployment: { resources: [], pending_operations: ops } }),
+      );
+      const run = io({ SERVICE_API_KEY: "sk_recover_scripted_0123", SERVICE_BASE_URL: server.url });
+      expect(await main(["node", "service-recover", input, output], run.cli)).toBe(0);
+      expect(run.out.stderr.split("\n").map((l) => l.split("  ")[0])).toEqual([
+        "keep",
+        "adopt",
+        `service-recover: 1 adopted, 0 cleared, 1 kept; wrote ${output}`,
+        "",
+      ]);
+      expect(server.requests.map((r) => [r.url, r.headers["user-agent"]])).toEqual([
+        [`/event_subscriptions/${recorded}`, "pulumi-service-recover"],
+      ]);
+      expect(close).toHaveBeenCalledTimes(1);
+      expect(fs.readFileSync(output, "utf8")).toMatch(/\n}\n$/);
+    } finally {
+      close.mockRestore();
+      await server.close();
+    }
+  });
+
+  it("--found's file ends its last line", async () => {
+    const list = (key: string, items: unknown[]) =>
+      json(200, { [key]: items, uri: `http://svc/${key}`, next_page_uri: null });
+    const server = await startScriptedServer([
+      list("event_subscriptions", []),
+      list("event_destinations", [wireDestination("http://svc", 1)]),
+    ]);
+    try {
+      const input = path.join(tmp(), "empty.json");
+      const found = path.join(tmp(), "found.json");
+      fs.writeFileSync(input, JSON.stringify({ version: 3, deployment: { resources: [] } }));
+      const run = io({ SERVICE_API_KEY: "sk_recover_scripted_0123", SERVICE_BASE_URL: server.url });
+      const args = ["node", "service-recover", input, path.join(tmp(), "out3.json")];
+      expect(await main([...args, "--since", "2026-11-21T09:00:00Z", "--found", found], run.cli)).toBe(0);
+      const text = fs.readFileSync(found, "utf8");
+      expect(text).toMatch(/\n}\n$/);
+      expect(JSON.parse(text).resources.map((r: { id: string }) => r.id)).toEqual([fakeId("ed_", 1)]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("--since with anything before the date (here an expanded year, which Date.parse takes) is refused", async () => {
+    const since = "+002026-11-24T13:47:00Z";
+    expect(Number.isNaN(Date.parse(since))).toBe(false);
+    const output = path.join(tmp(), "never.json");
+    await expect(
+      main(["node", "service-recover", path.join(tmp(), "missing.json"), output, "--since", since], io().cli),
+    ).rejects.toThrow(
+      `--since must be an RFC 3339 date and time with a zone, such as 2026-11-24T13:47:00Z, got "${since}"`,
+    );
+    expect(fs.existsSync(output)).toBe(false);
+  });
+});

@@ -252,3 +252,70 @@ describe("service-drift unmanaged (in process)", () => {
     }
   }, 60_000);
 });
+
+describe("service-drift unmanaged, with its modules loaded inside the test", () => {
+  // Loaded afresh inside the test: Stryker's per-test coverage then counts the module's constants
+  // (the repeatable flags' collector, the steps' text) as this test's, not as those of the load
+  // at the top of this file.
+  afterEach(() => jest.dontMock("../../gitops/unmanaged"));
+
+  it("each repeatable flag keeps every value given, in order; a terminal sees each step's own text", async () => {
+    jest.resetModules(); // a fresh registry, in which the check below is stubbed
+    const calls: import("../../gitops/unmanaged").UnmanagedOptions[] = [];
+    jest.doMock("../../gitops/unmanaged", () => ({
+      ...jest.requireActual<object>("../../gitops/unmanaged"),
+      runUnmanagedCheck: async (opts: import("../../gitops/unmanaged").UnmanagedOptions) => {
+        calls.push(opts);
+        opts.onProgress?.("states");
+        opts.onProgress?.("list", "DEV_KEY");
+        opts.onProgress?.("done");
+        return { found: false, exitCode: 0 };
+      },
+    }));
+    await jest.isolateModulesAsync(async () => {
+      const cli = await import("../../gitops/cli");
+      const env = {
+        DEV_KEY: "sk_dev_0123456789",
+        PROD_KEY: "sk_prod_0123456789",
+        SERVICE_BASE_URL: "http://x",
+      };
+      const run = capture(env);
+      run.cli.stderrIsTTY = true;
+      const [d1, d2] = [`ed_${"1".repeat(27)}`, `esb_${"2".repeat(27)}`];
+      const args = ["node", "service-drift", "unmanaged", "--stack", "a:dev", "--stack", "qa"];
+      args.push("--backend-url", "file:///all", "--backend-url", "a=file:///a");
+      args.push(
+        "--api-key-env",
+        "DEV_KEY",
+        "--api-key-env",
+        "PROD_KEY",
+        "--exclude-id",
+        d1,
+        "--exclude-id",
+        d2,
+      );
+      args.push("--exclude-description-prefix", "[lab]", "--exclude-description-prefix", "[ok]", "--json");
+      expect(await cli.main(args, run.cli)).toBe(0);
+      expect(calls).toHaveLength(1);
+      expect(calls[0].stacks).toEqual([
+        { stack: "dev", cwd: path.resolve("a"), env: { PULUMI_BACKEND_URL: "file:///a" } },
+        { stack: "qa", cwd: process.cwd(), env: { PULUMI_BACKEND_URL: "file:///all" } },
+      ]);
+      expect(calls[0].accounts.map((a) => a.name)).toEqual(["DEV_KEY", "PROD_KEY"]);
+      expect(calls[0].exclude).toEqual({ ids: [d1, d2], descriptionPrefixes: ["[lab]", "[ok]"] });
+      expect(run.out.stderr.replace(/\[\d+\.\d s\]/g, "[s]").split("\n")).toEqual([
+        "service-drift unmanaged: [s] reading the stacks' states",
+        "service-drift unmanaged: [s] listing account DEV_KEY",
+        "service-drift unmanaged: [s] done",
+        "",
+      ]);
+    });
+  });
+});
+
+describe("--backend-url: where the folder ends", () => {
+  it("a value that starts with `://` has no folder: its `=` is the URL's own", () => {
+    const refs = stackRefsOf({ stack: ["dev"], backendUrl: ["://state=1"] }, "/work", parseStackRef);
+    expect(refs).toEqual([{ stack: "dev", cwd: "/work", env: { PULUMI_BACKEND_URL: "://state=1" } }]);
+  });
+});
