@@ -186,7 +186,8 @@ function render(value: unknown, indent: string): string {
     return `{\n${items.map((i) => `${indent}  ${i},`).join("\n")}\n${indent}}`;
   }
   if (typeof value === "string") return stringLiteral(value);
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return JSON.stringify(value);
+  if (value === null) return "null";
+  if (typeof value === "number" || typeof value === "boolean") return JSON.stringify(value);
   throw new Error(`generate: cannot write a value of type ${typeof value} into a program`);
 }
 

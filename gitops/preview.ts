@@ -233,10 +233,11 @@ export function analyzePreviewChanges(events: readonly EngineEvent[]): PreviewRe
       });
       continue;
     }
-    if (op === "replace") prev.op = "replace";
-    if (!prev.id && md.old?.id) prev.id = md.old.id;
-    if (op === "replace")
+    if (op === "replace") {
+      prev.op = "replace";
       prev.replaceReasons = [...new Set([...prev.replaceReasons, ...(md.keys ?? [])])].sort();
+    }
+    if (!prev.id && md.old?.id) prev.id = md.old.id;
     const known = new Set(prev.properties.map((p) => p.property));
     prev.properties = [...prev.properties, ...properties.filter((p) => !known.has(p.property))].sort((a, b) =>
       a.property.localeCompare(b.property),
