@@ -283,3 +283,22 @@ describe("the drift report's wiring, with gitops/cli.ts loaded inside the test",
     });
   });
 });
+
+describe("usage as installed", () => {
+  it("the usage names service-drift whatever the script's file is called (as npm installs it: dist/gitops/cli.js)", async () => {
+    const help = io();
+    const script = path.join("/usr", "lib", "node_modules", "pulumi-service", "dist", "gitops", "cli.js");
+    expect(await main(["node", script, "--help"], help.cli)).toBe(0);
+    expect(help.out.stdout.split("\n")[0]).toBe("Usage: service-drift [options] [command]");
+  });
+
+  it("generate --help: its description and its option's text", async () => {
+    const help = io();
+    expect(await main(["node", "service-drift", "generate", "--help"], help.cli)).toBe(0);
+    expect(help.out.stdout.replace(/\s+/g, " ").trim()).toBe(
+      "Usage: service-drift generate [options] Print a TypeScript Pulumi program adopting every event destination " +
+        "and subscription of the account (API key from SERVICE_API_KEY). Options: --base-url <url> base URL of the " +
+        "service (default: SERVICE_BASE_URL) -h, --help display help for command",
+    );
+  });
+});

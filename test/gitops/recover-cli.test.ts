@@ -349,3 +349,20 @@ describe("service-recover against a scripted service (in process)", () => {
     expect(fs.existsSync(output)).toBe(false);
   });
 });
+
+describe("service-recover's usage as installed", () => {
+  it("the usage names service-recover whatever the script's file is called (as npm installs it: dist/gitops/recover-cli.js)", async () => {
+    const help = io();
+    const script = path.join(
+      "/usr",
+      "lib",
+      "node_modules",
+      "pulumi-service",
+      "dist",
+      "gitops",
+      "recover-cli.js",
+    );
+    expect(await main(["node", script, "--help"], help.cli)).toBe(0);
+    expect(help.out.stdout.split("\n")[0]).toBe("Usage: service-recover [options] <exported> <output>");
+  });
+});

@@ -256,14 +256,16 @@ describe("service-drift unmanaged (in process)", () => {
 describe("service-drift unmanaged, with its modules loaded inside the test", () => {
   // Loaded afresh inside the test: Stryker's per-test coverage then counts the module's constants
   // (the repeatable flags' collector, the steps' text) as this test's, not as those of the load
-  // at the top of this file.
+  // at the top of this file. The check's module is stubbed with the parser loaded at the top, not
+  // loaded again: its constants (and those of the modules it loads) stay those of the tests that
+  // check them.
   afterEach(() => jest.dontMock("../../gitops/unmanaged"));
 
   it("each repeatable flag keeps every value given, in order; a terminal sees each step's own text", async () => {
     jest.resetModules(); // a fresh registry, in which the check below is stubbed
     const calls: import("../../gitops/unmanaged").UnmanagedOptions[] = [];
     jest.doMock("../../gitops/unmanaged", () => ({
-      ...jest.requireActual<object>("../../gitops/unmanaged"),
+      parseStackRef,
       runUnmanagedCheck: async (opts: import("../../gitops/unmanaged").UnmanagedOptions) => {
         calls.push(opts);
         opts.onProgress?.("states");
