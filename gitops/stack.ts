@@ -62,9 +62,15 @@ export function cliPath(pathDirs: readonly string[], basePath: string | undefine
   return [...pathDirs, ...(basePath ? [basePath] : [])].join(path.delimiter);
 }
 
-/** `scripts/pulumi-env.js` of this package, found from this file's folder (source or `dist/`). */
-function findToolchainModule(): { findPulumi: () => unknown } | undefined {
-  for (let dir = __dirname, i = 0; i < 4; i += 1, dir = path.dirname(dir)) {
+/**
+ * `scripts/pulumi-env.js` of this package (the toolchain's CLI), found from `from` (default: this
+ * file's folder, in the sources or in `dist/`) and at most three folders up: a folder holding
+ * both `scripts/pulumi-env.js` and `package.json`. Installed under a project's `node_modules`,
+ * the package has none, and the project's own folder (four up from `dist/gitops/`) is not looked in.
+ * @returns the loaded module, or undefined when none is found.
+ */
+export function findToolchainModule(from: string = __dirname): { findPulumi: () => unknown } | undefined {
+  for (let dir = from, i = 0; i < 4; i += 1, dir = path.dirname(dir)) {
     const candidate = path.join(dir, "scripts", "pulumi-env.js");
     if (fs.existsSync(candidate) && fs.existsSync(path.join(dir, "package.json"))) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -274,3 +274,43 @@ describe("the message of a failed step", () => {
     expect(d.message).toBe('The refresh of stack "dev" failed:\n  sub: bad key [redacted]');
   });
 });
+
+// Imported here rather than at the top so that the tests above keep their lines (Stryker's
+// incremental run tells tests apart by their place).
+import { findToolchainModule } from "../../gitops/stack";
+
+describe("the toolchain's CLI, looked for from the package's folder", () => {
+  const root = path.resolve(__dirname, "..", "..");
+  /** fs.existsSync answering `answer(p)` for the files of a toolchain, the real answer for the rest. */
+  const existsWhere = (answer: (p: string) => boolean | undefined) => {
+    const realFs = jest.requireActual<typeof fs>("fs");
+    const existsSync = realFs.existsSync;
+    return jest.spyOn(realFs, "existsSync").mockImplementation((p) => answer(String(p)) ?? existsSync(p));
+  };
+
+  it("found one folder up from the sources and two from dist/gitops", () => {
+    expect(findToolchainModule(path.join(root, "gitops"))).toBe(pulumiEnvModule);
+    expect(findToolchainModule(path.join(root, "dist", "gitops"))).toBe(pulumiEnvModule);
+  });
+
+  it("a scripts/pulumi-env.js without a package.json beside it is not a package's", () => {
+    const spy = existsWhere((p) => (p === path.join(root, "package.json") ? false : undefined));
+    try {
+      expect(findToolchainModule(path.join(root, "gitops"))).toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("installed in a project's node_modules: the project's own scripts/pulumi-env.js (four folders up) is not taken", () => {
+    const project = path.join(path.parse(root).root, "home", "user", "infra");
+    const files = [path.join(project, "scripts", "pulumi-env.js"), path.join(project, "package.json")];
+    const spy = existsWhere((p) => (files.includes(p) ? true : p.startsWith(project) ? false : undefined));
+    try {
+      const installed = path.join(project, "node_modules", "pulumi-service", "dist", "gitops");
+      expect(findToolchainModule(installed)).toBeUndefined();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
