@@ -12,7 +12,7 @@ import { main } from "../../gitops/cli";
 import type { DriftOptions, DriftReport } from "../../gitops/drift";
 import { capture } from "../helpers/cli";
 import { loadedWith } from "../helpers/loaded-modules";
-import { json, startScriptedServer } from "../helpers/scripted-server";
+import { lastPage, startScriptedServer } from "../helpers/scripted-server";
 
 const io = capture;
 /** A progress line: `service-drift: [1.2 s] …`. */
@@ -99,30 +99,39 @@ describe("command line (in process)", () => {
   });
 });
 
+/** A drift report of stack dev, with drift or without. */
+const report = (drift: boolean): DriftReport => ({
+  stack: "dev",
+  workDir: "/repo/infra",
+  drift,
+  checkedResources: 0,
+  resources: [],
+  ignored: [],
+  pendingChanges: { present: false, summary: {}, resources: [] },
+  exitCode: drift ? 2 : 0,
+});
+
+/**
+ * A stand-in for gitops/drift (for `jest.doMock`): its runDriftReport notes its options in `calls`,
+ * announces every step to `onProgress`, then throws or returns `answerOf()`.
+ */
+const driftStub = (answerOf: () => DriftReport | Error, calls: DriftOptions[] = []) => ({
+  runDriftReport: async (opts: DriftOptions) => {
+    calls.push(opts);
+    for (const phase of ["select", "refresh", "preview", "done"] as const) opts.onProgress?.(phase);
+    const answer = answerOf();
+    if (answer instanceof Error) throw answer;
+    return answer;
+  },
+});
+
 describe("the drift report's wiring (the report stubbed)", () => {
   /** What the stubbed runDriftReport was called with, and the report it answers. */
   const calls: DriftOptions[] = [];
   let answer: DriftReport | Error;
-  const report = (drift: boolean): DriftReport => ({
-    stack: "dev",
-    workDir: "/repo/infra",
-    drift,
-    checkedResources: 0,
-    resources: [],
-    ignored: [],
-    pendingChanges: { present: false, summary: {}, resources: [] },
-    exitCode: drift ? 2 : 0,
-  });
 
   beforeAll(() => {
-    jest.doMock("../../gitops/drift", () => ({
-      runDriftReport: async (opts: DriftOptions) => {
-        calls.push(opts);
-        for (const phase of ["select", "refresh", "preview", "done"] as const) opts.onProgress?.(phase);
-        if (answer instanceof Error) throw answer;
-        return answer;
-      },
-    }));
+    jest.doMock("../../gitops/drift", () => driftStub(() => answer, calls));
   });
   afterAll(() => jest.dontMock("../../gitops/drift"));
   beforeEach(() => {
@@ -209,8 +218,10 @@ Commands:
   });
 
   it("generate names itself in its requests' User-Agent and closes its connections when done", async () => {
-    const list = (key: string) => json(200, { [key]: [], uri: `http://svc/${key}`, next_page_uri: null });
-    const server = await startScriptedServer([list("event_destinations"), list("event_subscriptions")]);
+    const server = await startScriptedServer([
+      lastPage("event_destinations"),
+      lastPage("event_subscriptions"),
+    ]);
     const close = jest.spyOn(ServiceClient.prototype, "close");
     try {
       const run = io({ SERVICE_API_KEY: "sk_generate_ua_0123456789" });
@@ -232,27 +243,12 @@ describe("the drift report's wiring, with gitops/cli.ts loaded inside the test",
   // (the steps' text) as this test's, which it does not for the load at the top of this file.
   const stubbed = (answer: DriftReport | Error) => {
     jest.resetModules(); // the registry keeps the module mocked above; this test's stub replaces it
-    jest.doMock("../../gitops/drift", () => ({
-      runDriftReport: async (opts: DriftOptions) => {
-        for (const phase of ["select", "refresh", "preview", "done"] as const) opts.onProgress?.(phase);
-        if (answer instanceof Error) throw answer;
-        return answer;
-      },
-    }));
+    jest.doMock("../../gitops/drift", () => driftStub(() => answer));
   };
   afterEach(() => jest.dontMock("../../gitops/drift"));
 
   it("a terminal sees each step's own text, in order", async () => {
-    stubbed({
-      stack: "qa",
-      workDir: "/repo",
-      drift: false,
-      checkedResources: 0,
-      resources: [],
-      ignored: [],
-      pendingChanges: { present: false, summary: {}, resources: [] },
-      exitCode: 0,
-    });
+    stubbed(report(false));
     await jest.isolateModulesAsync(async () => {
       const cli = await import("../../gitops/cli");
       const run = io({});

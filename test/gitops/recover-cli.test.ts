@@ -267,6 +267,7 @@ Options:
 import {
   fakeId,
   json,
+  lastPage,
   startScriptedServer,
   wireDestination,
   wireSubscription,
@@ -316,11 +317,9 @@ describe("service-recover against a scripted service (in process)", () => {
   });
 
   it("--found's file ends its last line", async () => {
-    const list = (key: string, items: unknown[]) =>
-      json(200, { [key]: items, uri: `http://svc/${key}`, next_page_uri: null });
     const server = await startScriptedServer([
-      list("event_subscriptions", []),
-      list("event_destinations", [wireDestination("http://svc", 1)]),
+      lastPage("event_subscriptions"),
+      lastPage("event_destinations", [wireDestination("http://svc", 1)]),
     ]);
     try {
       const input = path.join(tmp(), "empty.json");

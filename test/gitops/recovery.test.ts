@@ -370,13 +370,11 @@ describe("service-recover's decisions at their edges", () => {
   it("a refusal other than not found of a recorded ID's lookup is thrown, even when the list after it would answer", async () => {
     // The service refuses the lookup (403) but would list: taking the refusal as absence would go
     // on to match by values, and clear the create for want of a match.
-    const { json, serviceError, startScriptedServer } = await import("../helpers/scripted-server");
-    const empty = json(200, {
-      event_subscriptions: [],
-      uri: "http://svc/event_subscriptions",
-      next_page_uri: null,
-    });
-    const server = await startScriptedServer([serviceError(403, 103, "not allowed"), empty]);
+    const { lastPage, serviceError, startScriptedServer } = await import("../helpers/scripted-server");
+    const server = await startScriptedServer([
+      serviceError(403, 103, "not allowed"),
+      lastPage("event_subscriptions"),
+    ]);
     const scripted = new ServiceClient({ apiKey: "sk_scripted_recovery_0123", baseUrl: server.url });
     try {
       const recorded = `esb_${"7".repeat(27)}`;

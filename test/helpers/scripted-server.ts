@@ -33,6 +33,14 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   };
 }
 
+/**
+ * The last page of the list of `collection` (e.g. `event_subscriptions`), as the service answers
+ * it: `items` (wire form, snake_case; none by default), no next page.
+ */
+export function lastPage(collection: string, items: unknown[] = []): Step {
+  return json(200, { [collection]: items, uri: `http://svc/${collection}`, next_page_uri: null });
+}
+
 /** The service's error body. */
 export function serviceError(
   status: number,

@@ -9,7 +9,7 @@ import { KEY_CHANGE_ENV, configVerdict } from "../../../provider/impl/configChan
 import { UNKNOWN } from "../../../provider/impl/inputChecks";
 import * as debugLog from "../../../provider/impl/process/debugLog";
 import { addApiKey, startEmulator } from "../../helpers/emulator";
-import { json, startScriptedServer } from "../../helpers/scripted-server";
+import { lastPage, startScriptedServer } from "../../helpers/scripted-server";
 
 const A = "sk_config_change_account_a_51d0";
 const B = "sk_config_change_account_b_77e3";
@@ -198,12 +198,11 @@ describe("configVerdict at its edges", () => {
   }, 30_000);
 
   it("lists the first 100 of each kind with each key, as the provider (its User-Agent)", async () => {
-    const empty = (kind: string) => json(200, { [kind]: [], uri: `http://svc/${kind}`, next_page_uri: null });
     const server = await startScriptedServer([
-      empty("event_destinations"),
-      empty("event_subscriptions"),
-      empty("event_destinations"),
-      empty("event_subscriptions"),
+      lastPage("event_destinations"),
+      lastPage("event_subscriptions"),
+      lastPage("event_destinations"),
+      lastPage("event_subscriptions"),
     ]);
     try {
       await expect(configVerdict(on(A, server.url), on(B, server.url), NO_ENV)).resolves.toEqual({
